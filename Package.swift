@@ -1,0 +1,73 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "livecast",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "livecast", targets: ["livecast"]),
+        .library(name: "LivecastCore", targets: ["LivecastCore"]),
+        .library(name: "APNsEmulator", targets: ["APNsEmulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // Domain values: Live Activity payloads and their validation. No I/O.
+        .target(name: "LivecastCore", swiftSettings: swiftSettings),
+        // The APNs emulator: TLS + HTTP/2 push, broadcast and channel management, with a simulated device fleet.
+        .target(
+            name: "APNsEmulator",
+            dependencies: [
+                "LivecastCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The command-line tool.
+        .executableTarget(
+            name: "livecast",
+            dependencies: [
+                "APNsEmulator",
+                "LivecastCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.
+        .target(
+            name: "LivecastTesting",
+            dependencies: ["APNsEmulator", "LivecastCore"],
+            path: "Tests/LivecastTesting",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "LivecastCoreTests", dependencies: ["LivecastCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "APNsEmulatorTests",
+            dependencies: ["APNsEmulator", "LivecastCore", "LivecastTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "LivecastCLITests", dependencies: ["livecast", "LivecastTesting"], swiftSettings: swiftSettings),
+    ]
+)

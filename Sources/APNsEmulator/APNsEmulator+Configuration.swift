@@ -1,0 +1,60 @@
+extension APNsEmulator {
+    /// How an emulator listens and behaves.
+    public struct Configuration: Sendable {
+        /// The address both listeners bind to. Defaults to `127.0.0.1`.
+        public var host: String
+        /// The port for device pushes, broadcasts and the `/emulator` control plane; `0` picks a free one.
+        /// Defaults to `0`.
+        public var pushPort: Int
+        /// The port for channel management; `0` picks a free one. Defaults to `0`.
+        public var managementPort: Int
+        /// The keys whose provider tokens are accepted. Defaults to none.
+        public var trustedKeys: [TrustedKey]
+        /// `sandbox` or `production`: sandbox answers carry `apns-unique-id` on device pushes, as Apple's do.
+        /// Defaults to `sandbox`.
+        public var environment: String
+        /// `MAX_CONCURRENT_STREAMS` after a connection's first authenticated request (before it: 1).
+        /// Defaults to `1000`.
+        public var maximumConcurrentStreams: Int
+        /// How many channels one app may have. Defaults to APNs' `10000`.
+        public var channelLimit: Int
+        /// Whether device pushes to tokens no simulated device holds succeed (for load tests) instead of
+        /// answering `BadDeviceToken`. Defaults to `false`.
+        public var acceptsUnknownTokens: Bool
+        /// Priority-10 pushes a device accepts per hour before ignoring them; `nil` for no limit (Apple publishes
+        /// no number). Defaults to `nil`.
+        public var priority10Budget: Int?
+        /// Apps without the broadcast capability: their broadcasts and channel requests answer
+        /// `FeatureNotEnabled`. Defaults to none.
+        public var broadcastDisabledBundleIDs: Set<String>
+        /// Faults to inject from the start. Defaults to none.
+        public var faults: FaultPlan
+
+        /// Creates a configuration with the defaults above.
+        public init(
+            host: String = "127.0.0.1",
+            pushPort: Int = 0,
+            managementPort: Int = 0,
+            trustedKeys: [TrustedKey] = [],
+            environment: String = "sandbox",
+            maximumConcurrentStreams: Int = 1000,
+            channelLimit: Int = 10_000,
+            acceptsUnknownTokens: Bool = false,
+            priority10Budget: Int? = nil,
+            broadcastDisabledBundleIDs: Set<String> = [],
+            faults: FaultPlan = FaultPlan()
+        ) {
+            self.host = host
+            self.pushPort = pushPort
+            self.managementPort = managementPort
+            self.trustedKeys = trustedKeys
+            self.environment = environment
+            self.maximumConcurrentStreams = maximumConcurrentStreams
+            self.channelLimit = channelLimit
+            self.acceptsUnknownTokens = acceptsUnknownTokens
+            self.priority10Budget = priority10Budget
+            self.broadcastDisabledBundleIDs = broadcastDisabledBundleIDs
+            self.faults = faults
+        }
+    }
+}

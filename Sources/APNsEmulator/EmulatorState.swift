@@ -1,0 +1,56 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Everything the emulator remembers between requests: devices, channels, faults and the device clock.
+/// Shared by all connections' event loops behind one lock.
+final class EmulatorState: Sendable {
+    struct Contents {
+        var fleet = DeviceFleet()
+        var channels: ChannelStore
+        var faults: FaultPlan
+        /// Seconds added to the wall clock to get the devices' clock.
+        var clockOffset = 0
+    }
+
+    let configuration: APNsEmulator.Configuration
+    let trustedKeys: [String: TrustedKey]
+    private let contents: NIOLockedValueBox<Contents>
+
+    init(configuration: APNsEmulator.Configuration) {
+        self.configuration = configuration
+        self.trustedKeys = Dictionary(
+            configuration.trustedKeys.map { (ProviderToken.keyName(teamID: $0.teamID, keyID: $0.keyID), $0) },
+            uniquingKeysWith: { _, last in last }
+        )
+        self.contents = NIOLockedValueBox(
+            Contents(channels: ChannelStore(limit: configuration.channelLimit), faults: configuration.faults)
+        )
+    }
+
+    /// Runs `body` with exclusive access to the contents.
+    func withLock<Value, Failure: Error>(_ body: (inout Contents) throws(Failure) -> Value) throws(Failure) -> Value {
+        let result = self.contents.withLockedValue { contents in
+            Result { () throws(Failure) -> Value in try body(&contents) }
+        }
+        return try result.get()
+    }
+
+    /// The wall clock, in seconds since 1970: what provider tokens are checked against.
+    static var wallClock: Int { Int(Date().timeIntervalSince1970) }
+
+    /// The wall clock in milliseconds, as in 410 answers.
+    static var wallClockMillis: Int { Int(Date().timeIntervalSince1970 * 1000) }
+}
+
+extension EmulatorState.Contents {
+    /// The devices' clock, in seconds since 1970.
+    var deviceNow: Int { EmulatorState.wallClock + self.clockOffset }
+
+    /// The context deliveries are judged in now.
+    func deliveryContext(priority10Budget: Int?) -> DeliveryContext {
+        let channels = self.channels
+        return DeliveryContext(now: self.deviceNow, priority10Budget: priority10Budget) { id, bundleID in
+            channels.channel(id, bundleID: bundleID) != nil
+        }
+    }
+}

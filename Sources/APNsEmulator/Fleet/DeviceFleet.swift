@@ -1,0 +1,231 @@
+import Foundation
+import LivecastCore
+
+/// The simulated devices, indexed by every token and channel that reaches them.
+///
+/// Applies what APNs accepted the way ActivityKit documents it. Not thread-safe by itself; ``EmulatorState`` guards it.
+struct DeviceFleet {
+    /// What a token reaches.
+    private enum TokenOwner {
+        case pushToStart(device: Int, attributesType: String)
+        case activity(device: Int, activity: Int)
+    }
+
+    private(set) var devices: [SimulatedDevice] = []
+    private var deviceIndexByID: [String: Int] = [:]
+    private var owners: [String: TokenOwner] = [:]
+    private var channelSubscribers: [String: [(device: Int, activity: Int)]] = [:]
+    /// Tokens replaced by rotation, with the time (milliseconds since 1970) APNs learnt they are no longer valid.
+    private(set) var retiredTokens: [String: Int] = [:]
+
+    /// Adds a device.
+    /// - Parameters:
+    ///   - bundleID: The app on the device.
+    ///   - osVersion: The iOS version.
+    ///   - pushToStartTokens: Push-to-start tokens by `ActivityAttributes` type; an empty token string gets a random one.
+    /// - Throws: `APNsFailure` (400) when a given token is not hex or is already in use.
+    mutating func addDevice(
+        bundleID: String,
+        osVersion: String,
+        pushToStartTokens: [String: String]
+    ) throws(APNsFailure) -> SimulatedDevice {
+        var tokens: [String: String] = [:]
+        for (attributesType, token) in pushToStartTokens {
+            let token = token.isEmpty ? Self.newToken() : token.lowercased()
+            guard Self.isHexToken(token), self.owners[token] == nil, !tokens.values.contains(token) else {
+                throw APNsFailure(400, "BadDeviceToken")
+            }
+            tokens[attributesType] = token
+        }
+        let device = SimulatedDevice(
+            id: UUID().uuidString.lowercased(),
+            bundleID: bundleID,
+            osVersion: osVersion,
+            pushToStartTokens: tokens
+        )
+        let index = self.devices.count
+        self.devices.append(device)
+        self.deviceIndexByID[device.id] = index
+        for (attributesType, token) in tokens {
+            self.owners[token] = .pushToStart(device: index, attributesType: attributesType)
+        }
+        return device
+    }
+
+    /// The app a token belongs to, or `nil` for a token no device holds.
+    func bundleID(ofToken token: String) -> String? {
+        switch self.owners[token] {
+        case .none: nil
+        case .pushToStart(let device, _), .activity(let device, _): self.devices[device].bundleID
+        }
+    }
+
+    /// Hands a device push that APNs accepted to the device that holds the token.
+    /// - Parameters:
+    ///   - body: The payload.
+    ///   - token: The device token from the path.
+    ///   - isPriority10: Whether the push had priority 10 (also APNs' default).
+    ///   - context: The device clock and rules.
+    mutating func deliver(_ body: [UInt8], toToken token: String, isPriority10: Bool, context: DeliveryContext) {
+        guard let owner = self.owners[token] else { return }
+        let deviceIndex: Int
+        switch owner {
+        case .pushToStart(let device, _), .activity(let device, _): deviceIndex = device
+        }
+        let payload = try? LiveActivityPayload(decoding: body)
+        if isPriority10, !self.devices[deviceIndex].spendPriority10(now: context.now, budget: context.priority10Budget) {
+            return self.ignore(.priorityBudgetExceeded, payload, owner: owner, now: context.now)
+        }
+        guard let payload else {
+            return self.ignore(.malformedPayload, nil, owner: owner, now: context.now)
+        }
+        switch owner {
+        case .pushToStart(let device, let attributesType):
+            self.start(payload, device: device, attributesType: attributesType, context: context)
+        case .activity(let device, let activity):
+            self.devices[device].activities[activity].apply(payload, now: context.now)
+        }
+    }
+
+    /// Hands a broadcast that APNs accepted to every activity subscribed to the channel.
+    mutating func broadcast(_ body: [UInt8], channelID: String, now: Int) {
+        let payload = try? LiveActivityPayload(decoding: body)
+        for subscriber in self.channelSubscribers[channelID] ?? [] {
+            if let payload {
+                self.devices[subscriber.device].activities[subscriber.activity].apply(payload, now: now)
+            } else {
+                self.devices[subscriber.device].activities[subscriber.activity].ignore(.malformedPayload, nil, now: now)
+            }
+        }
+    }
+
+    /// Replaces a push-to-start token, as iOS does now and then; the old token then answers 410.
+    /// - Returns: The new token, or `nil` when the device has no token for that type.
+    mutating func rotatePushToStartToken(deviceID: String, attributesType: String, nowMillis: Int) -> String? {
+        guard let index = self.deviceIndexByID[deviceID],
+            let old = self.devices[index].pushToStartTokens[attributesType]
+        else { return nil }
+        let new = Self.newToken()
+        self.devices[index].pushToStartTokens[attributesType] = new
+        self.owners[old] = nil
+        self.owners[new] = .pushToStart(device: index, attributesType: attributesType)
+        self.retiredTokens[old] = nowMillis
+        return new
+    }
+
+    /// Replaces an activity's update token, as iOS may during the activity; the old token then answers 410.
+    /// - Returns: The new token, or `nil` when there is no such token-based activity.
+    mutating func rotateUpdateToken(deviceID: String, activityID: String, nowMillis: Int) -> String? {
+        guard let index = self.deviceIndexByID[deviceID],
+            let activityIndex = self.devices[index].activities.firstIndex(where: { $0.id == activityID }),
+            let old = self.devices[index].activities[activityIndex].updateToken
+        else { return nil }
+        let new = Self.newToken()
+        self.devices[index].activities[activityIndex].updateToken = new
+        self.owners[old] = nil
+        self.owners[new] = .activity(device: index, activity: activityIndex)
+        self.retiredTokens[old] = nowMillis
+        return new
+    }
+
+    /// The device with this id.
+    func device(id: String) -> SimulatedDevice? {
+        self.deviceIndexByID[id].map { self.devices[$0] }
+    }
+
+    // MARK: - Starting activities
+
+    private mutating func start(_ payload: LiveActivityPayload, device: Int, attributesType: String, context: DeliveryContext) {
+        let owner = TokenOwner.pushToStart(device: device, attributesType: attributesType)
+        guard payload.event == .start else {
+            return self.ignore(.notAStart, payload, owner: owner, now: context.now)
+        }
+        do {
+            _ = try payload.validated(for: .device)
+        } catch {
+            return self.ignore(.invalidStart, payload, detail: error.message, owner: owner, now: context.now)
+        }
+        guard payload.attributesType == attributesType else {
+            return self.ignore(.attributesTypeMismatch, payload, owner: owner, now: context.now)
+        }
+        if let channelID = payload.inputPushChannel {
+            guard self.devices[device].supportsChannels else {
+                return self.ignore(.channelRequiresIOS18, payload, owner: owner, now: context.now)
+            }
+            guard context.channelExists(channelID, self.devices[device].bundleID) else {
+                return self.ignore(.unknownChannel, payload, detail: channelID, owner: owner, now: context.now)
+            }
+        }
+        // Without input-push-channel the activity gets its own update token: with input-push-token on iOS 18,
+        // and through pushTokenUpdates on earlier versions.
+        let updateToken = payload.inputPushChannel == nil ? Self.newToken() : nil
+        let activity = SimulatedActivity(
+            id: UUID().uuidString.lowercased(),
+            attributesType: attributesType,
+            attributes: payload.attributes!,
+            contentState: payload.contentState!,
+            updateToken: updateToken,
+            channelID: payload.inputPushChannel,
+            startedAt: context.now,
+            lastTimestamp: payload.timestamp,
+            staleDate: payload.staleDate,
+            relevanceScore: payload.relevanceScore,
+            alertsShown: 1,
+            appliedPushes: 0
+        )
+        let activityIndex = self.devices[device].activities.count
+        self.devices[device].activities.append(activity)
+        if let updateToken {
+            self.owners[updateToken] = .activity(device: device, activity: activityIndex)
+        }
+        if let channelID = payload.inputPushChannel {
+            self.channelSubscribers[channelID, default: []].append((device, activityIndex))
+        }
+    }
+
+    private mutating func ignore(
+        _ reason: IgnoredPush.Reason,
+        _ payload: LiveActivityPayload?,
+        detail: String? = nil,
+        owner: TokenOwner,
+        now: Int
+    ) {
+        switch owner {
+        case .pushToStart(let device, _):
+            self.devices[device].ignore(
+                IgnoredPush(reason: reason, detail: detail, event: payload?.event.rawValue, timestamp: payload?.timestamp, receivedAt: now)
+            )
+        case .activity(let device, let activity):
+            self.devices[device].activities[activity].ignore(reason, payload, detail: detail, now: now)
+        }
+    }
+
+    // MARK: - Tokens
+
+    /// A random 32-byte token in hex, like an APNs device token.
+    static func newToken() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    /// Whether a token is non-empty hex of even length.
+    static func isHexToken(_ token: some StringProtocol) -> Bool {
+        !token.isEmpty && token.count % 2 == 0 && token.utf8.allSatisfy { $0.isHexDigit }
+    }
+}
+
+/// The device clock and the rules a delivery is judged by.
+struct DeliveryContext {
+    /// The device clock, in seconds since 1970.
+    var now: Int
+    /// Priority-10 pushes a device accepts per hour, or `nil` for no limit.
+    var priority10Budget: Int?
+    /// Whether a channel exists for an app: `(channelID, bundleID)`.
+    var channelExists: (String, String) -> Bool
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

@@ -1,0 +1,102 @@
+import LivecastCore
+
+/// What a simulated device shows and remembers, as served by `GET /emulator/devices`.
+public struct DeviceSnapshot: Sendable, Hashable, Codable {
+    /// The device's id in the emulator.
+    public var id: String
+    /// The app installed on it.
+    public var bundleId: String
+    /// The iOS version.
+    public var osVersion: String
+    /// Push-to-start tokens by `ActivityAttributes` type.
+    public var pushToStartTokens: [String: String]
+    /// Its activities, oldest first, including ended and dismissed ones.
+    public var activities: [ActivitySnapshot]
+    /// Pushes to its push-to-start tokens that started nothing.
+    public var ignoredPushes: [IgnoredPush]
+    /// Priority-10 pushes it received in the last hour.
+    public var priority10PushesLastHour: Int
+}
+
+/// One activity on a simulated device.
+public struct ActivitySnapshot: Sendable, Hashable, Codable {
+    /// Where the activity is in its life, as the device shows it.
+    public enum State: String, Sendable, Hashable, Codable {
+        /// On the Lock Screen and in the Dynamic Island, taking updates.
+        case active
+        /// Ended (by push or by the 8-hour limit); still on the Lock Screen.
+        case ended
+        /// Gone from the Lock Screen.
+        case dismissed
+    }
+
+    public var id: String
+    public var attributesType: String
+    public var attributes: JSONValue
+    /// The content state the device shows.
+    public var contentState: JSONValue
+    public var state: State
+    /// Whether the device shows the activity as stale (`stale-date` passed).
+    public var isStale: Bool
+    /// The update token, for a token-based activity.
+    public var updateToken: String?
+    /// The channel, for a channel-based activity.
+    public var channelId: String?
+    /// The `timestamp` of the last applied push.
+    public var lastTimestamp: Int
+    public var staleDate: Int?
+    public var relevanceScore: Double?
+    /// Device time of the start.
+    public var startedAt: Int
+    /// Device time of the end, explicit or forced.
+    public var endedAt: Int?
+    /// When the ended activity leaves (or left) the Lock Screen.
+    public var dismissalDate: Int?
+    /// Pushes applied after the start.
+    public var appliedPushes: Int
+    /// Alerts shown, the start's included.
+    public var alertsShown: Int
+    /// Pushes it ignored, the latest last.
+    public var ignoredPushes: [IgnoredPush]
+}
+
+extension SimulatedActivity {
+    func snapshot(now: Int) -> ActivitySnapshot {
+        let end = self.end(at: now)
+        let state: ActivitySnapshot.State =
+            self.isDismissed(at: now) ? .dismissed : (end != nil ? .ended : .active)
+        return ActivitySnapshot(
+            id: self.id,
+            attributesType: self.attributesType,
+            attributes: self.attributes.value,
+            contentState: self.contentState.value,
+            state: state,
+            isStale: self.staleDate.map { now >= $0 } ?? false,
+            updateToken: self.updateToken,
+            channelId: self.channelID,
+            lastTimestamp: self.lastTimestamp,
+            staleDate: self.staleDate,
+            relevanceScore: self.relevanceScore,
+            startedAt: self.startedAt,
+            endedAt: end,
+            dismissalDate: end.map { self.dismissAt ?? $0 + Self.maximumDismissalDelay },
+            appliedPushes: self.appliedPushes,
+            alertsShown: self.alertsShown,
+            ignoredPushes: self.ignoredPushes
+        )
+    }
+}
+
+extension SimulatedDevice {
+    func snapshot(now: Int) -> DeviceSnapshot {
+        DeviceSnapshot(
+            id: self.id,
+            bundleId: self.bundleID,
+            osVersion: self.osVersion,
+            pushToStartTokens: self.pushToStartTokens,
+            activities: self.activities.map { $0.snapshot(now: now) },
+            ignoredPushes: self.ignoredPushes,
+            priority10PushesLastHour: self.priority10PushTimes.filter { $0 > now - 3600 }.count
+        )
+    }
+}

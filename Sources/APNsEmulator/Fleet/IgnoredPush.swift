@@ -1,0 +1,43 @@
+/// A push a simulated device received and did not apply, and why.
+public struct IgnoredPush: Sendable, Hashable, Codable {
+    /// Why the device ignored the push.
+    public struct Reason: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { self.rawValue }
+
+        /// The push's `timestamp` is not newer than the last one the activity applied.
+        public static let olderTimestamp = Reason(rawValue: "olderTimestamp")
+        /// The activity has ended; ActivityKit ignores pushes after end.
+        public static let afterEnd = Reason(rawValue: "afterEnd")
+        /// The activity has left the Lock Screen.
+        public static let afterDismissal = Reason(rawValue: "afterDismissal")
+        /// A push-to-start token received something other than a start.
+        public static let notAStart = Reason(rawValue: "notAStart")
+        /// An activity's update token, or a channel, received a start.
+        public static let startOnActivity = Reason(rawValue: "startOnActivity")
+        /// A start lacked `alert`, `attributes-type`, `attributes` or `content-state`, or broke another rule.
+        public static let invalidStart = Reason(rawValue: "invalidStart")
+        /// A start's `attributes-type` differs from the push-to-start token's type.
+        public static let attributesTypeMismatch = Reason(rawValue: "attributesTypeMismatch")
+        /// `input-push-channel` on a device older than iOS 18: the activity does not start.
+        public static let channelRequiresIOS18 = Reason(rawValue: "channelRequiresIOS18")
+        /// `input-push-channel` names a channel that does not exist.
+        public static let unknownChannel = Reason(rawValue: "unknownChannel")
+        /// The body is not a Live Activity payload.
+        public static let malformedPayload = Reason(rawValue: "malformedPayload")
+        /// The device's hourly budget of priority-10 pushes is spent.
+        public static let priorityBudgetExceeded = Reason(rawValue: "priorityBudgetExceeded")
+    }
+
+    /// Why.
+    public var reason: Reason
+    /// Details, such as the missing field.
+    public var detail: String?
+    /// The push's `event`, when it could be read.
+    public var event: String?
+    /// The push's `timestamp`, when it could be read.
+    public var timestamp: Int?
+    /// The device's clock when the push arrived, in seconds since 1970.
+    public var receivedAt: Int
+}

@@ -1,0 +1,63 @@
+import NIOCore
+
+extension EmulatorResponder {
+    /// Push types APNs knows; only `liveactivity` pushes reach the simulated activities.
+    static let knownPushTypes: Set<String> = [
+        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
+        "pushtotalk", "widgets", "controls",
+    ]
+
+    /// The topic suffix Live Activity pushes need.
+    static let liveActivityTopicSuffix = ".push-type.liveactivity"
+
+    /// `POST /3/device/{token}`: checks in APNS-REFERENCE §4.1 and §7 order, then hands the push to the device.
+    func devicePush(_ request: EmulatorRequest, token: String) -> Result<EmulatorResponse, APNsFailure> {
+        Result { () throws(APNsFailure) -> EmulatorResponse in
+            let pushType = try Self.uniqueHeader(request, "apns-push-type") ?? "alert"
+            let topic = try Self.uniqueHeader(request, "apns-topic")
+            let priority = try Self.priority(request)
+            _ = try Self.expiration(request)
+            let collapseID = try Self.uniqueHeader(request, "apns-collapse-id")
+            guard !token.isEmpty else { throw APNsFailure(400, "MissingDeviceToken") }
+            guard Self.knownPushTypes.contains(pushType) else { throw APNsFailure(400, "InvalidPushType") }
+            guard let topic, !topic.isEmpty else { throw APNsFailure(400, "MissingTopic") }
+            let isLiveActivity = pushType == "liveactivity"
+            if isLiveActivity, !topic.hasSuffix(Self.liveActivityTopicSuffix) {
+                throw APNsFailure(400, "BadTopic")
+            }
+            if let collapseID, collapseID.utf8.count > 64 { throw APNsFailure(400, "BadCollapseId") }
+            guard DeviceFleet.isHexToken(token) else { throw APNsFailure(400, "BadDeviceToken") }
+            let token = token.lowercased()
+            let (unregisteredAt, owner) = self.state.withLock { contents in
+                (contents.faults.unregisteredTokens[token] ?? contents.fleet.retiredTokens[token], contents.fleet.bundleID(ofToken: token))
+            }
+            if let unregisteredAt { throw APNsFailure(410, "Unregistered", timestamp: unregisteredAt) }
+            let bundleID = isLiveActivity ? String(topic.dropLast(Self.liveActivityTopicSuffix.count)) : topic
+            switch owner {
+            case .none where !self.state.configuration.acceptsUnknownTokens:
+                throw APNsFailure(400, "BadDeviceToken")
+            case .some(let ownerBundleID) where ownerBundleID != bundleID:
+                throw APNsFailure(400, "DeviceTokenNotForTopic")
+            default:
+                break
+            }
+            let body = try Self.payload(request, limit: 4096)
+            if isLiveActivity, owner != nil {
+                let budget = self.state.configuration.priority10Budget
+                self.state.withLock { contents in
+                    contents.fleet.deliver(
+                        body,
+                        toToken: token,
+                        isPriority10: (priority ?? 10) == 10,
+                        context: contents.deliveryContext(priority10Budget: budget)
+                    )
+                }
+            }
+            var headers: [(String, String)] = []
+            if self.state.configuration.environment == "sandbox" {
+                headers.append(("apns-unique-id", UUIDText.random()))
+            }
+            return EmulatorResponse(status: 200, headers: headers)
+        }
+    }
+}

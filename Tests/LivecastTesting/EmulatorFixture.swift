@@ -1,0 +1,136 @@
+import APNsEmulator
+import Foundation
+import LivecastCore
+
+/// A running emulator that trusts a fresh openssl key, with curl set up to trust its certificate.
+public struct EmulatorFixture: Sendable {
+    /// The bundle id tests push to.
+    public static let bundleID = "com.example.game"
+    /// The topic of Live Activity pushes for ``bundleID``.
+    public static let topic = "com.example.game.push-type.liveactivity"
+
+    public let emulator: APNsEmulator
+    public let key: ProviderKey
+    public let curl: Curl
+    /// A valid provider token for ``key``, issued now.
+    public let token: String
+    private let directory: TemporaryDirectory
+
+    /// `https://localhost:<push port>`.
+    public var pushURL: String { "https://localhost:\(self.emulator.pushPort)" }
+    /// `https://localhost:<management port>`.
+    public var managementURL: String { "https://localhost:\(self.emulator.managementPort)" }
+
+    /// Starts an emulator for the duration of `body`.
+    /// - Parameters:
+    ///   - configure: Changes to the default configuration (its trusted keys already hold the fixture's key).
+    ///   - body: The test.
+    public static func with<Result>(
+        _ configure: (inout APNsEmulator.Configuration) -> Void = { _ in },
+        _ body: (EmulatorFixture) async throws -> Result
+    ) async throws -> Result {
+        let key = try await ProviderKey.make()
+        var configuration = APNsEmulator.Configuration(trustedKeys: [try key.trusted()])
+        configure(&configuration)
+        let emulator = try await APNsEmulator.start(configuration: configuration)
+        let directory = try TemporaryDirectory()
+        let caFile = directory.path("emulator.pem")
+        try emulator.certificatePEM.write(toFile: caFile, atomically: false, encoding: .utf8)
+        let fixture = EmulatorFixture(
+            emulator: emulator,
+            key: key,
+            curl: Curl(caFile: caFile),
+            token: try await key.token(),
+            directory: directory
+        )
+        do {
+            let result = try await body(fixture)
+            await emulator.shutdown()
+            return result
+        } catch {
+            await emulator.shutdown()
+            throw error
+        }
+    }
+
+    /// The headers of a Live Activity device push, with the fixture's token.
+    public func deviceHeaders(priority: Int = 10) -> [(String, String)] {
+        [
+            ("authorization", "bearer \(self.token)"),
+            ("apns-push-type", "liveactivity"),
+            ("apns-topic", Self.topic),
+            ("apns-priority", String(priority)),
+        ]
+    }
+
+    /// A device push request.
+    public func devicePushRequest(token: String, payload: String, headers: [(String, String)]? = nil) -> Curl.Request {
+        Curl.Request("POST", "\(self.pushURL)/3/device/\(token)", headers: headers ?? self.deviceHeaders(), body: payload)
+    }
+
+    /// Sends a device push.
+    public func devicePush(token: String, payload: String, headers: [(String, String)]? = nil) async throws -> Curl.Response {
+        try await self.curl.send(self.devicePushRequest(token: token, payload: payload, headers: headers))
+    }
+
+    /// The headers of a broadcast to a No Storage channel.
+    public func broadcastHeaders(channelID: String, expiration: Int = 0, priority: Int = 10) -> [(String, String)] {
+        [
+            ("authorization", "bearer \(self.token)"),
+            ("apns-channel-id", channelID),
+            ("apns-push-type", "liveactivity"),
+            ("apns-expiration", String(expiration)),
+            ("apns-priority", String(priority)),
+        ]
+    }
+
+    /// Sends a broadcast.
+    public func broadcast(
+        payload: String,
+        headers: [(String, String)],
+        bundleID: String = EmulatorFixture.bundleID
+    ) async throws -> Curl.Response {
+        try await self.curl.send(Curl.Request("POST", "\(self.pushURL)/4/broadcasts/apps/\(bundleID)", headers: headers, body: payload))
+    }
+
+    /// Creates a channel through the management API. - Returns: its id.
+    public func createChannel(storagePolicy: Int = 0, bundleID: String = EmulatorFixture.bundleID) async throws -> String {
+        let response = try await self.curl.send(
+            Curl.Request(
+                "POST",
+                "\(self.managementURL)/1/apps/\(bundleID)/channels",
+                headers: [("authorization", "bearer \(self.token)")],
+                body: #"{"message-storage-policy": \#(storagePolicy), "push-type": "LiveActivity"}"#
+            )
+        )
+        guard response.status == 201, let id = response.headers["apns-channel-id"] else {
+            throw TestFailure("channel creation answered \(response.status) \(response.body)")
+        }
+        return id
+    }
+
+    /// Calls the `/emulator` control plane. - Returns: the JSON answer and status.
+    public func control(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, json: JSONValue) {
+        let response = try await self.curl.send(Curl.Request(method, "\(self.pushURL)/emulator/\(path)", body: body))
+        return (response.status, response.json ?? .null)
+    }
+
+    /// Adds a device through the control plane. - Returns: its snapshot as JSON.
+    public func addDevice(osVersion: String = "18.2", attributesTypes: [String] = ["GameAttributes"]) async throws -> JSONValue {
+        let tokens = attributesTypes.map { #""\#($0)": """# }.joined(separator: ",")
+        let (status, json) = try await self.control(
+            "POST",
+            "devices",
+            body: #"{"bundleId": "\#(Self.bundleID)", "osVersion": "\#(osVersion)", "pushToStartTokens": {\#(tokens)}}"#
+        )
+        guard status == 201 else { throw TestFailure("adding a device answered \(status)") }
+        return json
+    }
+
+    /// One device as the control plane shows it.
+    public func device(_ id: String) async throws -> JSONValue {
+        let (status, json) = try await self.control("GET", "devices/\(id)")
+        guard status == 200 else { throw TestFailure("reading device \(id) answered \(status)") }
+        return json
+    }
+}
