@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "livecast", targets: ["livecast"]),
         .library(name: "LivecastCore", targets: ["LivecastCore"]),
         .library(name: "APNsEmulator", targets: ["APNsEmulator"]),
+        .library(name: "APNs", targets: ["APNs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
@@ -42,10 +44,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // libnghttp2, the C HTTP/2 engine the APNs transport frames with (Debian: libnghttp2-dev).
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // The APNs client: provider tokens, the HTTP/2 transport, device pushes, broadcasts, channel management.
+        .target(
+            name: "APNs",
+            dependencies: [
+                "CNGHTTP2",
+                "LivecastCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The command-line tool.
         .executableTarget(
             name: "livecast",
             dependencies: [
+                "APNs",
                 "APNsEmulator",
                 "LivecastCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -53,6 +74,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The APNs client benchmark that scripts/bench.sh runs beside h2load.
+        .executableTarget(
+            name: "livecast-client-benchmark",
+            dependencies: ["APNs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/ClientBenchmark",
             swiftSettings: swiftSettings
         ),
         // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.
@@ -66,6 +94,11 @@ let package = Package(
         .testTarget(
             name: "APNsEmulatorTests",
             dependencies: ["APNsEmulator", "LivecastCore", "LivecastTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "APNsTests",
+            dependencies: ["APNs", "APNsEmulator", "LivecastCore", "LivecastTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivecastCLITests", dependencies: ["livecast", "LivecastTesting"], swiftSettings: swiftSettings),

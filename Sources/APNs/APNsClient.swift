@@ -1,0 +1,260 @@
+import Foundation
+import LivecastCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// An APNs client for one team and environment: device pushes, broadcasts and channel management over pooled
+/// HTTP/2 connections, signed with one provider token.
+///
+/// APNs' answers are never thrown: every call returns an ``APNsOutcome`` with the status, reason, ids and a
+/// ``APNsOutcome/Classification`` saying what to do next. Batches (``send(_:)-([DevicePush])``) cost one hop per
+/// connection, not a task per push.
+///
+/// ```swift
+/// let client = try APNsClient(configuration: .init(environment: .sandbox), credentials: credentials)
+/// let outcome = await client.send(DevicePush(deviceToken: token, bundleID: "com.example.game", payload: bytes))
+/// await client.shutdown()
+/// ```
+public final class APNsClient: Sendable {
+    /// How the client was configured.
+    public let configuration: Configuration
+    private let tokens: ProviderTokens
+    private let pushPool: HTTP2ConnectionPool
+    private let broadcastPool: HTTP2ConnectionPool
+    private let managementPool: HTTP2ConnectionPool
+    private let templates = NIOLockedValueBox<[String: HeaderTemplate]>([:])
+
+    /// Creates a client; connections are made on first use.
+    /// - Parameters:
+    ///   - configuration: Endpoints, trust and limits.
+    ///   - credentials: The team, key id and signing key.
+    ///   - clock: The clock provider tokens are dated with. Defaults to the system clock.
+    ///   - eventLoopGroup: Where connections run. Defaults to NIO's shared multi-threaded group.
+    ///   - logger: For connection events; never sees keys or tokens. Defaults to no logging.
+    /// - Throws: ``APNsClient/ConfigurationError`` when a trust file cannot be read.
+    public init(
+        configuration: Configuration,
+        credentials: APNsCredentials,
+        clock: any WallClock = SystemWallClock(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "livecast.apns", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(ConfigurationError) {
+        self.configuration = configuration
+        let tokens = ProviderTokens(credentials: credentials, clock: clock)
+        self.tokens = tokens
+        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        tlsConfiguration.applicationProtocols = ["h2"]
+        tlsConfiguration.minimumTLSVersion = .tlsv12
+        for file in configuration.additionalTrustRootFiles {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw ConfigurationError(message: "cannot read CA file \(file)")
+            }
+            tlsConfiguration.additionalTrustRoots.append(.file(file))
+        }
+        let tls: NIOSSLContext
+        do {
+            tls = try NIOSSLContext(configuration: tlsConfiguration)
+        } catch {
+            throw ConfigurationError(message: "TLS setup failed: \(error)")
+        }
+        let settings = TransportSettings(
+            maximumAttempts: max(configuration.maximumAttempts, 1),
+            idlePingInterval: .nanoseconds(Int64(configuration.idlePingInterval.components.seconds) * 1_000_000_000),
+            pingTimeout: .seconds(10)
+        )
+        let pool = { (endpoint: Endpoint, connections: Int) -> HTTP2ConnectionPool in
+            HTTP2ConnectionPool(
+                endpoint: .init(host: endpoint.host, port: endpoint.port),
+                connections: connections,
+                tls: tls,
+                tokens: tokens,
+                settings: settings,
+                group: eventLoopGroup,
+                logger: logger
+            )
+        }
+        let pushPool = pool(configuration.pushEndpoint, configuration.connectionsPerEndpoint)
+        self.pushPool = pushPool
+        self.broadcastPool =
+            configuration.broadcastEndpoint == configuration.pushEndpoint
+            ? pushPool : pool(configuration.broadcastEndpoint, configuration.connectionsPerEndpoint)
+        self.managementPool = pool(configuration.managementEndpoint, 1)
+    }
+
+    /// Closes every connection. Requests still waiting fail with ``TransportError/Code/shutdown``.
+    public func shutdown() async {
+        await self.pushPool.shutdown()
+        if self.broadcastPool !== self.pushPool { await self.broadcastPool.shutdown() }
+        await self.managementPool.shutdown()
+    }
+
+    // MARK: - Device pushes
+
+    /// Sends one device push.
+    public func send(_ push: DevicePush) async -> APNsOutcome {
+        await self.send([push])[0]
+    }
+
+    /// Sends many device pushes at once over the pool and reports each outcome, in the order given.
+    public func send(_ pushes: [DevicePush]) async -> [APNsOutcome] {
+        await self.exchange(pushes.count, on: self.pushPool) { index, deadline, completion in
+            self.deviceExchange(pushes[index], deadline: deadline, completion: completion)
+        }
+    }
+
+    private func deviceExchange(
+        _ push: DevicePush,
+        deadline: NIODeadline,
+        completion: @escaping @Sendable (HTTP2Result) -> Void
+    ) -> HTTP2Exchange {
+        let template = self.template(
+            "POST",
+            self.pushPool.endpoint,
+            [("apns-push-type", push.pushType), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
+        )
+        var extra: [(String, String)] = []
+        if let expiration = push.expiration { extra.append(("apns-expiration", String(expiration))) }
+        if let apnsID = push.apnsID { extra.append(("apns-id", apnsID)) }
+        if let collapseID = push.collapseID { extra.append(("apns-collapse-id", collapseID)) }
+        return HTTP2Exchange(
+            template: template,
+            path: "/3/device/\(push.deviceToken)",
+            extraHeaders: extra,
+            body: push.payload,
+            deadline: deadline,
+            completion: completion
+        )
+    }
+
+    // MARK: - Broadcasts
+
+    /// Sends one broadcast to a channel.
+    public func broadcast(_ push: BroadcastPush) async -> APNsOutcome {
+        await self.exchange(1, on: self.broadcastPool) { _, deadline, completion in
+            var extra = [("apns-channel-id", push.channelID), ("apns-expiration", String(push.expiration))]
+            if let requestID = push.requestID { extra.append(("apns-request-id", requestID)) }
+            return HTTP2Exchange(
+                template: self.template("POST", self.broadcastPool.endpoint, [("apns-push-type", "liveactivity"), ("apns-priority", String(push.priority))]),
+                path: "/4/broadcasts/apps/\(push.bundleID)",
+                extraHeaders: extra,
+                body: push.payload,
+                deadline: deadline,
+                completion: completion
+            )
+        }[0]
+    }
+
+    // MARK: - Channel management
+
+    /// Creates a channel: `POST /1/apps/{bundleId}/channels`. The new id is ``APNsOutcome/channelID``.
+    /// - Parameters:
+    ///   - bundleID: The app's bundle id.
+    ///   - storagePolicy: `0` No Message Stored, `1` Most Recent Message Stored.
+    public func createChannel(bundleID: String, storagePolicy: Int) async -> APNsOutcome {
+        let body = #"{"message-storage-policy":\#(storagePolicy),"push-type":"LiveActivity"}"#
+        return await self.management("POST", "/1/apps/\(bundleID)/channels", channelID: nil, body: Array(body.utf8))
+    }
+
+    /// Reads a channel's configuration; ``APNsOutcome/body`` holds
+    /// `{"message-storage-policy": …, "push-type": "LiveActivity"}`.
+    public func readChannel(bundleID: String, channelID: String) async -> APNsOutcome {
+        await self.management("GET", "/1/apps/\(bundleID)/channels", channelID: channelID, body: [])
+    }
+
+    /// Deletes a channel.
+    public func deleteChannel(bundleID: String, channelID: String) async -> APNsOutcome {
+        await self.management("DELETE", "/1/apps/\(bundleID)/channels", channelID: channelID, body: [])
+    }
+
+    /// Lists an app's channels at APNs. - Returns: the ids (empty on failure) and the outcome.
+    public func listChannels(bundleID: String) async -> (channels: [String], outcome: APNsOutcome) {
+        let outcome = await self.management("GET", "/1/apps/\(bundleID)/all-channels", channelID: nil, body: [])
+        guard outcome.isSuccess, let json = try? JSONDecoder().decode(JSONValue.self, from: Data(outcome.body)),
+            case .array(let ids) = json["channels"]
+        else { return ([], outcome) }
+        return (ids.compactMap(\.stringValue), outcome)
+    }
+
+    private func management(_ method: String, _ path: String, channelID: String?, body: [UInt8]) async -> APNsOutcome {
+        await self.exchange(1, on: self.managementPool) { _, deadline, completion in
+            HTTP2Exchange(
+                template: self.template(method, self.managementPool.endpoint, []),
+                path: path,
+                extraHeaders: channelID.map { [("apns-channel-id", $0)] } ?? [],
+                body: body,
+                deadline: deadline,
+                completion: completion
+            )
+        }[0]
+    }
+
+    // MARK: - Plumbing
+
+    /// Builds `count` exchanges, submits them as one batch and waits for every outcome.
+    private func exchange(
+        _ count: Int,
+        on pool: HTTP2ConnectionPool,
+        make: (Int, NIODeadline, @escaping @Sendable (HTTP2Result) -> Void) -> HTTP2Exchange
+    ) async -> [APNsOutcome] {
+        guard count > 0 else { return [] }
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(self.configuration.requestTimeout.components.seconds) * 1_000_000_000
+            + self.configuration.requestTimeout.components.attoseconds / 1_000_000_000)
+        return await withCheckedContinuation { continuation in
+            let collector = OutcomeCollector(count: count, continuation: continuation)
+            let exchanges = (0..<count).map { index in
+                make(index, deadline) { result in collector.record(APNsOutcome.from(result), at: index) }
+            }
+            pool.submit(exchanges)
+        }
+    }
+
+    /// The constant headers for a method, endpoint and header set, laid out once and reused.
+    private func template(_ method: String, _ endpoint: HTTP2ConnectionPool.Endpoint, _ headers: [(String, String)]) -> HeaderTemplate {
+        let key = ([method, endpoint.host] + headers.map { "\($0.0)=\($0.1)" }).joined(separator: "\n")
+        return self.templates.withLockedValue { templates in
+            if let template = templates[key] { return template }
+            let authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
+            let template = HeaderTemplate(method: method, authority: authority, headers: headers)
+            templates[key] = template
+            return template
+        }
+    }
+
+    /// A configuration the client cannot use.
+    public struct ConfigurationError: Error, CustomStringConvertible {
+        /// What is wrong.
+        public let message: String
+        public var description: String { self.message }
+    }
+}
+
+/// Gathers a batch's outcomes from the connections' event loops and resumes the caller once, when all are in.
+private final class OutcomeCollector: Sendable {
+    private struct State {
+        var outcomes: [APNsOutcome?]
+        var remaining: Int
+        var continuation: CheckedContinuation<[APNsOutcome], Never>?
+    }
+
+    private let state: NIOLockedValueBox<State>
+
+    init(count: Int, continuation: CheckedContinuation<[APNsOutcome], Never>) {
+        self.state = NIOLockedValueBox(State(outcomes: Array(repeating: nil, count: count), remaining: count, continuation: continuation))
+    }
+
+    func record(_ outcome: APNsOutcome, at index: Int) {
+        let finished: (CheckedContinuation<[APNsOutcome], Never>, [APNsOutcome])? = self.state.withLockedValue { state in
+            state.outcomes[index] = outcome
+            state.remaining -= 1
+            guard state.remaining == 0, let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return (continuation, state.outcomes.map { $0! })
+        }
+        if let (continuation, outcomes) = finished {
+            continuation.resume(returning: outcomes)
+        }
+    }
+}

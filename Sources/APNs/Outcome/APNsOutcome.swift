@@ -1,0 +1,105 @@
+import Foundation
+import LivecastCore
+
+/// What became of one request to APNs: its answer, or why there was none, and what to do about it.
+public struct APNsOutcome: Sendable, CustomStringConvertible {
+    /// What the caller should do next.
+    public enum Classification: String, Sendable, Hashable, CaseIterable {
+        /// APNs accepted the request.
+        case delivered
+        /// The device token is dead (`410 Unregistered`/`ExpiredToken`, `400 BadDeviceToken`,
+        /// `DeviceTokenNotForTopic`): stop sending to it.
+        case tokenInvalid
+        /// Try again later with backoff: throttling, a server error, or no answer at all.
+        case retryLater
+        /// The request itself is wrong (a header, the payload, the channel): retrying it as it is will fail again.
+        case requestMustBeFixed
+        /// The provider token or key is refused: fix the credentials.
+        case credentialsProblem
+    }
+
+    /// The HTTP status, or `nil` when no answer came.
+    public var status: Int?
+    /// APNs' `reason`, on errors.
+    public var reason: APNsReason?
+    /// `apns-id` (device pushes).
+    public var apnsID: String?
+    /// `apns-unique-id`.
+    public var apnsUniqueID: String?
+    /// `apns-request-id` (broadcasts and channel management).
+    public var requestID: String?
+    /// `apns-channel-id` (channel creation).
+    public var channelID: String?
+    /// For 410: when APNs learnt the token is invalid, in milliseconds since 1970.
+    public var invalidSince: Int?
+    /// `Retry-After`, in seconds, when the server sent one.
+    public var retryAfter: Int?
+    /// Why there was no answer.
+    public var transportError: TransportError?
+    /// The response body (channel reads and lists carry JSON).
+    public var body: [UInt8]
+    /// What to do next.
+    public var classification: Classification
+    /// How often the transport sent the request before this answer (more than 1 after refused streams, GOAWAY
+    /// or a dropped connection); 0 when it never got an answer.
+    public var attempts: Int
+
+    /// Whether APNs accepted the request.
+    public var isSuccess: Bool { self.classification == .delivered }
+
+    init(response: HTTP2Response) {
+        self.status = response.status
+        self.apnsID = response.header("apns-id")
+        self.apnsUniqueID = response.header("apns-unique-id")
+        self.requestID = response.header("apns-request-id")
+        self.channelID = response.header("apns-channel-id")
+        self.retryAfter = response.header("retry-after").flatMap { Int($0) }
+        self.body = response.body
+        self.attempts = response.attempts
+        self.transportError = nil
+        if !(200..<300).contains(response.status),
+            let json = try? JSONDecoder().decode(JSONValue.self, from: Data(response.body))
+        {
+            self.reason = json["reason"]?.stringValue.map(APNsReason.init(rawValue:))
+            self.invalidSince = json["timestamp"]?.intValue
+        }
+        self.classification = Self.classify(status: response.status, reason: self.reason)
+    }
+
+    init(error: TransportError) {
+        self.body = []
+        self.attempts = 0
+        self.transportError = error
+        self.classification = .retryLater
+    }
+
+    static func from(_ result: HTTP2Result) -> APNsOutcome {
+        switch result {
+        case .response(let response): APNsOutcome(response: response)
+        case .failure(let error): APNsOutcome(error: error)
+        }
+    }
+
+    /// Sorts an answer by what the caller should do (APNS-REFERENCE §4.1 retry guidance).
+    static func classify(status: Int, reason: APNsReason?) -> Classification {
+        switch (status, reason) {
+        case (200..<300, _):
+            return .delivered
+        case (410, _), (400, .badDeviceToken?), (400, .deviceTokenNotForTopic?):
+            return .tokenInvalid
+        case (429, .tooManyProviderTokenUpdates?), (403, _):
+            return .credentialsProblem
+        case (429, _), (500..<600, _), (400, .idleTimeout?):
+            return .retryLater
+        default:
+            return .requestMustBeFixed
+        }
+    }
+
+    public var description: String {
+        if let transportError { return "no answer (\(transportError))" }
+        var text = "\(self.status ?? 0)"
+        if let reason { text += " \(reason)" }
+        return text + " [\(self.classification.rawValue)]"
+    }
+}

@@ -1,0 +1,88 @@
+/// A push to one device token: `POST /3/device/{token}`.
+public struct DevicePush: Sendable {
+    /// The device token in hex.
+    public var deviceToken: String
+    /// The app's bundle id; the topic is derived from it and the push type.
+    public var bundleID: String
+    /// The payload bytes, for example from ``LivecastCore/LiveActivityPayload/validated(for:)``.
+    public var payload: [UInt8]
+    /// `apns-push-type`. Defaults to `liveactivity`.
+    public var pushType: String
+    /// `apns-priority`: 10 sends at once and counts against the activity budget, 5 does not. Defaults to `10`.
+    public var priority: Int
+    /// `apns-expiration` in seconds since 1970, `0` for "try once"; `nil` omits the header. Defaults to `nil`.
+    public var expiration: Int?
+    /// `apns-id`, a canonical UUID; APNs makes one when `nil`. Defaults to `nil`.
+    public var apnsID: String?
+    /// `apns-collapse-id`, at most 64 bytes. Defaults to `nil`.
+    public var collapseID: String?
+
+    /// Creates a device push.
+    /// - Parameters:
+    ///   - deviceToken: The device token in hex.
+    ///   - bundleID: The app's bundle id.
+    ///   - payload: The payload bytes.
+    ///   - pushType: `apns-push-type`. Defaults to `liveactivity`.
+    ///   - priority: `apns-priority`. Defaults to `10`.
+    ///   - expiration: `apns-expiration`. Defaults to none.
+    ///   - apnsID: `apns-id`. Defaults to none.
+    ///   - collapseID: `apns-collapse-id`. Defaults to none.
+    public init(
+        deviceToken: String,
+        bundleID: String,
+        payload: [UInt8],
+        pushType: String = "liveactivity",
+        priority: Int = 10,
+        expiration: Int? = nil,
+        apnsID: String? = nil,
+        collapseID: String? = nil
+    ) {
+        self.deviceToken = deviceToken
+        self.bundleID = bundleID
+        self.payload = payload
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.apnsID = apnsID
+        self.collapseID = collapseID
+    }
+
+    /// `apns-topic`: `<bundle id>.push-type.liveactivity` for Live Activities, the bundle id otherwise.
+    public var topic: String {
+        self.pushType == "liveactivity" ? "\(self.bundleID).push-type.liveactivity" : self.bundleID
+    }
+}
+
+/// A push to a broadcast channel: `POST /4/broadcasts/apps/{bundleId}`.
+public struct BroadcastPush: Sendable {
+    /// The channel's base64 id.
+    public var channelID: String
+    /// The app's bundle id, without a push-type suffix.
+    public var bundleID: String
+    /// The payload bytes (at most 5,120).
+    public var payload: [UInt8]
+    /// `apns-priority`. Defaults to `10`.
+    public var priority: Int
+    /// `apns-expiration`: must be `0` on a No Storage channel; on a Most Recent Message channel, when the stored
+    /// message expires (at most 8 hours ahead). Defaults to `0`.
+    public var expiration: Int
+    /// `apns-request-id`, a canonical UUID; APNs makes one when `nil`. Defaults to `nil`.
+    public var requestID: String?
+
+    /// Creates a broadcast.
+    /// - Parameters:
+    ///   - channelID: The channel's id.
+    ///   - bundleID: The app's bundle id.
+    ///   - payload: The payload bytes.
+    ///   - priority: `apns-priority`. Defaults to `10`.
+    ///   - expiration: `apns-expiration`. Defaults to `0`.
+    ///   - requestID: `apns-request-id`. Defaults to none.
+    public init(channelID: String, bundleID: String, payload: [UInt8], priority: Int = 10, expiration: Int = 0, requestID: String? = nil) {
+        self.channelID = channelID
+        self.bundleID = bundleID
+        self.payload = payload
+        self.priority = priority
+        self.expiration = expiration
+        self.requestID = requestID
+    }
+}

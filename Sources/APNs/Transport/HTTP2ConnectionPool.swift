@@ -1,0 +1,194 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// A fixed number of HTTP/2 connections to one host and port, sharing one provider token.
+///
+/// Batches are spread over the connections in one hop per connection. A connection that drains (GOAWAY) or drops
+/// is replaced at once (or after a growing, jittered delay while connecting keeps failing), and its unanswered
+/// requests move to the new one.
+final class HTTP2ConnectionPool: Sendable {
+    /// Where the pool connects.
+    struct Endpoint: Sendable, Hashable {
+        var host: String
+        var port: Int
+    }
+
+    private struct Slot {
+        var handler: NIOLoopBoundBox<HTTP2ConnectionHandler>
+        var identity: ObjectIdentifier
+        /// Failed connection attempts in a row.
+        var failures: Int
+        var channel: (any Channel)?
+    }
+
+    private struct State {
+        var slots: [Slot] = []
+        var next = 0
+        var isShutDown = false
+    }
+
+    let endpoint: Endpoint
+    private let tls: NIOSSLContext
+    private let serverHostname: String?
+    private let tokens: ProviderTokens
+    private let settings: TransportSettings
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let connections: Int
+    private let state = NIOLockedValueBox(State())
+
+    init(
+        endpoint: Endpoint,
+        connections: Int,
+        tls: NIOSSLContext,
+        tokens: ProviderTokens,
+        settings: TransportSettings,
+        group: any EventLoopGroup,
+        logger: Logger
+    ) {
+        self.endpoint = endpoint
+        self.tls = tls
+        // SNI takes a name, not an address.
+        self.serverHostname = endpoint.host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" } ? nil : endpoint.host
+        self.tokens = tokens
+        self.settings = settings
+        self.group = group
+        self.logger = logger
+        self.connections = max(connections, 1)
+    }
+
+    /// Sends exchanges, spread evenly over the connections.
+    func submit(_ exchanges: [HTTP2Exchange]) {
+        guard !exchanges.isEmpty else { return }
+        let (handlers, start, isShutDown) = self.state.withLockedValue { state in
+            if state.slots.isEmpty, !state.isShutDown {
+                // Connections are made on first use.
+                state.slots = (0..<self.connections).map { _ in self.makeSlot(failures: 0, previousError: nil) }
+            }
+            let start = state.next
+            state.next &+= 1
+            return (state.slots.map(\.handler), start, state.isShutDown)
+        }
+        if isShutDown || handlers.isEmpty {
+            for exchange in exchanges { exchange.complete(.failure(TransportError(.shutdown, "the APNs client was shut down"))) }
+            return
+        }
+        if exchanges.count == 1 || handlers.count == 1 {
+            return Self.dispatch(exchanges, to: handlers[start % handlers.count])
+        }
+        let share = (exchanges.count + handlers.count - 1) / handlers.count
+        for (index, chunkStart) in stride(from: 0, to: exchanges.count, by: share).enumerated() {
+            let chunk = Array(exchanges[chunkStart..<min(chunkStart + share, exchanges.count)])
+            Self.dispatch(chunk, to: handlers[(start + index) % handlers.count])
+        }
+    }
+
+    /// Closes every connection; what is unanswered fails with ``TransportError/Code/shutdown``.
+    func shutdown() async {
+        let slots = self.state.withLockedValue { state in
+            state.isShutDown = true
+            return state.slots
+        }
+        for slot in slots {
+            let handler = slot.handler
+            try? await handler.eventLoop.submit { handler.value.close() }.get()
+            try? await slot.channel?.closeFuture.get()
+        }
+    }
+
+    private static func dispatch(_ exchanges: [HTTP2Exchange], to handler: NIOLoopBoundBox<HTTP2ConnectionHandler>) {
+        handler.eventLoop.execute { handler.value.enqueue(exchanges) }
+    }
+
+    // MARK: - Connections
+
+    /// Makes a handler and starts connecting it, after a delay when earlier attempts failed.
+    private func makeSlot(failures: Int, previousError: TransportError?) -> Slot {
+        let eventLoop = self.group.next()
+        let handler = HTTP2ConnectionHandler(
+            eventLoop: eventLoop,
+            previousError: previousError,
+            tokens: self.tokens,
+            settings: self.settings,
+            events: HTTP2ConnectionHandler.Events(
+                draining: { [self] handler, queued in self.replace(handler, unfinished: queued, error: nil) },
+                closed: { [self] handler, unfinished, error in self.replace(handler, unfinished: unfinished, error: error) },
+                retry: { [self] exchange in self.submit([exchange]) }
+            )
+        )
+        let identity = ObjectIdentifier(handler)
+        let bound = NIOLoopBoundBox.makeBoxSendingValue(handler, eventLoop: eventLoop)
+        let delay = failures == 0 ? TimeAmount.zero : Self.backoff(failures: failures)
+        eventLoop.execute {
+            bound.value.start()
+            eventLoop.scheduleTask(in: delay) { self.connect(bound) }
+        }
+        return Slot(handler: bound, identity: identity, failures: failures, channel: nil)
+    }
+
+    private func connect(_ handler: NIOLoopBoundBox<HTTP2ConnectionHandler>) {
+        let tls = self.tls
+        let serverHostname = self.serverHostname
+        ClientBootstrap(group: handler.eventLoop)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    try channel.pipeline.syncOperations.addHandler(handler.value)
+                }
+            }
+            .connect(host: self.endpoint.host, port: self.endpoint.port)
+            .whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    self.state.withLockedValue { state in
+                        if let index = state.slots.firstIndex(where: { $0.identity == ObjectIdentifier(handler.value) }) {
+                            state.slots[index].channel = channel
+                        }
+                    }
+                case .failure(let error):
+                    handler.value.abandon(TransportError(.connectionFailed, "\(self.endpoint.host):\(self.endpoint.port): \(error)"))
+                }
+            }
+    }
+
+    /// Puts a new connection in a finished one's place and hands it the unanswered exchanges.
+    private func replace(_ handler: HTTP2ConnectionHandler, unfinished: [HTTP2Exchange], error: TransportError?) {
+        let identity = ObjectIdentifier(handler)
+        let replacement: NIOLoopBoundBox<HTTP2ConnectionHandler>? = self.state.withLockedValue { state in
+            guard !state.isShutDown, let index = state.slots.firstIndex(where: { $0.identity == identity }) else { return nil }
+            let connected = state.slots[index].channel != nil && error?.code != .connectionFailed
+            let failures = connected ? 0 : state.slots[index].failures + 1
+            state.slots[index] = self.makeSlot(failures: failures, previousError: error)
+            return state.slots[index].handler
+        }
+        if let error {
+            self.logger.debug("APNs connection closed", metadata: ["apns.endpoint": "\(self.endpoint.host):\(self.endpoint.port)", "error": "\(error)"])
+        }
+        var retry: [HTTP2Exchange] = []
+        for exchange in unfinished {
+            if replacement == nil {
+                exchange.complete(.failure(TransportError(.shutdown, "the APNs client was shut down")))
+            } else if exchange.attempts >= self.settings.maximumAttempts {
+                exchange.complete(.failure(error ?? TransportError(.connectionLost, "the connection closed")))
+            } else {
+                exchange.resetForRetry()
+                retry.append(exchange)
+            }
+        }
+        if let replacement, !retry.isEmpty {
+            Self.dispatch(retry, to: replacement)
+        }
+    }
+
+    /// 100 ms doubling per failure up to 5 s, with ±25 % jitter.
+    private static func backoff(failures: Int) -> TimeAmount {
+        let base = min(100.0 * pow(2.0, Double(min(failures - 1, 10))), 5000.0)
+        return .milliseconds(Int64(base * Double.random(in: 0.75...1.25)))
+    }
+}

@@ -1,0 +1,92 @@
+import NIOCore
+
+/// One request and, once it arrives, its response, as it travels through a connection pool.
+///
+/// A class so the transport can track it by identity without copying. It is owned by exactly one event loop at a
+/// time: handed to a connection's loop to be sent, and back to the pool to be retried; hence `@unchecked Sendable`.
+final class HTTP2Exchange: @unchecked Sendable {
+    /// The constant headers.
+    let template: HeaderTemplate
+    /// `:path`.
+    let path: String
+    /// Headers that vary per request, after the template's.
+    let extraHeaders: [(String, String)]
+    /// The body; empty for none.
+    let body: [UInt8]
+    /// When the caller stops waiting.
+    let deadline: NIODeadline
+    /// Called once, on some event loop, with the outcome.
+    private let completion: @Sendable (HTTP2Result) -> Void
+
+    /// How often the transport sent it (retries after GOAWAY, refused streams and dropped connections count).
+    var attempts = 0
+    /// Whether it was already retried with a newer provider token after `ExpiredProviderToken`.
+    var wasReauthenticated = false
+    /// How much of the body nghttp2 has taken.
+    var bodyOffset = 0
+    /// The response as it arrives.
+    var status = 0
+    var responseHeaders: [(String, String)] = []
+    var responseBody: [UInt8] = []
+    var isResponseComplete = false
+    private var isCompleted = false
+
+    init(
+        template: HeaderTemplate,
+        path: String,
+        extraHeaders: [(String, String)],
+        body: [UInt8],
+        deadline: NIODeadline,
+        completion: @escaping @Sendable (HTTP2Result) -> Void
+    ) {
+        self.template = template
+        self.path = path
+        self.extraHeaders = extraHeaders
+        self.body = body
+        self.deadline = deadline
+        self.completion = completion
+    }
+
+    /// Forgets any partial response before the exchange is sent again.
+    func resetForRetry() {
+        self.bodyOffset = 0
+        self.status = 0
+        self.responseHeaders.removeAll()
+        self.responseBody.removeAll()
+        self.isResponseComplete = false
+    }
+
+    /// Reports the outcome; later calls are ignored.
+    func complete(_ result: HTTP2Result) {
+        guard !self.isCompleted else { return }
+        self.isCompleted = true
+        self.completion(result)
+    }
+
+    /// Reports the response received.
+    func completeWithResponse() {
+        self.complete(.response(HTTP2Response(status: self.status, headers: self.responseHeaders, body: self.responseBody, attempts: self.attempts)))
+    }
+}
+
+/// What became of an exchange.
+enum HTTP2Result: Sendable {
+    /// The server answered.
+    case response(HTTP2Response)
+    /// No answer: see the error.
+    case failure(TransportError)
+}
+
+/// A complete HTTP/2 response.
+struct HTTP2Response: Sendable {
+    var status: Int
+    /// The response headers the APNs layer reads (`apns-*`, `retry-after`, `content-type`).
+    var headers: [(String, String)]
+    var body: [UInt8]
+    /// How often the request was sent before this answer came.
+    var attempts: Int
+
+    func header(_ name: String) -> String? {
+        self.headers.first { $0.0 == name }?.1
+    }
+}
