@@ -79,7 +79,11 @@ let package = Package(
         // The APNs client benchmark that scripts/bench.sh runs beside h2load.
         .executableTarget(
             name: "livecast-client-benchmark",
-            dependencies: ["APNs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "APNs",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Benchmarks/ClientBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -101,6 +105,10 @@ let package = Package(
             dependencies: ["APNs", "APNsEmulator", "LivecastCore", "LivecastTesting"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LivecastCLITests", dependencies: ["livecast", "LivecastTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivecastCLITests",
+            dependencies: ["livecast", "APNsEmulator", "LivecastCore", "LivecastTesting"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

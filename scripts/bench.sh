@@ -4,24 +4,22 @@
 #   scripts/bench.sh            release build, full size (about a minute after the build)
 #   scripts/bench.sh --smoke    debug build, a few thousand requests: checks the benchmark runs, not the speed
 #
-# Emulator: h2load (Debian's nghttp2-client) posts Live Activity pushes to the APNs emulator and, for scale,
-# to nghttpd (Debian's nghttp2-server) serving a file, with the same flags; the median of the rounds is printed.
+# APNs client: Livecast's client (one event-loop thread, like h2load's default of one) and h2load post the same
+# Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
+# streams each; medians of the rounds and their ratio.
+# Emulator: h2load posts the same pushes to the APNs emulator and, for scale, to nghttpd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 configuration=release requests=200000 rounds=3
 if [[ ${1:-} == --smoke ]]; then configuration=debug requests=3000 rounds=1; fi
 
-missing=()
-command -v h2load >/dev/null || missing+=(nghttp2-client)
-command -v nghttpd >/dev/null || missing+=(nghttp2-server)
-if ((${#missing[@]})); then
-    [[ $(id -u) -eq 0 ]] || { echo "scripts/bench.sh: please install: ${missing[*]}" >&2; exit 1; }
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+scripts/prerequisites.sh --bench
 
 swift build -c "$configuration" --product livecast >&2
-livecast="$(swift build -c "$configuration" --show-bin-path)/livecast"
+swift build -c "$configuration" --product livecast-client-benchmark >&2
+bin="$(swift build -c "$configuration" --show-bin-path)"
+livecast="$bin/livecast"
 
 work=$(mktemp -d)
 pids=()
@@ -46,13 +44,34 @@ pids+=($!)
 sleep 0.5
 
 jwt=$(Tests/Fixtures/make-jwt.sh "$work/key.p8" BENCHKEY01 BENCHTEAM1)
-h2load_rate() { # URL -> requests per second
-    h2load -n "$requests" -c 4 -m 100 -d "$work/payload.json" \
+h2load_rate() { # URL [CONNECTIONS] -> requests per second
+    h2load -n "$requests" -c "${2:-4}" -m 100 -d "$work/payload.json" \
         -H "authorization: bearer $jwt" -H "apns-push-type: liveactivity" \
         -H "apns-topic: com.example.bench.push-type.liveactivity" -H "apns-priority: 5" "$1" |
         awk '/^finished in/ { gsub(",", "", $4); print int($4) } /^status codes:/ { if ($3 + 0 != '"$requests"') bad = 1 } END { if (bad) exit 1 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+client_rate() { # CONNECTIONS -> requests per second
+    "$bin/livecast-client-benchmark" --url "https://localhost:$nghttpd_port" --ca "$work/nghttpd-cert.pem" \
+        --key "$work/key.p8" --token "$token" --payload "$work/payload.json" --connections "$1" --threads 1 \
+        --requests "$requests" | sed -n 's/.*rate=\([0-9]*\) failures=0$/\1/p'
+}
+
+echo "APNs client against nghttpd ($configuration build; 100 streams per connection; $requests pushes per round; median of $rounds)"
+printf '  %-12s %14s %14s %8s\n' connections "h2load req/s" "client req/s" ratio
+for connections in 1 2 4; do
+    h2load_rates=() client_rates=()
+    for _ in $(seq "$rounds"); do
+        h2load_rates+=("$(h2load_rate "https://127.0.0.1:$nghttpd_port/3/device/$token" "$connections")")
+        client_rates+=("$(client_rate "$connections")")
+    done
+    h2load_median=$(printf '%s\n' "${h2load_rates[@]}" | median)
+    client_median=$(printf '%s\n' "${client_rates[@]}" | median)
+    [[ -n $client_median && -n $h2load_median ]] || { echo "scripts/bench.sh: a run failed" >&2; exit 1; }
+    awk -v c="$connections" -v h="$h2load_median" -v l="$client_median" 'BEGIN { printf "  %-12s %14d %14d %8.2f\n", c, h, l, l / h }'
+done
+echo
 
 nghttpd_rates=() emulator_rates=()
 for _ in $(seq "$rounds"); do

@@ -1,6 +1,7 @@
 import APNs
 import ArgumentParser
 import Foundation
+import NIOPosix
 
 /// Pushes as fast as the APNs client can to one server and prints the rate: the client half of
 /// `scripts/bench.sh`, which runs `h2load` against the same server beside it.
@@ -38,6 +39,9 @@ struct ClientBenchmark: AsyncParsableCommand {
     @Option(help: "Batches in flight at once.")
     var inFlight = 4
 
+    @Option(help: "Event-loop threads for the client (default: one per core).")
+    var threads: Int?
+
     func run() async throws {
         guard let endpoint = APNsClient.Endpoint(url: self.url) else { throw ValidationError("--url must be https://HOST:PORT") }
         guard let payload = FileManager.default.contents(atPath: self.payload) else { throw ValidationError("cannot read --payload") }
@@ -47,13 +51,15 @@ struct ClientBenchmark: AsyncParsableCommand {
         configuration.additionalTrustRootFiles = self.ca.map { [$0] } ?? []
         configuration.connectionsPerEndpoint = self.connections
         configuration.requestTimeout = .seconds(60)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: self.threads ?? ProcessInfo.processInfo.activeProcessorCount)
         let client = try APNsClient(
             configuration: configuration,
-            credentials: try APNsCredentials(teamID: "BENCHTEAM1", keyID: "BENCHKEY01", p8File: self.key)
+            credentials: try APNsCredentials(teamID: "BENCHTEAM1", keyID: "BENCHKEY01", p8File: self.key),
+            eventLoopGroup: group
         )
         let push = DevicePush(deviceToken: self.token, bundleID: "com.example.bench", payload: Array(payload), priority: 5)
         let warmUp = await client.send(Array(repeating: push, count: 1_000))
-        guard warmUp.allSatisfy(\.isSuccess) else {
+        guard warmUp.allSatisfy({ $0.isSuccess }) else {
             throw ValidationError("warm-up failed: \(warmUp.first { !$0.isSuccess }!)")
         }
         let batch = Array(repeating: push, count: self.batch)
@@ -78,6 +84,7 @@ struct ClientBenchmark: AsyncParsableCommand {
         }
         let elapsed = clock.now - start
         await client.shutdown()
+        try await group.shutdownGracefully()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let sent = batches * self.batch
         print("connections=\(self.connections) requests=\(sent) seconds=\(String(format: "%.3f", seconds)) rate=\(Int(Double(sent) / seconds)) failures=\(failures)")

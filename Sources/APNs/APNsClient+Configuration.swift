@@ -54,7 +54,8 @@ extension APNsClient {
         public var connectionsPerEndpoint: Int
         /// How long a request may take, waiting for a connection included. Defaults to 15 seconds.
         public var requestTimeout: Duration
-        /// How often a request may be sent when streams are refused or connections drop. Defaults to `3`.
+        /// How often a request may go unanswered because its connection dropped before it fails. Requests the
+        /// server refused or never saw (GOAWAY) are sent again until the deadline. Defaults to `3`.
         public var maximumAttempts: Int
         /// A PING goes out after this long without traffic (Apple suggests an hour). Defaults to 1 hour.
         public var idlePingInterval: Duration

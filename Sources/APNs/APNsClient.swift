@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// An APNs client for one team and environment: device pushes, broadcasts and channel management over pooled
 /// HTTP/2 connections, signed with one provider token.
@@ -100,33 +101,34 @@ public final class APNsClient: Sendable {
 
     /// Sends many device pushes at once over the pool and reports each outcome, in the order given.
     public func send(_ pushes: [DevicePush]) async -> [APNsOutcome] {
-        await self.exchange(pushes.count, on: self.pushPool) { index, deadline, completion in
-            self.deviceExchange(pushes[index], deadline: deadline, completion: completion)
+        // Pushes of a batch usually share topic, type and priority: look their template up once.
+        var last: (key: DeviceTemplateKey, template: HeaderTemplate)?
+        return await self.exchange(pushes.count, on: self.pushPool) { index, deadline, completion in
+            let push = pushes[index]
+            let key = DeviceTemplateKey(pushType: push.pushType, bundleID: push.bundleID, priority: push.priority)
+            if last?.key != key {
+                last = (key, self.template("POST", self.pushPool.endpoint, [("apns-push-type", push.pushType), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]))
+            }
+            var extra: [(String, String)] = []
+            if let expiration = push.expiration { extra.append(("apns-expiration", String(expiration))) }
+            if let apnsID = push.apnsID { extra.append(("apns-id", apnsID)) }
+            if let collapseID = push.collapseID { extra.append(("apns-collapse-id", collapseID)) }
+            return HTTP2Exchange(
+                template: last!.template,
+                path: "/3/device/\(push.deviceToken)",
+                extraHeaders: extra,
+                body: push.payload,
+                deadline: deadline,
+                completion: completion
+            )
         }
     }
 
-    private func deviceExchange(
-        _ push: DevicePush,
-        deadline: NIODeadline,
-        completion: @escaping @Sendable (HTTP2Result) -> Void
-    ) -> HTTP2Exchange {
-        let template = self.template(
-            "POST",
-            self.pushPool.endpoint,
-            [("apns-push-type", push.pushType), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
-        )
-        var extra: [(String, String)] = []
-        if let expiration = push.expiration { extra.append(("apns-expiration", String(expiration))) }
-        if let apnsID = push.apnsID { extra.append(("apns-id", apnsID)) }
-        if let collapseID = push.collapseID { extra.append(("apns-collapse-id", collapseID)) }
-        return HTTP2Exchange(
-            template: template,
-            path: "/3/device/\(push.deviceToken)",
-            extraHeaders: extra,
-            body: push.payload,
-            deadline: deadline,
-            completion: completion
-        )
+    /// What makes device pushes share constant headers.
+    private struct DeviceTemplateKey: Equatable {
+        var pushType: String
+        var bundleID: String
+        var priority: Int
     }
 
     // MARK: - Broadcasts
@@ -232,29 +234,31 @@ public final class APNsClient: Sendable {
 }
 
 /// Gathers a batch's outcomes from the connections' event loops and resumes the caller once, when all are in.
-private final class OutcomeCollector: Sendable {
-    private struct State {
-        var outcomes: [APNsOutcome?]
-        var remaining: Int
-        var continuation: CheckedContinuation<[APNsOutcome], Never>?
-    }
-
-    private let state: NIOLockedValueBox<State>
+///
+/// Each outcome goes to its own slot, so recording takes no lock: a counter says when the last one arrived.
+private final class OutcomeCollector: @unchecked Sendable {
+    // Slots are written once each, by whichever event loop completes that exchange, and read only after the
+    // counter shows every write happened (acquiring-releasing decrement).
+    private let outcomes: UnsafeMutableBufferPointer<APNsOutcome?>
+    private let remaining: Synchronization.Atomic<Int>
+    private let continuation: CheckedContinuation<[APNsOutcome], Never>
 
     init(count: Int, continuation: CheckedContinuation<[APNsOutcome], Never>) {
-        self.state = NIOLockedValueBox(State(outcomes: Array(repeating: nil, count: count), remaining: count, continuation: continuation))
+        self.outcomes = .allocate(capacity: count)
+        self.outcomes.initialize(repeating: nil)
+        self.remaining = Atomic(count)
+        self.continuation = continuation
     }
 
     func record(_ outcome: APNsOutcome, at index: Int) {
-        let finished: (CheckedContinuation<[APNsOutcome], Never>, [APNsOutcome])? = self.state.withLockedValue { state in
-            state.outcomes[index] = outcome
-            state.remaining -= 1
-            guard state.remaining == 0, let continuation = state.continuation else { return nil }
-            state.continuation = nil
-            return (continuation, state.outcomes.map { $0! })
+        self.outcomes[index] = outcome
+        if self.remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            self.continuation.resume(returning: self.outcomes.map { $0! })
         }
-        if let (continuation, outcomes) = finished {
-            continuation.resume(returning: outcomes)
-        }
+    }
+
+    deinit {
+        self.outcomes.deinitialize()
+        self.outcomes.deallocate()
     }
 }

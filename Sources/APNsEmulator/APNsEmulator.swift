@@ -209,6 +209,11 @@ extension APNsEmulator {
         self.connections.count
     }
 
+    /// How many authenticated APNs requests the emulator has handled since it started.
+    public var answeredRequests: Int {
+        self.state.answeredRequests.load(ordering: .relaxed)
+    }
+
     /// Sends GOAWAY with `{"reason": …}` on every open connection, then closes them.
     /// - Returns: How many connections were told.
     @discardableResult

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// Everything the emulator remembers between requests: devices, channels, faults and the device clock.
 /// Shared by all connections' event loops behind one lock.
@@ -14,6 +15,8 @@ final class EmulatorState: Sendable {
 
     let configuration: APNsEmulator.Configuration
     let trustedKeys: [String: TrustedKey]
+    /// APNs requests answered (or faulted) after authentication, since start.
+    let answeredRequests = Synchronization.Atomic<Int>(0)
     private let contents: NIOLockedValueBox<Contents>
 
     init(configuration: APNsEmulator.Configuration) {

@@ -83,42 +83,6 @@ import Testing
         }
     }
 
-    @Test func goAwayFromTheSwiftAPIEndsOpenConnections() async throws {
-        try await EmulatorFixture.with { fixture in
-            // curl keeps its connection open between two transfers three seconds apart; GOAWAY lands in between.
-            async let responses = fixture.curl.send([self.allChannels(fixture), self.allChannels(fixture)], pause: 3)
-            try await self.waitForOneConnection(fixture)
-            let told = fixture.emulator.sendGoAway(reason: "Shutdown")
-            let (first, second) = try await (responses[0], responses[1])
-            #expect(told == 1)
-            #expect(first.status == 200)
-            #expect(second.status == 200)
-            #expect(second.newConnections == 1)
-        }
-    }
-
-    @Test func dropThroughTheControlPlaneEndsOtherConnections() async throws {
-        try await EmulatorFixture.with { fixture in
-            async let responses = fixture.curl.send([self.allChannels(fixture), self.allChannels(fixture)], pause: 3)
-            try await self.waitForOneConnection(fixture)
-            let (status, json) = try await fixture.control("POST", "connections/drop")
-            let all = try await responses
-            #expect(status == 200)
-            #expect(json["connections"] == .int(1))
-            #expect(all.map(\.status) == [200, 200])
-            #expect(all[1].newConnections == 1)
-        }
-    }
-
-    /// Waits until curl's connection is open and its first transfer had time to finish.
-    private func waitForOneConnection(_ fixture: EmulatorFixture) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while fixture.emulator.openConnections == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        try await Task.sleep(for: .milliseconds(500))
-    }
-
     @Test func withoutAFaultTheConnectionIsReused() async throws {
         try await EmulatorFixture.with { fixture in
             let responses = try await fixture.curl.send([self.allChannels(fixture), self.allChannels(fixture)], pause: 1)

@@ -20,6 +20,7 @@ struct ClientFixture {
             configuration.broadcastEndpoint = configuration.pushEndpoint
             configuration.managementEndpoint = .init(host: "localhost", port: emulator.emulator.managementPort)
             configuration.additionalTrustRootFiles = [emulator.curl.caFile]
+            configuration.requestTimeout = .seconds(60)  // the whole suite shares two cores
             adjust(&configuration)
             let client = try APNsClient(
                 configuration: configuration,

@@ -36,7 +36,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     }
 
     /// Sent as `apns-*` etc.: the only response headers kept.
-    private static let keptResponseHeaderPrefixes = ["apns-", "retry-after", "content-type"]
+    private static let keptResponseHeaderPrefixes = [Array("apns-".utf8), Array("retry-after".utf8), Array("content-type".utf8)]
     private static let maximumResponseBody = 64 * 1024
     private static let nameValueCapacity = 32
     private static let scratchCapacity = 16 * 1024
@@ -50,6 +50,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private var session: OpaquePointer?
     private var queue = Deque<HTTP2Exchange>()
     private var streams: [Int32: HTTP2Exchange] = [:]
+    /// The stream whose header block is being read.
+    private var headerStream: (id: Int32, exchange: HTTP2Exchange)?
     private var token: ProviderTokens.Token?
     private var authorizationValue = ""
     private var goAwayLastStreamID: Int32?
@@ -288,12 +290,18 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     // MARK: - nghttp2 callbacks
 
     func receiveHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let exchange = self.streams[streamID] else { return }
-        let name = String(decoding: name, as: UTF8.self)
-        if name == ":status" {
-            exchange.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
-        } else if Self.keptResponseHeaderPrefixes.contains(where: name.hasPrefix) {
-            exchange.responseHeaders.append((name, String(decoding: value, as: UTF8.self)))
+        // A header block arrives header by header: look its stream up once.
+        if self.headerStream?.id != streamID {
+            guard let exchange = self.streams[streamID] else { return }
+            self.headerStream = (streamID, exchange)
+        }
+        let exchange = self.headerStream!.exchange
+        if name.first == UInt8(ascii: ":") {
+            if name.elementsEqual(":status".utf8) {
+                exchange.status = value.reduce(0) { $0 * 10 + Int($1 &- UInt8(ascii: "0")) }
+            }
+        } else if Self.keptResponseHeaderPrefixes.contains(where: { name.starts(with: $0) }) {
+            exchange.responseHeaders.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
     }
 
@@ -313,12 +321,13 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     }
 
     func closeStream(_ streamID: Int32, errorCode: UInt32) {
+        if self.headerStream?.id == streamID { self.headerStream = nil }
         guard let exchange = self.streams.removeValue(forKey: streamID) else { return }
         if exchange.isResponseComplete {
             return self.respond(exchange)
         }
-        let refused = errorCode == NGHTTP2_REFUSED_STREAM.rawValue || streamID > (self.goAwayLastStreamID ?? .max)
-        if refused, exchange.attempts < self.settings.maximumAttempts {
+        // Refused, or above GOAWAY's last stream id: the server did not process it, so it is safe to send again.
+        if errorCode == NGHTTP2_REFUSED_STREAM.rawValue || streamID > (self.goAwayLastStreamID ?? .max) {
             exchange.resetForRetry()
             return self.events.retry(exchange)
         }
@@ -389,8 +398,10 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         self.sweepTask?.cancel()
         self.sweepTask = nil
         var unfinished = Array(self.streams.values)
+        for exchange in unfinished { exchange.lostInFlight += 1 }
         unfinished.append(contentsOf: self.queue)
         self.streams.removeAll()
+        self.headerStream = nil
         self.queue.removeAll()
         if let session {
             nghttp2_session_del(session)
@@ -402,7 +413,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
 
 /// How the transport behaves; see ``APNsClient/Configuration``.
 struct TransportSettings: Sendable {
-    /// How often one request may be sent (the first time included) when streams are refused or connections drop.
+    /// How often one request may be lost with its connection (sent, unanswered) before it fails.
     var maximumAttempts: Int
     /// A PING goes out after this long without a frame from the server.
     var idlePingInterval: TimeAmount

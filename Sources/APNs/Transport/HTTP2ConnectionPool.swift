@@ -174,7 +174,7 @@ final class HTTP2ConnectionPool: Sendable {
         for exchange in unfinished {
             if replacement == nil {
                 exchange.complete(.failure(TransportError(.shutdown, "the APNs client was shut down")))
-            } else if exchange.attempts >= self.settings.maximumAttempts {
+            } else if exchange.lostInFlight >= self.settings.maximumAttempts {
                 exchange.complete(.failure(error ?? TransportError(.connectionLost, "the connection closed")))
             } else {
                 exchange.resetForRetry()

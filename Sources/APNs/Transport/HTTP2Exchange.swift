@@ -20,6 +20,10 @@ final class HTTP2Exchange: @unchecked Sendable {
 
     /// How often the transport sent it (retries after GOAWAY, refused streams and dropped connections count).
     var attempts = 0
+    /// How often its connection closed while it was sent and unanswered: the server may or may not have
+    /// processed it. Bounded by the maximum attempts; refused and never-sent requests are retried until the
+    /// deadline instead, since the server certainly did not process them.
+    var lostInFlight = 0
     /// Whether it was already retried with a newer provider token after `ExpiredProviderToken`.
     var wasReauthenticated = false
     /// How much of the body nghttp2 has taken.

@@ -14,7 +14,7 @@ import NIOCore
 /// | `GET`, `PUT /emulator/faults` | FaultPlan | FaultPlan |
 /// | `GET /emulator/clock`, `POST /emulator/clock` | `{"advanceSeconds": n}` | `{"now": seconds}` |
 /// | `GET /emulator/channels` | | `{"channels": [...]}` |
-/// | `GET /emulator/connections` | | `{"connections": n}` |
+/// | `GET /emulator/connections` | | `{"connections": n, "answeredRequests": n}` |
 /// | `POST /emulator/connections/goaway` | `{"reason"?}` | `{"connections": n}` |
 /// | `POST /emulator/connections/drop` | | `{"connections": n}` |
 struct ControlPlane: Sendable {
@@ -51,7 +51,7 @@ struct ControlPlane: Sendable {
         case ("GET", ["channels"]):
             return .json(["channels": self.state.channels()])
         case ("GET", ["connections"]):
-            return .json(["connections": self.connections.count])
+            return .json(["connections": self.connections.count, "answeredRequests": self.state.answeredRequests.load(ordering: .relaxed)])
         case ("POST", ["connections", "goaway"]):
             let reason = Self.decode(GoAwayRequest.self, request)?.reason ?? "Shutdown"
             return .json(["connections": self.connections.goAway(reason: reason, sparing: connection)])

@@ -80,6 +80,7 @@ struct EmulatorResponder: Sendable {
             return .apnsError(error, headers: idHeaders)
         }
         var response = self.faultOrAnswer(endpoint, request, idHeaders: idHeaders)
+        self.state.answeredRequests.add(1, ordering: .relaxed)
         if isFirstAuthentication, response.connectionAction == nil {
             response.connectionAction = .raiseStreamLimit
         }

@@ -1,0 +1,79 @@
+import APNs
+import Foundation
+import LivecastTesting
+import Testing
+
+/// nginx with `return 200;` answers each stream before reading its body, then resets the request half: the
+/// measured off-the-shelf Swift clients stalled and lost requests against it. Every request must complete.
+@Suite struct EarlyAnswerTests {
+    @Test(arguments: [80, 4000])
+    func everyRequestCompletesAgainstAServerThatAnswersEarly(payloadSize: Int) async throws {
+        try await NginxReturn200.with { nginx in
+            var configuration = APNsClient.Configuration()
+            configuration.pushEndpoint = .init(host: "localhost", port: nginx.port)
+            configuration.additionalTrustRootFiles = [nginx.certificate]
+            configuration.connectionsPerEndpoint = 2
+            configuration.requestTimeout = .seconds(60)
+            let key = try await ProviderKey.make()
+            let client = try APNsClient(configuration: configuration, credentials: try APNsCredentials(teamID: key.teamID, keyID: key.keyID, p8File: key.path))
+            let payload = Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{"p":"\#(String(repeating: "x", count: payloadSize - 60))"}}}"#.utf8)
+            let pushes = (0..<3000).map { DevicePush(deviceToken: String(format: "%064x", $0), bundleID: "com.example.game", payload: payload) }
+            let outcomes = await client.send(pushes)
+            await client.shutdown()
+            let failed = outcomes.filter { $0.status != 200 }
+            #expect(failed.isEmpty, "\(failed.count) failed, first: \(failed.first.map { "\($0)" } ?? "")")
+        }
+    }
+}
+
+/// nginx (Debian's package) serving `return 200;` over TLS + HTTP/2 from a temporary prefix.
+struct NginxReturn200 {
+    let port: Int
+    let certificate: String
+
+    static func with(_ body: (NginxReturn200) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        let certificate = directory.path("cert.pem")
+        let key = directory.path("key.pem")
+        let made = try await ExternalProcess.run(
+            "openssl",
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", certificate,
+             "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
+        )
+        guard made.status == 0 else { throw TestFailure("openssl: \(made.stderr)") }
+        let port = try FreePort.next()
+        let configuration = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            error_log \(directory.path("error.log"));
+            pid \(directory.path("nginx.pid"));
+            events { worker_connections 256; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory.path("body"));
+                proxy_temp_path \(directory.path("proxy"));
+                fastcgi_temp_path \(directory.path("fastcgi"));
+                uwsgi_temp_path \(directory.path("uwsgi"));
+                scgi_temp_path \(directory.path("scgi"));
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(certificate);
+                    ssl_certificate_key \(key);
+                    location / { return 200; }
+                }
+            }
+            """
+        try configuration.write(toFile: directory.path("nginx.conf"), atomically: false, encoding: .utf8)
+        let nginx = try BackgroundProcess("nginx", ["-p", directory.url.path, "-c", directory.path("nginx.conf")])
+        defer { nginx.signal() }
+        let curl = Curl(caFile: certificate)
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = try await curl.send(.init("GET", "https://localhost:\(port)/")).status == 200
+            if !ready { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        guard ready else { throw TestFailure("nginx did not start: \(nginx.stderr)") }
+        try await body(NginxReturn200(port: port, certificate: certificate))
+    }
+}

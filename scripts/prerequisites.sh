@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Livecast needs and the machine lacks (needs root to install):
+#   to build:                 libnghttp2-dev (the HTTP/2 engine of the APNs client), pkg-config
+#   with --tests, to test:    curl, openssl, perl, nghttp2-client (nghttp, h2load), nginx-light
+#   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd)
+set -euo pipefail
+
+wanted=(libnghttp2-dev pkg-config)
+for option in "$@"; do
+    case $option in
+    --tests) wanted+=(curl openssl perl nghttp2-client nginx-light) ;;
+    --bench) wanted+=(nghttp2-client nghttp2-server) ;;
+    *) echo "scripts/prerequisites.sh: unknown option $option" >&2; exit 2 ;;
+    esac
+done
+
+missing=()
+for package in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
+done
+((${#missing[@]})) || exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+    echo "Livecast needs these Debian packages: ${missing[*]}; install them (sudo apt-get install ${missing[*]}) and retry." >&2
+    exit 1
+fi
+echo "installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
