@@ -214,6 +214,11 @@ extension APNsEmulator {
         self.state.answeredRequests.load(ordering: .relaxed)
     }
 
+    /// How many keep-alive PINGs clients have sent since the emulator started.
+    public var receivedPings: Int {
+        self.state.receivedPings.load(ordering: .relaxed)
+    }
+
     /// Sends GOAWAY with `{"reason": …}` on every open connection, then closes them.
     /// - Returns: How many connections were told.
     @discardableResult

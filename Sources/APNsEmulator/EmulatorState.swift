@@ -17,6 +17,8 @@ final class EmulatorState: Sendable {
     let trustedKeys: [String: TrustedKey]
     /// APNs requests answered (or faulted) after authentication, since start.
     let answeredRequests = Synchronization.Atomic<Int>(0)
+    /// HTTP/2 PING frames received from clients (keep-alives), since start.
+    let receivedPings = Synchronization.Atomic<Int>(0)
     private let contents: NIOLockedValueBox<Contents>
 
     init(configuration: APNsEmulator.Configuration) {

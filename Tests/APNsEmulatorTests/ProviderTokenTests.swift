@@ -79,4 +79,18 @@ import Testing
             #expect(responses[1].reason == "UnrelatedKeyIdInToken")
         }
     }
+
+    @Test func aPublicKeyPEMIsTrustedLikeItsP8() async throws {
+        let key = try await ProviderKey.make(teamID: "TEAMPUBLIC", keyID: "KEYPUBLIC1")
+        let directory = try TemporaryDirectory()
+        let publicPEM = directory.path("public.pem")
+        let exported = try await ExternalProcess.run("openssl", ["pkey", "-in", key.path, "-pubout", "-out", publicPEM])
+        #expect(exported.status == 0)
+        let trusted = try TrustedKey(specification: "TEAMPUBLIC:KEYPUBLIC1:\(publicPEM)")
+        try await EmulatorFixture.with({ $0.trustedKeys = [trusted] }) { fixture in
+            let response = try await fixture.curl.send(self.allChannels(fixture, token: try await key.token()))
+            #expect(response.status == 200)
+        }
+        #expect(throws: TrustedKey.LoadError.self) { try TrustedKey(specification: "TEAM:KEY:\(directory.path("missing.pem"))") }
+    }
 }

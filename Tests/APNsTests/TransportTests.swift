@@ -97,4 +97,18 @@ import Testing
             #expect(emulator.openConnections == 1)
         }
     }
+
+    @Test func idleConnectionsArePinged() async throws {
+        try await ClientFixture.with(emulator: { $0.acceptsUnknownTokens = true }, client: { $0.connectionsPerEndpoint = 1; $0.idlePingInterval = .seconds(1) }) { fixture in
+            #expect(await fixture.client.send(self.pushes(1)[0]).status == 200)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while fixture.emulator.emulator.receivedPings == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(fixture.emulator.emulator.receivedPings > 0)
+            // The PING was answered: the connection is still the one in use.
+            #expect(fixture.emulator.emulator.openConnections == 1)
+            #expect(await fixture.client.send(self.pushes(1)[0]).attempts == 1)
+        }
+    }
 }

@@ -161,6 +161,11 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     // MARK: - Sending
 
     private func startSession() {
+        // Closed while the connection was being made (the pool shut down): do not start using it.
+        guard self.state == .connecting else {
+            self.context?.close(promise: nil)
+            return
+        }
         var option: OpaquePointer?
         nghttp2_option_new(&option)
         // Assume one stream until the server's SETTINGS say more: APNs allows one before a valid token.

@@ -62,6 +62,9 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
             self.receive(payload, on: frame.streamID, context: context)
         case .rstStream:
             self.pending[frame.streamID] = nil
+        case .ping(_, ack: false):
+            // NIO answers the PING itself; the emulator only counts it.
+            self.responder.state.receivedPings.add(1, ordering: .relaxed)
         default:
             break
         }
