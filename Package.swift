@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
@@ -62,6 +63,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // PostgreSQL: the migration runner (reads sql/) and, next, the repositories.
+        .target(
+            name: "LivecastStore",
+            dependencies: [
+                "LivecastCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The command-line tool.
         .executableTarget(
             name: "livecast",
@@ -69,8 +81,10 @@ let package = Package(
                 "APNs",
                 "APNsEmulator",
                 "LivecastCore",
+                "LivecastStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -90,7 +104,7 @@ let package = Package(
         // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.
         .target(
             name: "LivecastTesting",
-            dependencies: ["APNsEmulator", "LivecastCore"],
+            dependencies: ["APNsEmulator", "LivecastCore", "LivecastStore", .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LivecastTesting",
             swiftSettings: swiftSettings
         ),
@@ -106,8 +120,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LivecastStoreTests",
+            dependencies: ["LivecastStore", "LivecastTesting", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LivecastCLITests",
-            dependencies: ["livecast", "APNsEmulator", "LivecastCore", "LivecastTesting"],
+            dependencies: [
+                "livecast", "APNsEmulator", "LivecastCore", "LivecastStore", "LivecastTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

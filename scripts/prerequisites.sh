@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Livecast needs and the machine lacks (needs root to install):
 #   to build:                 libnghttp2-dev (the HTTP/2 engine of the APNs client), pkg-config
-#   with --tests, to test:    curl, openssl, perl, nghttp2-client (nghttp, h2load), nginx-light
+#   with --tests, to test:    curl, openssl, perl, nghttp2-client (nghttp, h2load), nginx-light, and
+#                             PostgreSQL's server binaries (postgresql) unless initdb is already there
 #   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd)
 set -euo pipefail
 
 wanted=(libnghttp2-dev pkg-config)
 for option in "$@"; do
     case $option in
-    --tests) wanted+=(curl openssl perl nghttp2-client nginx-light) ;;
+    --tests)
+        wanted+=(curl openssl perl nghttp2-client nginx-light)
+        command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
+        ;;
     --bench) wanted+=(nghttp2-client nghttp2-server) ;;
     *) echo "scripts/prerequisites.sh: unknown option $option" >&2; exit 2 ;;
     esac

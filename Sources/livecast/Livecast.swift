@@ -6,6 +6,6 @@ struct Livecast: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "livecast",
         abstract: "Orchestrates iOS Live Activities: tokens, broadcast channels and ordered APNs pushes.",
-        subcommands: [EmulatorCommand.self, SendCommand.self]
+        subcommands: [EmulatorCommand.self, SendCommand.self, MigrateCommand.self]
     )
 }

@@ -1,0 +1,57 @@
+import Crypto
+import Foundation
+
+/// One numbered SQL file of `sql/`, such as `0001_initial.sql`.
+public struct Migration: Sendable, Hashable {
+    /// The number before the first underscore.
+    public let version: Int
+    /// The file name.
+    public let name: String
+    /// The SQL, applied as one transaction.
+    public let sql: String
+    /// SHA-256 of the file's bytes, in hex: an applied file must never change.
+    public let checksum: String
+
+    /// Creates a migration from a file's name and text.
+    /// - Throws: ``MigrationError`` when the name is not `NNNN_description.sql`.
+    public init(name: String, sql: String) throws(MigrationError) {
+        guard name.hasSuffix(".sql"), let underscore = name.firstIndex(of: "_"), let version = Int(name[..<underscore]), version > 0 else {
+            throw MigrationError(message: "\(name): migration files are named NNNN_description.sql")
+        }
+        self.version = version
+        self.name = name
+        self.sql = sql
+        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Reads every `*.sql` file of a directory, in version order.
+    /// - Throws: ``MigrationError`` when the directory cannot be read, a name is malformed, or two files share a
+    ///   version.
+    public static func load(from directory: String) throws(MigrationError) -> [Migration] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }
+        } catch {
+            throw MigrationError(message: "cannot read the migrations directory \(directory)")
+        }
+        var migrations: [Migration] = []
+        for name in names {
+            guard let sql = try? String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8) else {
+                throw MigrationError(message: "cannot read \(directory)/\(name)")
+            }
+            migrations.append(try Migration(name: name, sql: sql))
+        }
+        migrations.sort { $0.version < $1.version }
+        for (earlier, later) in zip(migrations, migrations.dropFirst()) where earlier.version == later.version {
+            throw MigrationError(message: "\(earlier.name) and \(later.name) share version \(earlier.version)")
+        }
+        return migrations
+    }
+}
+
+/// A migration that cannot be applied, and why.
+public struct MigrationError: Error, Hashable, CustomStringConvertible {
+    /// What is wrong.
+    public let message: String
+    public var description: String { self.message }
+}

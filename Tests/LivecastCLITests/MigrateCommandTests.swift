@@ -1,0 +1,36 @@
+import Foundation
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// `livecast migrate` against a real PostgreSQL.
+@Suite struct MigrateCommandTests {
+    private var livecast: String {
+        Fixtures.productsDirectory.appendingPathComponent("livecast").path
+    }
+
+    @Test func appliesThenReportsUpToDate() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "cli_migrate")
+        let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let first = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "applied 0001_initial.sql\n")
+        let second = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
+        #expect(second.status == 0)
+        #expect(second.stdout == "up to date\n")
+    }
+
+    @Test func badURLsAndMissingDirectoriesFailClearly() async throws {
+        let cases: [([String], String)] = [
+            (["--database-url", "mysql://x@y/z"], "expected postgres://"),
+            (["--database-url", "postgres://x@y/"], "names no database"),
+            (["--database-url", "postgres://x@y/z", "--migrations", "/no/such/dir"], "cannot read the migrations directory"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await ExternalProcess.run(self.livecast, ["migrate"] + arguments)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
