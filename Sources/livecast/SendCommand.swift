@@ -50,6 +50,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "apns-expiration, seconds since 1970 (0: try once). Broadcasts default to 0.")
     var expiration: Int?
 
+    @Option(help: "Seconds to wait for APNs' answer, connecting included.")
+    var timeout = 30
+
     func validate() throws {
         guard (self.deviceToken == nil) != (self.channelId == nil) else {
             throw ValidationError("give exactly one of --device-token and --channel-id")
@@ -68,6 +71,9 @@ struct SendCommand: AsyncParsableCommand {
         }
         if let expiration, expiration < 0 {
             throw ValidationError("--expiration must not be negative")
+        }
+        guard (1...600).contains(self.timeout) else {
+            throw ValidationError("--timeout must be between 1 and 600 seconds")
         }
     }
 
@@ -95,7 +101,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         if let ca { configuration.additionalTrustRootFiles = [ca] }
         configuration.connectionsPerEndpoint = 1
-        configuration.requestTimeout = .seconds(10)
+        configuration.requestTimeout = .seconds(self.timeout)
         let client: APNsClient
         do {
             client = try APNsClient(configuration: configuration, credentials: credentials)
