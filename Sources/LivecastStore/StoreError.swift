@@ -1,0 +1,39 @@
+import PostgresNIO
+
+/// Why the store refused a request: machine-readable codes the HTTP API maps to statuses.
+public struct StoreError: Error, Hashable, CustomStringConvertible {
+    /// A code; new ones may be added.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { self.rawValue }
+
+        /// The thing asked for does not exist (or belongs to another app).
+        public static let notFound = Code(rawValue: "not_found")
+        /// The request collides with existing data, such as a token another device holds.
+        public static let conflict = Code(rawValue: "conflict")
+        /// A value is malformed.
+        public static let invalid = Code(rawValue: "invalid")
+    }
+
+    /// What is wrong.
+    public let code: Code
+    /// A sentence for people.
+    public let message: String
+    /// The field at fault, when one is.
+    public let field: String?
+
+    public init(_ code: Code, _ message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    public var description: String { "\(self.code): \(self.message)" }
+
+    /// SQLSTATE 23505: a unique constraint refused a row.
+    static func isUniqueViolation(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+            || ((error as? PostgresTransactionError)?.closureError).map(Self.isUniqueViolation) == true
+    }
+}

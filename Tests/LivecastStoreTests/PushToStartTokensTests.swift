@@ -1,0 +1,110 @@
+import Foundation
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// Push-to-start tokens against a real PostgreSQL: rotation without a gap, conflicts, APNs' verdicts.
+@Suite struct PushToStartTokensTests {
+    private func registration(_ fixture: StoreFixture, device: String = "device-1", token: String) -> PushToStartTokens.Registration {
+        .init(appID: fixture.appID, deviceID: device, attributesType: "GameAttributes", token: token, userID: "user-1", osVersion: "18.2")
+    }
+
+    @Test func registerRefreshAndRotate() async throws {
+        try await StoreFixture.with("ptst_rotate") { fixture in
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            #expect(try await tokens.register(self.registration(fixture, token: "AA01")) == .created)
+            #expect(try await tokens.register(self.registration(fixture, token: "aa01")) == .unchanged)
+            #expect(try await tokens.register(self.registration(fixture, token: "aa02")) == .rotated)
+            let rows = try await fixture.rows(device: "device-1")
+            #expect(rows.map(\.token) == ["aa01", "aa02"])
+            #expect(rows.map(\.live) == [false, true])
+            #expect(rows.first?.reason == "rotated")
+            #expect(try await tokens.live(appID: fixture.appID, deviceID: "device-1", attributesType: "GameAttributes")?.token == "aa02")
+            // The old token coming back is a rotation to it, reviving its row.
+            #expect(try await tokens.register(self.registration(fixture, token: "aa01")) == .rotated)
+            #expect(try await fixture.rows(device: "device-1").filter(\.live).map(\.token) == ["aa01"])
+        }
+    }
+
+    @Test func aTokenAnotherDeviceHoldsIsAConflictAndBadTokensAreInvalid() async throws {
+        try await StoreFixture.with("ptst_conflict") { fixture in
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            _ = try await tokens.register(self.registration(fixture, token: "bb01"))
+            await #expect(throws: StoreError(.conflict, "another device or attributes type holds this token", field: "token")) {
+                try await tokens.register(self.registration(fixture, device: "device-2", token: "bb01"))
+            }
+            for bad in ["", "xyz", "abc"] {
+                await #expect(throws: StoreError.self) { try await tokens.register(self.registration(fixture, token: bad)) }
+            }
+            #expect(try await fixture.rows(device: "device-2").isEmpty)
+        }
+    }
+
+    @Test func deleteStopsTheLiveToken() async throws {
+        try await StoreFixture.with("ptst_delete") { fixture in
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            _ = try await tokens.register(self.registration(fixture, token: "cc01"))
+            #expect(try await tokens.delete(appID: fixture.appID, deviceID: "device-1", attributesType: "GameAttributes"))
+            #expect(try await !tokens.delete(appID: fixture.appID, deviceID: "device-1", attributesType: "GameAttributes"))
+            #expect(try await fixture.rows(device: "device-1").map(\.reason) == ["deleted"])
+        }
+    }
+
+    @Test func unregisteredOnlyInvalidatesATokenRegisteredBeforeAPNsSaidSo() async throws {
+        try await StoreFixture.with("ptst_invalidate") { fixture in
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            _ = try await tokens.register(self.registration(fixture, token: "dd01"))
+            let beforeRegistration = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+            #expect(try await !tokens.invalidate(appID: fixture.appID, token: "dd01", reason: .unregistered, invalidSinceMillis: beforeRegistration))
+            #expect(try await fixture.rows(device: "device-1").first?.live == true)
+            let afterRegistration = Int64(Date().timeIntervalSince1970 * 1000) + 1_000
+            #expect(try await tokens.invalidate(appID: fixture.appID, token: "dd01", reason: .unregistered, invalidSinceMillis: afterRegistration))
+            #expect(try await fixture.rows(device: "device-1").first?.reason == "Unregistered")
+
+            _ = try await tokens.register(self.registration(fixture, device: "device-2", token: "dd02"))
+            #expect(try await tokens.invalidate(appID: fixture.appID, token: "DD02", reason: .badDeviceToken))
+            #expect(try await tokens.live(appID: fixture.appID, deviceID: "device-2", attributesType: "GameAttributes") == nil)
+        }
+    }
+
+    @Test func racingRotationsLeaveExactlyOneLiveToken() async throws {
+        try await StoreFixture.with("ptst_race") { fixture in
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            _ = try await tokens.register(self.registration(fixture, token: "ee00"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 1...20 {
+                    group.addTask {
+                        // A lost race may be refused as a conflict; it never leaves two live tokens or none.
+                        _ = try? await tokens.register(self.registration(fixture, token: String(format: "ee%02x", index)))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let rows = try await fixture.rows(device: "device-1")
+            #expect(rows.filter(\.live).count == 1)
+            #expect(rows.count >= 2)
+        }
+    }
+
+    @Test func pagesWalkTheLiveTokensInKeysetOrder() async throws {
+        try await StoreFixture.with("ptst_page") { fixture in
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            for index in 0..<25 {
+                _ = try await tokens.register(self.registration(fixture, device: "device-\(index)", token: String(format: "f0%02x", index)))
+            }
+            _ = try await tokens.delete(appID: fixture.appID, deviceID: "device-3", attributesType: "GameAttributes")
+            var seen: [String] = []
+            var after: Int64 = 0
+            while true {
+                let page = try await tokens.page(appID: fixture.appID, attributesType: "GameAttributes", after: after, limit: 10)
+                guard let last = page.last else { break }
+                seen += page.map(\.deviceID)
+                after = last.id
+            }
+            #expect(seen.count == 24)
+            #expect(!seen.contains("device-3"))
+            #expect(Set(seen).count == 24)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import LivecastStore
+import LivecastTesting
+import Logging
+import PostgresNIO
+
+/// A migrated database of its own, with one app, for a store test.
+struct StoreFixture {
+    let client: PostgresClient
+    let appID: Int64
+    let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    static func with<Result: Sendable>(_ name: String, _ body: (StoreFixture) async throws -> Result) async throws -> Result {
+        let database = try await TestPostgres.shared.makeDatabase(named: name)
+        let migrations = try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path)
+        return try await TestPostgres.withClient(database) { client in
+            let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
+            _ = try await MigrationRunner(migrations: migrations).run(on: client, logger: logger)
+            let rows = try await client.query(
+                "INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path) VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8') RETURNING id"
+            )
+            var appID: Int64 = 0
+            for try await id in rows.decode(Int64.self) { appID = id }
+            return try await body(StoreFixture(client: client, appID: appID))
+        }
+    }
+
+    /// Every row for a device and type: token, whether live, and the invalidation reason.
+    func rows(device: String, type: String = "GameAttributes") async throws -> [(token: String, live: Bool, reason: String?)] {
+        let rows = try await self.client.query(
+            "SELECT token, invalidated_at IS NULL, invalidation_reason FROM push_to_start_tokens WHERE app_id = \(self.appID) AND device_id = \(device) AND attributes_type = \(type) ORDER BY id"
+        )
+        var result: [(String, Bool, String?)] = []
+        for try await row in rows.decode((String, Bool, String?).self) { result.append(row) }
+        return result
+    }
+}
