@@ -1,0 +1,259 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Live Activities as devices report them: token-based (with an update token that may rotate) or channel-based,
+/// following a feed or standalone.
+public struct Activities: Sendable {
+    /// An activity's registration, or a later report of its new update token (the same call).
+    public struct Registration: Sendable, Hashable {
+        public var appID: Int64
+        /// ActivityKit's id for the activity.
+        public var activityKey: String
+        public var attributesType: String
+        /// The feed it follows, by key; `nil` for a standalone activity.
+        public var feedKey: String?
+        /// Its update token in hex, for a token-based activity (may come in a later call).
+        public var pushToken: String?
+        /// The APNs id of the channel it subscribed to, for a channel-based activity.
+        public var channelID: String?
+        public var deviceID: String?
+        public var userID: String?
+        public var osVersion: String?
+
+        public init(
+            appID: Int64,
+            activityKey: String,
+            attributesType: String,
+            feedKey: String? = nil,
+            pushToken: String? = nil,
+            channelID: String? = nil,
+            deviceID: String? = nil,
+            userID: String? = nil,
+            osVersion: String? = nil
+        ) {
+            self.appID = appID
+            self.activityKey = activityKey
+            self.attributesType = attributesType
+            self.feedKey = feedKey
+            self.pushToken = pushToken
+            self.channelID = channelID
+            self.deviceID = deviceID
+            self.userID = userID
+            self.osVersion = osVersion
+        }
+    }
+
+    /// What a registration did.
+    public enum Result: String, Sendable, Hashable {
+        /// A new activity.
+        case created
+        /// A known activity reported a new update token; the old one is invalidated (`rotated`) in the same
+        /// transaction, so the activity is never without a token.
+        case tokenRotated
+        /// A known activity reported its first update token.
+        case tokenAdded
+        /// Nothing changed but the device details.
+        case unchanged
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Registers an activity or records its new update token, in one transaction.
+    /// - Throws: ``StoreError``: `invalid` for a malformed token or both a token and a channel; `notFound` for an
+    ///   unknown feed or channel; `conflict` for an ended activity, a retired channel, a token another activity
+    ///   holds, or an attributes type that differs from the activity's or the feed's.
+    public func register(_ registration: Registration) async throws -> Result {
+        let token = registration.pushToken?.lowercased()
+        if let token, token.isEmpty || token.count % 2 != 0 || !token.allSatisfy(\.isHexDigit) {
+            throw StoreError(.invalid, "pushToken must be hex", field: "pushToken")
+        }
+        guard token == nil || registration.channelID == nil else {
+            throw StoreError(.invalid, "an activity is token-based or channel-based, not both", field: "channelId")
+        }
+        do {
+            return try await self.client.withTransaction(logger: self.logger) { connection in
+                try await self.register(registration, token: token, on: connection)
+            }
+        } catch let error as PostgresTransactionError {
+            if let storeError = error.closureError as? StoreError { throw storeError }
+            if StoreError.isUniqueViolation(error) {
+                throw StoreError(.conflict, "a concurrent registration of this activity or token won; retry")
+            }
+            throw error
+        }
+    }
+
+    private func register(_ registration: Registration, token: String?, on connection: PostgresConnection) async throws -> Result {
+        let appID = registration.appID
+        let feedID = try await self.feedID(registration, on: connection)
+        let channelRowID = try await self.channelRowID(registration, on: connection)
+        var result = Result.unchanged
+        let existing = try await connection.query(
+            "SELECT id, state, attributes_type FROM activities WHERE app_id = \(appID) AND activity_key = \(registration.activityKey) FOR UPDATE",
+            logger: self.logger
+        )
+        var activity: (id: Int64, state: String, attributesType: String)?
+        for try await row in existing.decode((Int64, String, String).self) { activity = row }
+        let activityID: Int64
+        if let activity {
+            guard activity.state == "active" || activity.state == "starting" else {
+                throw StoreError(.conflict, "the activity has ended", field: "activityId")
+            }
+            guard activity.attributesType == registration.attributesType else {
+                throw StoreError(.conflict, "the activity was registered with attributes type \(activity.attributesType)", field: "attributesType")
+            }
+            activityID = activity.id
+            try await connection.query(
+                """
+                UPDATE activities SET device_id = coalesce(\(registration.deviceID), device_id), user_id = coalesce(\(registration.userID), user_id),
+                    os_version = coalesce(\(registration.osVersion), os_version)
+                WHERE id = \(activityID)
+                """,
+                logger: self.logger
+            )
+        } else {
+            let inserted = try await connection.query(
+                """
+                INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
+                VALUES (\(appID), \(registration.activityKey), \(registration.attributesType), \(feedID), \(channelRowID),
+                        \(registration.deviceID), \(registration.userID), \(registration.osVersion),
+                        \(token == nil && channelRowID == nil ? "starting" : "active"))
+                RETURNING id
+                """,
+                logger: self.logger
+            )
+            var id: Int64 = 0
+            for try await value in inserted.decode(Int64.self) { id = value }
+            activityID = id
+            result = .created
+        }
+        if let token {
+            let change = try await self.recordToken(token, activityID: activityID, appID: appID, on: connection)
+            if result == .unchanged {
+                switch change {
+                case .replaced: result = .tokenRotated
+                case .added: result = .tokenAdded
+                case .same: break
+                }
+            }
+            try await connection.query("UPDATE activities SET state = 'active' WHERE id = \(activityID) AND state = 'starting'", logger: self.logger)
+        }
+        return result
+    }
+
+    private enum TokenChange {
+        case same
+        case added
+        case replaced
+    }
+
+    /// Makes `token` the activity's live update token.
+    private func recordToken(_ token: String, activityID: Int64, appID: Int64, on connection: PostgresConnection) async throws -> TokenChange {
+        let holders = try await connection.query(
+            "SELECT activity_id, invalidated_at IS NULL FROM activity_tokens WHERE app_id = \(appID) AND token = \(token) FOR UPDATE",
+            logger: self.logger
+        )
+        var holder: (activityID: Int64, isLive: Bool)?
+        for try await row in holders.decode((Int64, Bool).self) { holder = row }
+        if let holder {
+            guard holder.activityID == activityID else {
+                throw StoreError(.conflict, "another activity holds this token", field: "pushToken")
+            }
+            if holder.isLive { return .same }
+        }
+        let replaced = try await connection.query(
+            """
+            UPDATE activity_tokens SET invalidated_at = now(), invalidation_reason = 'rotated'
+            WHERE activity_id = \(activityID) AND invalidated_at IS NULL RETURNING id
+            """,
+            logger: self.logger
+        )
+        var didReplace = false
+        for try await _ in replaced.decode(Int64.self) { didReplace = true }
+        if holder != nil {
+            // The activity went back to an earlier token: revive it as the newest generation.
+            try await connection.query(
+                """
+                UPDATE activity_tokens SET invalidated_at = NULL, invalidation_reason = NULL, registered_at = now(),
+                    generation = (SELECT max(generation) + 1 FROM activity_tokens WHERE activity_id = \(activityID))
+                WHERE app_id = \(appID) AND token = \(token)
+                """,
+                logger: self.logger
+            )
+        } else {
+            try await connection.query(
+                """
+                INSERT INTO activity_tokens (app_id, activity_id, token, generation)
+                VALUES (\(appID), \(activityID), \(token),
+                        coalesce((SELECT max(generation) FROM activity_tokens WHERE activity_id = \(activityID)), 0) + 1)
+                """,
+                logger: self.logger
+            )
+        }
+        return didReplace ? .replaced : .added
+    }
+
+    private func feedID(_ registration: Registration, on connection: PostgresConnection) async throws -> Int64? {
+        guard let feedKey = registration.feedKey else { return nil }
+        let rows = try await connection.query(
+            "SELECT id, attributes_type, state FROM feeds WHERE app_id = \(registration.appID) AND feed_key = \(feedKey)",
+            logger: self.logger
+        )
+        for try await (id, attributesType, state) in rows.decode((Int64, String, String).self) {
+            guard attributesType == registration.attributesType else {
+                throw StoreError(.conflict, "the feed's attributes type is \(attributesType)", field: "attributesType")
+            }
+            guard state != "ended" else { throw StoreError(.conflict, "the feed has ended", field: "feed") }
+            return id
+        }
+        throw StoreError(.notFound, "no feed \(feedKey)", field: "feed")
+    }
+
+    private func channelRowID(_ registration: Registration, on connection: PostgresConnection) async throws -> Int64? {
+        guard let channelID = registration.channelID else { return nil }
+        let rows = try await connection.query(
+            "SELECT id, state FROM channels WHERE app_id = \(registration.appID) AND channel_id = \(channelID)",
+            logger: self.logger
+        )
+        for try await (id, state) in rows.decode((Int64, String).self) {
+            guard state == "active" else { throw StoreError(.conflict, "the channel is \(state)", field: "channelId") }
+            return id
+        }
+        throw StoreError(.notFound, "no channel \(channelID)", field: "channelId")
+    }
+
+    /// Records that the device ended the activity: nothing more is sent to it.
+    /// - Returns: Whether a running activity was ended.
+    public func endedByDevice(appID: Int64, activityKey: String) async throws -> Bool {
+        let rows = try await self.client.query(
+            """
+            UPDATE activities SET state = 'ended', ended_at = now()
+            WHERE app_id = \(appID) AND activity_key = \(activityKey) AND state IN ('starting', 'active') RETURNING id
+            """,
+            logger: self.logger
+        )
+        var ended = false
+        for try await _ in rows.decode(Int64.self) { ended = true }
+        return ended
+    }
+
+    /// The live update token of an activity, if it is token-based and running.
+    public func liveToken(appID: Int64, activityKey: String) async throws -> String? {
+        let rows = try await self.client.query(
+            """
+            SELECT t.token FROM activities a JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
+            WHERE a.app_id = \(appID) AND a.activity_key = \(activityKey) AND a.state IN ('starting', 'active')
+            """,
+            logger: self.logger
+        )
+        for try await token in rows.decode(String.self) { return token }
+        return nil
+    }
+}
