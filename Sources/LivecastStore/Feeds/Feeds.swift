@@ -1,0 +1,140 @@
+import Foundation
+import LivecastCore
+import Logging
+import PostgresNIO
+
+/// Feeds: the live stories a backend tells, which activities follow.
+public struct Feeds: Sendable {
+    /// What a backend declares about a feed (`PUT …/feeds/{feedKey}`).
+    public struct Definition: Sendable, Hashable {
+        public var appID: Int64
+        public var feedKey: String
+        public var attributesType: String
+        /// The static `ActivityAttributes`, as JSON kept byte for byte.
+        public var attributes: RawJSON
+        /// How long after an update the activity turns stale, for `stale-date` defaults.
+        public var staleAfterSeconds: Int?
+
+        public init(appID: Int64, feedKey: String, attributesType: String, attributes: RawJSON, staleAfterSeconds: Int? = nil) {
+            self.appID = appID
+            self.feedKey = feedKey
+            self.attributesType = attributesType
+            self.attributes = attributes
+            self.staleAfterSeconds = staleAfterSeconds
+        }
+    }
+
+    /// A feed as stored, with its followers.
+    public struct Feed: Sendable, Hashable {
+        public var id: Int64
+        public var feedKey: String
+        public var attributesType: String
+        public var attributes: RawJSON
+        public var contentState: RawJSON?
+        /// `created`, `active` or `ended`.
+        public var state: String
+        /// The last accepted timestamp (UNIX seconds).
+        public var lastTimestamp: Int64?
+        public var staleAfterSeconds: Int?
+        /// The feed's live channel (APNs id), if it has one.
+        public var channelID: String?
+        /// Running activities that follow it with their own token.
+        public var tokenFollowers: Int
+        /// Running activities that follow it on its channel.
+        public var channelFollowers: Int
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Creates a feed, or updates a not-yet-started one's attributes.
+    /// - Returns: The feed and whether it was created.
+    /// - Throws: ``StoreError`` `conflict` when the feed exists with another attributes type, or has started and
+    ///   the attributes differ (activities already show them); `invalid` for attributes that are not an object.
+    public func put(_ definition: Definition) async throws -> (feed: Feed, created: Bool) {
+        guard definition.attributes.isObject else {
+            throw StoreError(.invalid, "attributes must be a JSON object", field: "attributes")
+        }
+        if let stale = definition.staleAfterSeconds, stale <= 0 {
+            throw StoreError(.invalid, "staleAfterSeconds must be positive", field: "staleAfterSeconds")
+        }
+        let created: Bool
+        do {
+            created = try await self.client.withTransaction(logger: self.logger) { connection in
+                let rows = try await connection.query(
+                    "SELECT attributes_type, attributes, state FROM feeds WHERE app_id = \(definition.appID) AND feed_key = \(definition.feedKey) FOR UPDATE",
+                    logger: self.logger
+                )
+                var existing: (attributesType: String, attributes: String, state: String)?
+                for try await row in rows.decode((String, String, String).self) { existing = row }
+                guard let existing else {
+                    try await connection.query(
+                        """
+                        INSERT INTO feeds (app_id, feed_key, attributes_type, attributes, stale_after_seconds)
+                        VALUES (\(definition.appID), \(definition.feedKey), \(definition.attributesType), \(definition.attributes.text), \(definition.staleAfterSeconds))
+                        """,
+                        logger: self.logger
+                    )
+                    return true
+                }
+                guard existing.attributesType == definition.attributesType else {
+                    throw StoreError(.conflict, "the feed's attributes type is \(existing.attributesType)", field: "attributesType")
+                }
+                guard existing.state == "created" || existing.attributes == definition.attributes.text else {
+                    throw StoreError(.conflict, "the feed has started: its attributes can no longer change", field: "attributes")
+                }
+                try await connection.query(
+                    """
+                    UPDATE feeds SET attributes = \(definition.attributes.text), stale_after_seconds = \(definition.staleAfterSeconds), updated_at = now()
+                    WHERE app_id = \(definition.appID) AND feed_key = \(definition.feedKey)
+                    """,
+                    logger: self.logger
+                )
+                return false
+            }
+        } catch let error as PostgresTransactionError {
+            if let storeError = error.closureError as? StoreError { throw storeError }
+            if StoreError.isUniqueViolation(error) { throw StoreError(.conflict, "the feed was created concurrently; retry") }
+            throw error
+        }
+        guard let feed = try await self.get(appID: definition.appID, feedKey: definition.feedKey) else {
+            throw StoreError(.notFound, "the feed vanished")
+        }
+        return (feed, created)
+    }
+
+    /// A feed with its channel and follower counts, or `nil`.
+    public func get(appID: Int64, feedKey: String) async throws -> Feed? {
+        let rows = try await self.client.query(
+            """
+            SELECT f.id, f.feed_key, f.attributes_type, f.attributes, f.content_state, f.state, f.last_timestamp, f.stale_after_seconds,
+                (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = 'active'),
+                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NULL),
+                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NOT NULL)
+            FROM feeds f WHERE f.app_id = \(appID) AND f.feed_key = \(feedKey)
+            """,
+            logger: self.logger
+        )
+        for try await row in rows.decode((Int64, String, String, String, String?, String, Int64?, Int?, String?, Int, Int).self) {
+            return Feed(
+                id: row.0,
+                feedKey: row.1,
+                attributesType: row.2,
+                attributes: try RawJSON(validating: row.3),
+                contentState: try row.4.map { try RawJSON(validating: $0) },
+                state: row.5,
+                lastTimestamp: row.6,
+                staleAfterSeconds: row.7,
+                channelID: row.8,
+                tokenFollowers: row.9,
+                channelFollowers: row.10
+            )
+        }
+        return nil
+    }
+}
