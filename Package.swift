@@ -63,10 +63,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // PostgreSQL: the migration runner (reads sql/) and, next, the repositories.
+        // PostgreSQL: the migration runner (reads sql/), tokens, activities, feeds, and channels (kept with APNs).
         .target(
             name: "LivecastStore",
             dependencies: [
+                "APNs",
                 "LivecastCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -104,7 +105,7 @@ let package = Package(
         // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.
         .target(
             name: "LivecastTesting",
-            dependencies: ["APNsEmulator", "LivecastCore", "LivecastStore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["APNs", "APNsEmulator", "LivecastCore", "LivecastStore", .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LivecastTesting",
             swiftSettings: swiftSettings
         ),
@@ -121,7 +122,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LivecastStoreTests",
-            dependencies: ["LivecastStore", "LivecastTesting", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "APNs", "APNsEmulator", "LivecastStore", "LivecastTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

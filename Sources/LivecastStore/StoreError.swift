@@ -14,6 +14,10 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         public static let conflict = Code(rawValue: "conflict")
         /// A value is malformed.
         public static let invalid = Code(rawValue: "invalid")
+        /// A limit is reached, such as APNs' 10,000 channels per app.
+        public static let limitReached = Code(rawValue: "limit_reached")
+        /// APNs refused or did not answer; the message carries its status and reason.
+        public static let apnsRefused = Code(rawValue: "apns_refused")
     }
 
     /// What is wrong.

@@ -15,18 +15,7 @@ struct ClientFixture {
         _ body: (ClientFixture) async throws -> Result
     ) async throws -> Result {
         try await EmulatorFixture.with(configure) { emulator in
-            var configuration = APNsClient.Configuration(environment: .sandbox)
-            configuration.pushEndpoint = .init(host: "localhost", port: emulator.emulator.pushPort)
-            configuration.broadcastEndpoint = configuration.pushEndpoint
-            configuration.managementEndpoint = .init(host: "localhost", port: emulator.emulator.managementPort)
-            configuration.additionalTrustRootFiles = [emulator.curl.caFile]
-            configuration.requestTimeout = .seconds(60)  // the whole suite shares two cores
-            adjust(&configuration)
-            let client = try APNsClient(
-                configuration: configuration,
-                credentials: try APNsCredentials(teamID: emulator.key.teamID, keyID: emulator.key.keyID, p8File: emulator.key.path),
-                clock: clock
-            )
+            let client = try emulator.makeClient(clock: clock, adjust)
             do {
                 let result = try await body(ClientFixture(emulator: emulator, client: client))
                 await client.shutdown()

@@ -1,3 +1,4 @@
+import APNs
 import APNsEmulator
 import Foundation
 import LivecastCore
@@ -132,5 +133,25 @@ public struct EmulatorFixture: Sendable {
         let (status, json) = try await self.control("GET", "devices/\(id)")
         guard status == 200 else { throw TestFailure("reading device \(id) answered \(status)") }
         return json
+    }
+
+    /// An APNs client pointed at this emulator's ports, trusting its certificate through the configuration alone,
+    /// signing with the fixture's key. Shut it down when done.
+    public func makeClient(
+        clock: any WallClock = SystemWallClock(),
+        _ adjust: (inout APNsClient.Configuration) -> Void = { _ in }
+    ) throws -> APNsClient {
+        var configuration = APNsClient.Configuration(environment: .sandbox)
+        configuration.pushEndpoint = .init(host: "localhost", port: self.emulator.pushPort)
+        configuration.broadcastEndpoint = configuration.pushEndpoint
+        configuration.managementEndpoint = .init(host: "localhost", port: self.emulator.managementPort)
+        configuration.additionalTrustRootFiles = [self.curl.caFile]
+        configuration.requestTimeout = .seconds(60)  // the whole suite shares two cores
+        adjust(&configuration)
+        return try APNsClient(
+            configuration: configuration,
+            credentials: try APNsCredentials(teamID: self.key.teamID, keyID: self.key.keyID, p8File: self.key.path),
+            clock: clock
+        )
     }
 }
