@@ -66,7 +66,7 @@ struct SendCommand: AsyncParsableCommand {
         if let pushUrl, APNsClient.Endpoint(url: pushUrl) == nil {
             throw ValidationError("--push-url must look like https://HOST:PORT")
         }
-        if let deviceToken, deviceToken.isEmpty || !deviceToken.allSatisfy(\.isHexDigit) {
+        if let deviceToken, DeviceToken.normalized(deviceToken) == nil {
             throw ValidationError("--device-token must be hex")
         }
         if let expiration, expiration < 0 {

@@ -103,3 +103,14 @@ import Testing
         #expect(throws: RawJSON.ParseError.self) { try RawJSON(validating: "") }
     }
 }
+
+/// Device tokens are hex of whole bytes, any case, stored lowercase.
+@Suite struct DeviceTokenTests {
+    @Test func normalization() {
+        #expect(DeviceToken.normalized("AB01cd") == "ab01cd")
+        #expect(DeviceToken.normalized("") == nil)
+        #expect(DeviceToken.normalized("abc") == nil)
+        #expect(DeviceToken.normalized("zz") == nil)
+        #expect(DeviceToken.normalized("ab 01") == nil)
+    }
+}

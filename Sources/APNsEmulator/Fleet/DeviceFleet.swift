@@ -31,8 +31,9 @@ struct DeviceFleet {
     ) throws(APNsFailure) -> SimulatedDevice {
         var tokens: [String: String] = [:]
         for (attributesType, token) in pushToStartTokens {
-            let token = token.isEmpty ? Self.newToken() : token.lowercased()
-            guard Self.isHexToken(token), self.owners[token] == nil, !tokens.values.contains(token) else {
+            guard let token = token.isEmpty ? Self.newToken() : DeviceToken.normalized(token),
+                self.owners[token] == nil, !tokens.values.contains(token)
+            else {
                 throw APNsFailure(400, "BadDeviceToken")
             }
             tokens[attributesType] = token
@@ -207,10 +208,6 @@ struct DeviceFleet {
         (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
-    /// Whether a token is non-empty hex of even length.
-    static func isHexToken(_ token: some StringProtocol) -> Bool {
-        !token.isEmpty && token.count % 2 == 0 && token.utf8.allSatisfy { $0.isHexDigit }
-    }
 }
 
 /// The device clock and the rules a delivery is judged by.
@@ -221,11 +218,4 @@ struct DeliveryContext {
     var priority10Budget: Int?
     /// Whether a channel exists for an app: `(channelID, bundleID)`.
     var channelExists: (String, String) -> Bool
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
-    }
 }

@@ -1,3 +1,4 @@
+import LivecastCore
 import NIOCore
 
 extension EmulatorResponder {
@@ -26,8 +27,7 @@ extension EmulatorResponder {
                 throw APNsFailure(400, "BadTopic")
             }
             if let collapseID, collapseID.utf8.count > 64 { throw APNsFailure(400, "BadCollapseId") }
-            guard DeviceFleet.isHexToken(token) else { throw APNsFailure(400, "BadDeviceToken") }
-            let token = token.lowercased()
+            guard let token = DeviceToken.normalized(token) else { throw APNsFailure(400, "BadDeviceToken") }
             let (unregisteredAt, owner) = self.state.withLock { contents in
                 (contents.faults.unregisteredTokens[token] ?? contents.fleet.retiredTokens[token], contents.fleet.bundleID(ofToken: token))
             }

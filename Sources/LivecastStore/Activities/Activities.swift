@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 import Logging
 import PostgresNIO
 
@@ -70,8 +71,8 @@ public struct Activities: Sendable {
     ///   unknown feed or channel; `conflict` for an ended activity, a retired channel, a token another activity
     ///   holds, or an attributes type that differs from the activity's or the feed's.
     public func register(_ registration: Registration) async throws -> Result {
-        let token = registration.pushToken?.lowercased()
-        if let token, token.isEmpty || token.count % 2 != 0 || !token.allSatisfy(\.isHexDigit) {
+        let token = registration.pushToken.flatMap(DeviceToken.normalized)
+        if registration.pushToken != nil, token == nil {
             throw StoreError(.invalid, "pushToken must be hex", field: "pushToken")
         }
         guard token == nil || registration.channelID == nil else {

@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 import Logging
 import PostgresNIO
 
@@ -67,8 +68,7 @@ public struct PushToStartTokens: Sendable {
     /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `conflict` when another device of the app
     ///   holds the token.
     public func register(_ registration: Registration) async throws -> Result {
-        let token = registration.token.lowercased()
-        guard !token.isEmpty, token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else {
+        guard let token = DeviceToken.normalized(registration.token) else {
             throw StoreError(.invalid, "the token must be hex", field: "token")
         }
         do {
