@@ -123,7 +123,9 @@ let package = Package(
         .testTarget(
             name: "LivecastStoreTests",
             dependencies: [
-                "APNs", "APNsEmulator", "LivecastStore", "LivecastTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "APNs", "APNsEmulator", "LivecastStore", "LivecastTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
