@@ -16,6 +16,12 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         public static let invalid = Code(rawValue: "invalid")
         /// A limit is reached, such as APNs' 10,000 channels per app.
         public static let limitReached = Code(rawValue: "limit_reached")
+        /// An update's timestamp is older than the last one accepted for its target.
+        public static let staleTimestamp = Code(rawValue: "stale_timestamp")
+        /// The activity or feed has ended: nothing more is sent to it.
+        public static let activityEnded = Code(rawValue: "activity_ended")
+        /// The payload would exceed APNs' size limit.
+        public static let payloadTooLarge = Code(rawValue: "payload_too_large")
         /// APNs refused or did not answer; the message carries its status and reason.
         public static let apnsRefused = Code(rawValue: "apns_refused")
     }

@@ -1,0 +1,123 @@
+import Foundation
+import LivecastCore
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// Accepting a standalone activity's updates into the outbox: ordering, coalescing, lifecycle, limits, idempotency.
+@Suite struct ActivityUpdatesTests {
+    private let now = 1_800_000_000
+
+    private func activity(_ fixture: StoreFixture) async throws -> ActivityUpdates {
+        _ = try await Activities(client: fixture.client, logger: fixture.logger).register(
+            .init(appID: fixture.appID, activityKey: "activity-1", attributesType: "GameAttributes", pushToken: "aa01")
+        )
+        return ActivityUpdates(client: fixture.client, logger: fixture.logger)
+    }
+
+    private func request(_ fixture: StoreFixture, _ event: LiveActivityEvent = .update, home: Int = 1, timestamp: Int? = nil) throws -> ActivityUpdates.Request {
+        .init(appID: fixture.appID, activityKey: "activity-1", event: event, contentState: try RawJSON(validating: #"{"home":\#(home)}"#), timestamp: timestamp)
+    }
+
+    private func statuses(_ fixture: StoreFixture) async throws -> [(timestamp: Int, status: String)] {
+        let rows = try await fixture.client.query("SELECT timestamp, status FROM updates ORDER BY id")
+        var result: [(Int, String)] = []
+        for try await row in rows.decode((Int, String).self) { result.append(row) }
+        return result
+    }
+
+    @Test func updatesAreStoredWithServerTimeAndPriorityFive() async throws {
+        try await StoreFixture.with("updates_accept") { fixture in
+            let updates = try await self.activity(fixture)
+            let accepted = try await updates.accept(try self.request(fixture), now: self.now)
+            #expect(accepted.timestamp == self.now)
+            #expect(accepted.priority == 5)
+            var withAlert = try self.request(fixture, home: 2, timestamp: self.now + 5)
+            withAlert.alert = LiveActivityAlert(title: "Goal!")
+            #expect(try await updates.accept(withAlert, now: self.now).priority == 10)
+            #expect(try await self.statuses(fixture).map(\.status) == ["pending", "pending"])
+        }
+    }
+
+    @Test func olderTimestampsAreRefusedAndSameSecondUpdatesCoalesce() async throws {
+        try await StoreFixture.with("updates_order") { fixture in
+            let updates = try await self.activity(fixture)
+            _ = try await updates.accept(try self.request(fixture, timestamp: self.now), now: self.now)
+            do {
+                _ = try await updates.accept(try self.request(fixture, home: 9, timestamp: self.now - 1), now: self.now)
+                Issue.record("an older update was accepted")
+            } catch let error as StoreError {
+                #expect(error.code == .staleTimestamp)
+            }
+            // A second update in the same second goes out one second later and supersedes the first.
+            let second = try await updates.accept(try self.request(fixture, home: 2), now: self.now)
+            #expect(second.coalesced)
+            #expect(second.timestamp == self.now + 1)
+            let third = try await updates.accept(try self.request(fixture, home: 3), now: self.now)
+            #expect(third.timestamp == self.now + 2)
+            let rows = try await self.statuses(fixture)
+            #expect(rows.map(\.timestamp) == [self.now, self.now + 1, self.now + 2])
+            #expect(rows.map(\.status) == ["superseded", "superseded", "pending"])
+        }
+    }
+
+    @Test func anEndClampsItsDismissalAndClosesTheActivity() async throws {
+        try await StoreFixture.with("updates_end") { fixture in
+            let updates = try await self.activity(fixture)
+            var end = try self.request(fixture, .end, home: 5, timestamp: self.now)
+            end.dismissalDate = self.now + 10 * 3600
+            let accepted = try await updates.accept(end, now: self.now)
+            #expect(accepted.dismissalDateClamped)
+            let stored = try await fixture.client.query("SELECT dismissal_date FROM updates WHERE id = \(accepted.updateID)")
+            for try await dismissal in stored.decode(Int.self) { #expect(dismissal == self.now + 4 * 3600) }
+            do {
+                _ = try await updates.accept(try self.request(fixture, home: 6, timestamp: self.now + 10), now: self.now + 10)
+                Issue.record("an update after the end was accepted")
+            } catch let error as StoreError {
+                #expect(error.code == .activityEnded)
+            }
+            #expect(try await self.statuses(fixture).count == 1)
+        }
+    }
+
+    @Test func oversizeAndMalformedUpdatesWriteNothing() async throws {
+        try await StoreFixture.with("updates_refused") { fixture in
+            let updates = try await self.activity(fixture)
+            let big = ActivityUpdates.Request(
+                appID: fixture.appID, activityKey: "activity-1", event: .update,
+                contentState: try RawJSON(validating: #"{"p":"\#(String(repeating: "x", count: 4100))"}"#)
+            )
+            do {
+                _ = try await updates.accept(big, now: self.now)
+                Issue.record("an oversize update was accepted")
+            } catch let error as StoreError {
+                #expect(error.code == .payloadTooLarge)
+                #expect(error.message.contains("4096"))
+            }
+            var stale = try self.request(fixture, timestamp: self.now)
+            stale.staleDate = self.now - 1
+            await #expect(throws: StoreError.self) { try await updates.accept(stale, now: self.now) }
+            var badPriority = try self.request(fixture)
+            badPriority.priority = 7
+            await #expect(throws: StoreError.self) { try await updates.accept(badPriority, now: self.now) }
+            let unknown = ActivityUpdates.Request(appID: fixture.appID, activityKey: "nope", event: .update, contentState: try RawJSON(validating: "{}"))
+            await #expect(throws: StoreError.self) { try await updates.accept(unknown, now: self.now) }
+            #expect(try await self.statuses(fixture).isEmpty)
+        }
+    }
+
+    @Test func aRetriedRequestWithTheSameIdempotencyKeyIsAnsweredAgainAndStoredOnce() async throws {
+        try await StoreFixture.with("updates_idempotency") { fixture in
+            let updates = try await self.activity(fixture)
+            var request = try self.request(fixture, timestamp: self.now)
+            request.idempotencyKey = "retry-me"
+            let first = try await updates.accept(request, now: self.now)
+            let again = try await updates.accept(request, now: self.now + 3)
+            #expect(again.isReplay)
+            #expect(again.updateID == first.updateID)
+            #expect(again.timestamp == first.timestamp)
+            #expect(try await self.statuses(fixture).count == 1)
+        }
+    }
+}
