@@ -75,6 +75,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The long-running work: dispatchers that send the outbox.
+        .target(
+            name: "LivecastService",
+            dependencies: [
+                "APNs",
+                "LivecastStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The command-line tool.
         .executableTarget(
             name: "livecast",
@@ -126,6 +137,14 @@ let package = Package(
                 "APNs", "APNsEmulator", "LivecastStore", "LivecastTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivecastServiceTests",
+            dependencies: [
+                "APNs", "APNsEmulator", "LivecastCore", "LivecastService", "LivecastStore", "LivecastTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

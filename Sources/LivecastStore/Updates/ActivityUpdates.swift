@@ -123,8 +123,9 @@ public struct ActivityUpdates: Sendable {
         } else {
             payload.dismissalDate = request.dismissalDate
         }
+        let bytes: [UInt8]
         do {
-            _ = try payload.validated(for: .device)
+            bytes = try payload.validated(for: .device)
         } catch {
             if error.code == .payloadTooLarge {
                 throw StoreError(.payloadTooLarge, error.message, field: "contentState")
@@ -141,10 +142,10 @@ public struct ActivityUpdates: Sendable {
         let inserted = try await connection.query(
             """
             INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
-                                 priority, idempotency_key, not_before)
+                                 priority, idempotency_key, not_before, payload)
             VALUES (\(request.appID), \(activity.id), \(request.event.rawValue), \(timestamp), \(request.contentState?.text),
                     \(payload.staleDate), \(payload.dismissalDate), \(payload.relevanceScore), \(Int16(priority)), \(request.idempotencyKey),
-                    CASE WHEN \(coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END)
+                    CASE WHEN \(coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END, \(String(decoding: bytes, as: UTF8.self)))
             RETURNING id
             """,
             logger: self.logger

@@ -1,16 +1,15 @@
 import Foundation
 import LivecastStore
-import LivecastTesting
 import Logging
 import PostgresNIO
 
-/// A migrated database of its own, with one app, for a store test.
-struct StoreFixture {
-    let client: PostgresClient
-    let appID: Int64
-    let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
+/// A migrated database of its own, with one app (`com.example.game`, sandbox), for a store test.
+public struct StoreFixture: Sendable {
+    public let client: PostgresClient
+    public let appID: Int64
+    public let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    static func with<Result: Sendable>(_ name: String, _ body: (StoreFixture) async throws -> Result) async throws -> Result {
+    public static func with<Result: Sendable>(_ name: String, _ body: (StoreFixture) async throws -> Result) async throws -> Result {
         let database = try await TestPostgres.shared.makeDatabase(named: name)
         let migrations = try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path)
         return try await TestPostgres.withClient(database) { client in
@@ -26,7 +25,7 @@ struct StoreFixture {
     }
 
     /// Every row for a device and type: token, whether live, and the invalidation reason.
-    func rows(device: String, type: String = "GameAttributes") async throws -> [(token: String, live: Bool, reason: String?)] {
+    public func rows(device: String, type: String = "GameAttributes") async throws -> [(token: String, live: Bool, reason: String?)] {
         let rows = try await self.client.query(
             "SELECT token, invalidated_at IS NULL, invalidation_reason FROM push_to_start_tokens WHERE app_id = \(self.appID) AND device_id = \(device) AND attributes_type = \(type) ORDER BY id"
         )
