@@ -49,7 +49,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "Priority-10 pushes a device accepts per hour (default: no limit).")
     var priority10Budget: Int?
 
-    @Option(help: "Answers for the next requests, comma-separated: 429, 503:Shutdown, goaway, goaway:IdleTimeout, drop.")
+    @Option(help: "Answers for the next requests, comma-separated: 429, 503:Shutdown, goaway, goaway:IdleTimeout, drop, ok (no fault).")
     var faultScript: String?
 
     @Option(help: "The share of requests (0 to 1) answered with a random --fault-answers entry.")
@@ -143,7 +143,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         func answers(_ text: String?, option: String) throws -> [FaultAnswer] {
             try (text ?? "").split(separator: ",").map { item in
                 guard let answer = FaultAnswer(text: item.trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("\(option): '\(item)' is not a status (429, 503:Shutdown), goaway[:REASON] or drop")
+                    throw ValidationError("\(option): '\(item)' is not a status (429, 503:Shutdown), goaway[:REASON], drop or ok")
                 }
                 return answer
             }

@@ -34,24 +34,15 @@ import Testing
     }
 
     @Test func goAwayAndDroppedConnectionsMidLoadLoseNoRequest() async throws {
-        try await ClientFixture.with(emulator: { $0.acceptsUnknownTokens = true }, client: { $0.connectionsPerEndpoint = 2; $0.requestTimeout = .seconds(120) }) { fixture in
-            let emulator = fixture.emulator.emulator
-            // Three GOAWAYs and two dropped connections, alternating, while the batch is under way.
-            let faults = Task {
-                var (goAways, drops) = (0, 0)
-                while !Task.isCancelled, goAways + drops < 5 {
-                    if emulator.openConnections > 0, emulator.answeredRequests > 0 {
-                        if goAways <= drops { goAways += emulator.sendGoAway(reason: "Shutdown") } else { drops += emulator.dropConnections() }
-                    }
-                    try? await Task.sleep(for: .milliseconds(300))
-                }
-                return (goAways, drops)
-            }
+        // Two GOAWAYs and two dropped connections, each after another thousand requests: mid-load by construction.
+        let pass = Array(repeating: FaultAnswer.pass, count: 1000)
+        let script = pass + [.goAway(reason: "Shutdown")] + pass + [.drop] + pass + [.goAway(reason: "Shutdown")] + pass + [.drop]
+        try await ClientFixture.with(
+            emulator: { $0.acceptsUnknownTokens = true; $0.faults.script = script },
+            client: { $0.connectionsPerEndpoint = 2; $0.requestTimeout = .seconds(120) }
+        ) { fixture in
             let results = await fixture.client.send(self.pushes(6_000))
-            faults.cancel()
-            let (goAways, drops) = await faults.value
-            #expect(goAways > 0)
-            #expect(drops > 0)
+            #expect(fixture.emulator.emulator.faults.script.isEmpty)
             #expect(results.count == 6_000)
             let failed = results.filter { $0.status != 200 }
             #expect(failed.count == 0, "first failure: \(failed.first.map { "\($0)" } ?? "")")

@@ -157,22 +157,24 @@ final class HTTP2ConnectionPool: Sendable {
             }
     }
 
-    /// Puts a new connection in a finished one's place and hands it the unanswered exchanges.
+    /// Puts a new connection in a finished one's place and hands it the unanswered exchanges. A connection already
+    /// replaced (it drained after GOAWAY, then closed) hands its last exchanges to the pool's current connections.
     private func replace(_ handler: HTTP2ConnectionHandler, unfinished: [HTTP2Exchange], error: TransportError?) {
         let identity = ObjectIdentifier(handler)
-        let replacement: NIOLoopBoundBox<HTTP2ConnectionHandler>? = self.state.withLockedValue { state in
-            guard !state.isShutDown, let index = state.slots.firstIndex(where: { $0.identity == identity }) else { return nil }
+        let (replacement, isShutDown): (NIOLoopBoundBox<HTTP2ConnectionHandler>?, Bool) = self.state.withLockedValue { state in
+            guard !state.isShutDown else { return (nil, true) }
+            guard let index = state.slots.firstIndex(where: { $0.identity == identity }) else { return (nil, false) }
             let connected = state.slots[index].channel != nil && error?.code != .connectionFailed
             let failures = connected ? 0 : state.slots[index].failures + 1
             state.slots[index] = self.makeSlot(failures: failures, previousError: error)
-            return state.slots[index].handler
+            return (state.slots[index].handler, false)
         }
         if let error {
             self.logger.debug("APNs connection closed", metadata: ["apns.endpoint": "\(self.endpoint.host):\(self.endpoint.port)", "error": "\(error)"])
         }
         var retry: [HTTP2Exchange] = []
         for exchange in unfinished {
-            if replacement == nil {
+            if isShutDown {
                 exchange.complete(.failure(TransportError(.shutdown, "the APNs client was shut down")))
             } else if exchange.lostInFlight >= self.settings.maximumAttempts {
                 exchange.complete(.failure(error ?? TransportError(.connectionLost, "the connection closed")))
@@ -181,8 +183,11 @@ final class HTTP2ConnectionPool: Sendable {
                 retry.append(exchange)
             }
         }
-        if let replacement, !retry.isEmpty {
+        guard !retry.isEmpty else { return }
+        if let replacement {
             Self.dispatch(retry, to: replacement)
+        } else {
+            self.submit(retry)
         }
     }
 

@@ -1,8 +1,11 @@
 /// One answer the emulator gives instead of handling a request normally.
 ///
 /// Written as text on the command line and in JSON: `429`, `503:Shutdown` (status, optionally with a reason),
-/// `goaway`, `goaway:IdleTimeout` (GOAWAY with that reason; default `Shutdown`), or `drop` (close the connection).
+/// `goaway`, `goaway:IdleTimeout` (GOAWAY with that reason; default `Shutdown`), `drop` (close the connection), or
+/// `ok` (no fault: a script's way to let requests through before the next fault).
 public enum FaultAnswer: Sendable, Hashable {
+    /// No fault: the request is handled normally.
+    case pass
     /// An error status with an APNs reason.
     case status(Int, reason: String)
     /// GOAWAY with `{"reason": …}`; the request is not processed and the connection closes.
@@ -20,6 +23,8 @@ public enum FaultAnswer: Sendable, Hashable {
             self = .goAway(reason: parts.count > 1 ? parts[1] : "Shutdown")
         case "drop" where parts.count == 1:
             self = .drop
+        case "ok" where parts.count == 1:
+            self = .pass
         default:
             guard let status = Int(head), (400...599).contains(status) else { return nil }
             guard let reason = parts.count > 1 ? parts[1] : Self.defaultReason(for: status) else { return nil }
@@ -33,6 +38,7 @@ public enum FaultAnswer: Sendable, Hashable {
         case .status(let status, let reason): "\(status):\(reason)"
         case .goAway(let reason): "goaway:\(reason)"
         case .drop: "drop"
+        case .pass: "ok"
         }
     }
 

@@ -95,7 +95,7 @@ struct EmulatorResponder: Sendable {
             return EmulatorResponse(status: 0, connectionAction: .goAway(reason: reason))
         case .drop:
             return EmulatorResponse(status: 0, connectionAction: .drop)
-        case .none:
+        case .pass, .none:
             break
         }
         let result: Result<EmulatorResponse, APNsFailure>
