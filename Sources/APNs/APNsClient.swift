@@ -68,7 +68,7 @@ public final class APNsClient: Sendable {
         )
         let pool = { (endpoint: Endpoint, connections: Int) -> HTTP2ConnectionPool in
             HTTP2ConnectionPool(
-                endpoint: .init(host: endpoint.host, port: endpoint.port),
+                endpoint: endpoint,
                 connections: connections,
                 tls: tls,
                 tokens: tokens,
@@ -214,7 +214,7 @@ public final class APNsClient: Sendable {
     }
 
     /// The constant headers for a method, endpoint and header set, laid out once and reused.
-    private func template(_ method: String, _ endpoint: HTTP2ConnectionPool.Endpoint, _ headers: [(String, String)]) -> HeaderTemplate {
+    private func template(_ method: String, _ endpoint: Endpoint, _ headers: [(String, String)]) -> HeaderTemplate {
         let key = ([method, endpoint.host] + headers.map { "\($0.0)=\($0.1)" }).joined(separator: "\n")
         return self.templates.withLockedValue { templates in
             if let template = templates[key] { return template }

@@ -11,12 +11,6 @@ import NIOSSL
 /// is replaced at once (or after a growing, jittered delay while connecting keeps failing), and its unanswered
 /// requests move to the new one.
 final class HTTP2ConnectionPool: Sendable {
-    /// Where the pool connects.
-    struct Endpoint: Sendable, Hashable {
-        var host: String
-        var port: Int
-    }
-
     private struct Slot {
         var handler: NIOLoopBoundBox<HTTP2ConnectionHandler>
         var identity: ObjectIdentifier
@@ -31,7 +25,7 @@ final class HTTP2ConnectionPool: Sendable {
         var isShutDown = false
     }
 
-    let endpoint: Endpoint
+    let endpoint: APNsClient.Endpoint
     private let tls: NIOSSLContext
     private let serverHostname: String?
     private let tokens: ProviderTokens
@@ -42,7 +36,7 @@ final class HTTP2ConnectionPool: Sendable {
     private let state = NIOLockedValueBox(State())
 
     init(
-        endpoint: Endpoint,
+        endpoint: APNsClient.Endpoint,
         connections: Int,
         tls: NIOSSLContext,
         tokens: ProviderTokens,

@@ -58,11 +58,6 @@ struct ChannelStore {
         return channel
     }
 
-    /// The channel with this id in any app.
-    func channel(_ id: String) -> Channel? {
-        self.channels[id]
-    }
-
     /// Deletes a channel. - Returns: whether it existed in that app.
     mutating func delete(_ id: String, bundleID: String) -> Bool {
         guard self.channel(id, bundleID: bundleID) != nil else { return false }
