@@ -110,17 +110,13 @@ public struct ActivityDispatcher: Sendable {
                 logger: self.logger
             )
         case .tokenInvalid:
-            // 410 counts only if APNs learnt it after the token was registered; 400 invalidates at once.
-            try await self.database.query(
-                """
-                UPDATE activity_tokens SET invalidated_at = now(), invalidation_reason = \(outcome.reason?.rawValue ?? "invalid"),
-                    apns_invalid_since_ms = \(outcome.invalidSince.map(Int64.init))
-                WHERE id = \(claim.tokenID) AND invalidated_at IS NULL
-                  AND (\(outcome.invalidSince.map(Int64.init))::bigint IS NULL
-                       OR \(outcome.invalidSince.map(Int64.init))::bigint > (extract(epoch FROM registered_at) * 1000)::bigint)
-                """,
-                logger: self.logger
-            )
+            if let tokenID = claim.tokenID {
+                _ = try await Activities(client: self.database, logger: self.logger).invalidateToken(
+                    id: tokenID,
+                    reason: outcome.reason?.rawValue ?? "invalid",
+                    invalidSinceMillis: outcome.invalidSince.map(Int64.init)
+                )
+            }
             try await self.failed(claim, outcome)
         default:
             try await self.failed(claim, outcome)

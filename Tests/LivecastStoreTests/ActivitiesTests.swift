@@ -94,4 +94,19 @@ import Testing
             await #expect(throws: StoreError.self) { try await activities.register(self.registration(fixture, token: "aa12")) }
         }
     }
+
+    @Test func unregisteredOnlyInvalidatesAnUpdateTokenRegisteredBeforeAPNsSaidSo() async throws {
+        try await StoreFixture.with("activities_invalidate") { fixture in
+            let activities = Activities(client: fixture.client, logger: fixture.logger)
+            _ = try await activities.register(self.registration(fixture, token: "ba01"))
+            let rows = try await fixture.client.query("SELECT id FROM activity_tokens WHERE token = 'ba01'")
+            var tokenID: Int64 = 0
+            for try await id in rows.decode(Int64.self) { tokenID = id }
+            let before = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+            #expect(try await !activities.invalidateToken(id: tokenID, reason: "Unregistered", invalidSinceMillis: before))
+            #expect(try await activities.liveToken(appID: fixture.appID, activityKey: "activity-1") == "ba01")
+            #expect(try await activities.invalidateToken(id: tokenID, reason: "BadDeviceToken", invalidSinceMillis: nil))
+            #expect(try await activities.liveToken(appID: fixture.appID, activityKey: "activity-1") == nil)
+        }
+    }
 }

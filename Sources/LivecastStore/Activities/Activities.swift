@@ -245,6 +245,29 @@ public struct Activities: Sendable {
         return ended
     }
 
+    /// Applies an APNs verdict on an update token, with the rule of ``PushToStartTokens/invalidate(appID:token:reason:invalidSinceMillis:)``:
+    /// `Unregistered`/`ExpiredToken` (with APNs' timestamp) only when APNs learnt it after the token's registration,
+    /// anything without a timestamp at once.
+    /// - Parameters:
+    ///   - tokenID: The `activity_tokens` row.
+    ///   - reason: APNs' reason.
+    ///   - invalidSinceMillis: The 410 answer's `timestamp`, in milliseconds since 1970.
+    /// - Returns: Whether the token was invalidated.
+    public func invalidateToken(id tokenID: Int64, reason: String, invalidSinceMillis: Int64?) async throws -> Bool {
+        let rows = try await self.client.query(
+            """
+            UPDATE activity_tokens SET invalidated_at = now(), invalidation_reason = \(reason), apns_invalid_since_ms = \(invalidSinceMillis)
+            WHERE id = \(tokenID) AND invalidated_at IS NULL
+              AND (\(invalidSinceMillis)::bigint IS NULL OR \(invalidSinceMillis)::bigint > (extract(epoch FROM registered_at) * 1000)::bigint)
+            RETURNING id
+            """,
+            logger: self.logger
+        )
+        var invalidated = false
+        for try await _ in rows.decode(Int64.self) { invalidated = true }
+        return invalidated
+    }
+
     /// The live update token of an activity, if it is token-based and running.
     public func liveToken(appID: Int64, activityKey: String) async throws -> String? {
         let rows = try await self.client.query(
