@@ -112,10 +112,18 @@ public struct Apps: Sendable {
 
     /// Every app, by bundle id and environment.
     public func list() async throws -> [App] {
-        let rows = try await self.client.query(
-            "SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps ORDER BY bundle_id, environment",
-            logger: self.logger
+        try await self.apps(
+            "SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps ORDER BY bundle_id, environment"
         )
+    }
+
+    /// One app by id, or `nil`.
+    public func app(id: Int64) async throws -> App? {
+        try await self.apps("SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps WHERE id = \(id)").first
+    }
+
+    private func apps(_ query: PostgresQuery) async throws -> [App] {
+        let rows = try await self.client.query(query, logger: self.logger)
         var apps: [App] = []
         for try await (id, bundleID, environment, teamID, keyID, cap) in rows.decode((Int64, String, String, String, String, Int?).self) {
             apps.append(App(id: id, bundleID: bundleID, environment: environment, teamID: teamID, keyID: keyID, priority10HourlyCap: cap))
