@@ -20,6 +20,10 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         public static let staleTimestamp = Code(rawValue: "stale_timestamp")
         /// The activity or feed has ended: nothing more is sent to it.
         public static let activityEnded = Code(rawValue: "activity_ended")
+        /// The feed has ended: it takes no more starts or updates.
+        public static let feedEnded = Code(rawValue: "feed_ended")
+        /// The channel is retired (or gone at APNs): nothing is sent to it again.
+        public static let channelRetired = Code(rawValue: "channel_retired")
         /// The payload would exceed APNs' size limit.
         public static let payloadTooLarge = Code(rawValue: "payload_too_large")
         /// APNs refused or did not answer; the message carries its status and reason.

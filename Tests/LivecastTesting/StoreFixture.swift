@@ -6,6 +6,8 @@ import PostgresNIO
 /// A migrated database of its own, with one app (`com.example.game`, sandbox), for a store test.
 public struct StoreFixture: Sendable {
     public let client: PostgresClient
+    /// How to reach the fixture's database, for a second client.
+    public let configuration: PostgresClient.Configuration
     public let appID: Int64
     public let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -20,7 +22,7 @@ public struct StoreFixture: Sendable {
             )
             var appID: Int64 = 0
             for try await id in rows.decode(Int64.self) { appID = id }
-            return try await body(StoreFixture(client: client, appID: appID))
+            return try await body(StoreFixture(client: client, configuration: database, appID: appID))
         }
     }
 

@@ -40,4 +40,7 @@ public struct IgnoredPush: Sendable, Hashable, Codable {
     public var timestamp: Int?
     /// The device's clock when the push arrived, in seconds since 1970.
     public var receivedAt: Int
+    /// For ``Reason/olderTimestamp``: the timestamp the activity showed. Equal to ``timestamp`` for a repeated
+    /// push; smaller for a push that would have taken the content backwards.
+    public var shownTimestamp: Int?
 }

@@ -56,7 +56,7 @@ struct SimulatedActivity {
             return self.ignore(.startOnActivity, payload, now: now)
         }
         guard payload.timestamp > self.lastTimestamp else {
-            return self.ignore(.olderTimestamp, payload, now: now)
+            return self.ignore(.olderTimestamp, payload, shownTimestamp: self.lastTimestamp, now: now)
         }
         self.lastTimestamp = payload.timestamp
         self.appliedPushes += 1
@@ -71,14 +71,15 @@ struct SimulatedActivity {
         }
     }
 
-    mutating func ignore(_ reason: IgnoredPush.Reason, _ payload: LiveActivityPayload?, detail: String? = nil, now: Int) {
+    mutating func ignore(_ reason: IgnoredPush.Reason, _ payload: LiveActivityPayload?, detail: String? = nil, shownTimestamp: Int? = nil, now: Int) {
         self.ignoredPushes.append(
             IgnoredPush(
                 reason: reason,
                 detail: detail,
                 event: payload?.event.rawValue,
                 timestamp: payload?.timestamp,
-                receivedAt: now
+                receivedAt: now,
+                shownTimestamp: shownTimestamp
             )
         )
         if self.ignoredPushes.count > Self.ignoredPushMemory {

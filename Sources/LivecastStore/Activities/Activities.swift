@@ -169,6 +169,15 @@ public struct Activities: Sendable {
             }
             if holder.isLive { return .same }
         }
+        // Waits for sends that read the old token, and keeps new ones from reading it until this commits.
+        try await connection.query(
+            """
+            SELECT pg_advisory_xact_lock(\(SendLocks.activityNamespace), \(SendLocks.key(activityID))),
+                   pg_advisory_xact_lock(\(SendLocks.feedNamespace), ((coalesce(feed_id, 0) % \(Int64(Int32.max))))::int)
+            FROM activities WHERE id = \(activityID)
+            """,
+            logger: self.logger
+        )
         let replaced = try await connection.query(
             """
             UPDATE activity_tokens SET invalidated_at = now(), invalidation_reason = 'rotated'

@@ -32,23 +32,6 @@ public struct ActivityUpdates: Sendable {
         }
     }
 
-    /// What was stored.
-    public struct Accepted: Sendable, Hashable {
-        public var updateID: Int64
-        /// The timestamp the update goes out with (one second after the last when coalesced).
-        public var timestamp: Int
-        public var priority: Int
-        /// Whether a same-second predecessor was superseded (it will not be sent).
-        public var coalesced: Bool
-        /// Whether `dismissal-date` was brought back to 4 hours after the end.
-        public var dismissalDateClamped: Bool
-        /// Whether this answers a retried request with the same idempotency key.
-        public var isReplay: Bool
-    }
-
-    /// The longest an ended activity may stay on the Lock Screen.
-    public static let maximumDismissalDelay = 4 * 3600
-
     private let client: PostgresClient
     private let logger: Logger
 
@@ -59,79 +42,57 @@ public struct ActivityUpdates: Sendable {
 
     /// Checks and stores an update or end.
     /// - Parameter now: The server's time, in UNIX seconds.
-    /// - Throws: ``StoreError``: `notFound` activity; `activityEnded`; `staleTimestamp` for a timestamp older than
-    ///   the last accepted; `payloadTooLarge` with the measured size; `invalid` for a start, a bad priority or
-    ///   payload rule (naming the field). Nothing is written when it throws.
-    public func accept(_ request: Request, now: Int) async throws -> Accepted {
+    /// - Throws: ``StoreError``: `notFound` activity; `activityEnded`; `channelRetired` for a channel-based activity
+    ///   whose channel is retired; `staleTimestamp` for a timestamp older than the last accepted; `payloadTooLarge`
+    ///   with the measured size; `invalid` for a start, a bad priority or payload rule (naming the field). Nothing is
+    ///   written when it throws.
+    public func accept(_ request: Request, now: Int) async throws -> AcceptedUpdate {
         guard request.event != .start else {
             throw StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
         }
-        let priority = request.priority ?? (request.alert == nil ? 5 : 10)
-        guard priority == 5 || priority == 10 else { throw StoreError(.invalid, "priority must be 5 or 10", field: "priority") }
-        do {
-            return try await self.client.withTransaction(logger: self.logger) { connection in
-                try await self.accept(request, priority: priority, now: now, on: connection)
+        let priority = try OutboxRules.priority(requested: request.priority, hasAlert: request.alert != nil)
+        return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
+            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: request.idempotencyKey, on: connection, logger: self.logger) {
+                return replay
             }
-        } catch let error as PostgresTransactionError {
-            if let storeError = error.closureError as? StoreError { throw storeError }
-            if StoreError.isUniqueViolation(error) { throw StoreError(.conflict, "a request with this idempotency key is in progress; retry") }
-            throw error
+            return try await self.accept(request, priority: priority, now: now, on: connection)
         }
     }
 
-    private func accept(_ request: Request, priority: Int, now: Int, on connection: PostgresConnection) async throws -> Accepted {
-        if let key = request.idempotencyKey {
-            let earlier = try await connection.query(
-                "SELECT id, timestamp, priority::int FROM updates WHERE app_id = \(request.appID) AND idempotency_key = \(key)",
-                logger: self.logger
-            )
-            for try await (id, timestamp, priority) in earlier.decode((Int64, Int, Int).self) {
-                return Accepted(updateID: id, timestamp: timestamp, priority: priority, coalesced: false, dismissalDateClamped: false, isReplay: true)
-            }
-        }
+    private func accept(_ request: Request, priority: Int, now: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
         let rows = try await connection.query(
-            "SELECT id, state, last_timestamp FROM activities WHERE app_id = \(request.appID) AND activity_key = \(request.activityKey) FOR UPDATE",
+            """
+            SELECT a.id, a.state, a.last_timestamp, c.state, a.feed_id IS NOT NULL FROM activities a LEFT JOIN channels c ON c.id = a.channel_id
+            WHERE a.app_id = \(request.appID) AND a.activity_key = \(request.activityKey) FOR UPDATE OF a
+            """,
             logger: self.logger
         )
-        var found: (id: Int64, state: String, lastTimestamp: Int?)?
-        for try await row in rows.decode((Int64, String, Int?).self) { found = row }
+        var found: (id: Int64, state: String, lastTimestamp: Int?, channelState: String?, followsFeed: Bool)?
+        for try await row in rows.decode((Int64, String, Int?, String?, Bool).self) { found = row }
         guard let activity = found else { throw StoreError(.notFound, "no activity \(request.activityKey)", field: "activityId") }
+        // Its feed's updates carry the feed's timestamps; updates of its own would interleave with them.
+        guard !activity.followsFeed else {
+            throw StoreError(.conflict, "the activity follows a feed: update the feed instead", field: "activityId")
+        }
         guard activity.state == "active" || activity.state == "starting" else {
             throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
         }
-        // Ordering: strictly increasing per target; an update in the same second as the last goes out one second
-        // later and replaces its predecessor, which is never sent.
-        var timestamp = request.timestamp ?? now
-        var coalesced = false
-        if let last = activity.lastTimestamp {
-            if timestamp < last, request.timestamp != nil {
-                throw StoreError(.staleTimestamp, "timestamp \(timestamp) is older than the last accepted, \(last)", field: "timestamp")
-            }
-            if timestamp <= last {
-                timestamp = last + 1
-                coalesced = true
-            }
+        if let channelState = activity.channelState, channelState != "active" {
+            throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
         }
+        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: request.timestamp, last: activity.lastTimestamp, now: now)
         var payload = LiveActivityPayload(event: request.event, timestamp: timestamp, contentState: request.contentState)
         payload.staleDate = request.staleDate
         payload.alert = request.alert
         payload.relevanceScore = request.relevanceScore
         var clamped = false
-        if request.event == .end, let dismissal = request.dismissalDate {
-            payload.dismissalDate = min(dismissal, timestamp + Self.maximumDismissalDelay)
-            clamped = payload.dismissalDate != dismissal
+        if request.event == .end {
+            (payload.dismissalDate, clamped) = OutboxRules.dismissalDate(requested: request.dismissalDate, timestamp: timestamp)
         } else {
             payload.dismissalDate = request.dismissalDate
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try payload.validated(for: .device)
-        } catch {
-            if error.code == .payloadTooLarge {
-                throw StoreError(.payloadTooLarge, error.message, field: "contentState")
-            }
-            throw StoreError(.invalid, error.message, field: error.field)
-        }
+        let bytes = try OutboxRules.encode(payload, for: activity.channelState == nil ? .device : .broadcast)
+        let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
         // A coalesced update waits for its second to begin, so a later one in the same second can replace it too.
         if coalesced {
             try await connection.query(
@@ -142,9 +103,10 @@ public struct ActivityUpdates: Sendable {
         let inserted = try await connection.query(
             """
             INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
-                                 priority, idempotency_key, not_before, payload)
+                                 priority, priority_downgraded, idempotency_key, not_before, payload)
             VALUES (\(request.appID), \(activity.id), \(request.event.rawValue), \(timestamp), \(request.contentState?.text),
-                    \(payload.staleDate), \(payload.dismissalDate), \(payload.relevanceScore), \(Int16(priority)), \(request.idempotencyKey),
+                    \(payload.staleDate), \(payload.dismissalDate), \(payload.relevanceScore), \(Int16(sentPriority)),
+                    \(sentPriority != priority), \(request.idempotencyKey),
                     CASE WHEN \(coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END, \(String(decoding: bytes, as: UTF8.self)))
             RETURNING id
             """,
@@ -163,6 +125,15 @@ public struct ActivityUpdates: Sendable {
                 logger: self.logger
             )
         }
-        return Accepted(updateID: updateID, timestamp: timestamp, priority: priority, coalesced: coalesced, dismissalDateClamped: clamped, isReplay: false)
+        try await OutboxRules.notifyDispatchers(on: connection, logger: self.logger)
+        return AcceptedUpdate(
+            updateID: updateID,
+            timestamp: timestamp,
+            priority: sentPriority,
+            priorityDowngraded: sentPriority != priority,
+            coalesced: coalesced,
+            dismissalDateClamped: clamped,
+            isReplay: false
+        )
     }
 }

@@ -1,0 +1,73 @@
+import LivecastStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Dispatcher workers as a service: each loops claiming and sending work; when none is due it waits for a
+/// `NOTIFY` from an accepted update, or the poll interval as a fallback (a missed notification costs at most that).
+///
+/// On graceful shutdown the workers stop claiming, a fan-out in progress stops at its next checkpoint and goes back
+/// to the outbox for the next dispatcher, and `run()` returns.
+public struct DispatcherService: Service {
+    private let dispatcher: Dispatcher
+    private let database: PostgresClient
+    private let workers: Int
+    private let pollInterval: Duration
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - dispatcher: What claims and sends.
+    ///   - database: Where the `LISTEN` connection comes from.
+    ///   - workers: How many claims run at once. Defaults to 4.
+    ///   - pollInterval: The longest a worker waits without a notification. Defaults to 1 second.
+    public init(dispatcher: Dispatcher, database: PostgresClient, workers: Int = 4, pollInterval: Duration = .seconds(1), logger: Logger) {
+        self.dispatcher = dispatcher
+        self.database = database
+        self.workers = max(workers, 1)
+        self.pollInterval = pollInterval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let wake = WakeSignal()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await cancelWhenGracefulShutdown { await self.listen(wake) }
+            }
+            for _ in 0..<self.workers {
+                group.addTask { await self.work(wake) }
+            }
+            // The workers return on shutdown; the listener is cancelled with them.
+            for _ in 0..<self.workers { await group.next() }
+            group.cancelAll()
+        }
+    }
+
+    private func work(_ wake: WakeSignal) async {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                if try await self.dispatcher.dispatchOnce() > 0 { continue }
+            } catch {
+                self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
+        }
+    }
+
+    /// Holds a connection listening for new work, and takes another if it is lost.
+    private func listen(_ wake: WakeSignal) async {
+        while !Task.isCancelled {
+            do {
+                try await self.database.withConnection { connection in
+                    try await connection.listen(on: OutboxNotification.channel) { notifications in
+                        for try await _ in notifications { wake.signal() }
+                    }
+                }
+            } catch {
+                guard !Task.isCancelled else { return }
+                self.logger.warning("lost the outbox LISTEN connection; polling until it is back", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: self.pollInterval)
+        }
+    }
+}

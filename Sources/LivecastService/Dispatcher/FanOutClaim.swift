@@ -1,0 +1,107 @@
+import Foundation
+import LivecastCore
+import PostgresNIO
+
+/// A feed's start, update or end, claimed by one dispatcher, with its checkpoint.
+struct FanOutClaim: Sendable {
+    var updateID: Int64
+    var appID: Int64
+    var feedID: Int64
+    var event: LiveActivityEvent
+    var timestamp: Int
+    var dismissalDate: Int?
+    /// The device-token payload.
+    var payload: [UInt8]
+    /// The channel's broadcast (update, end), or an iOS 18 device's start on the channel.
+    var channelPayload: [UInt8]?
+    var priority: Int
+    /// The last follower handled: an activity id, or a push-to-start token id for a start.
+    var cursor: Int64
+    var channelDone: Bool
+    /// A start's audience: `devices`, `users` or `everyone`, with the ids listed.
+    var audienceKind: String?
+    var audience: [String]?
+    var attributesType: String
+}
+
+extension Dispatcher {
+    /// Claims the oldest due fan-out whose feed has no earlier unfinished update, under a lease, in one statement.
+    func claimFanOut() async throws -> FanOutClaim? {
+        let rows = try await self.database.query(
+            """
+            WITH next AS (
+                SELECT u.id FROM updates u
+                WHERE u.status IN ('pending', 'dispatching') AND u.not_before <= now() AND u.feed_id IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM updates e WHERE e.feed_id = u.feed_id AND e.id < u.id AND e.status IN ('pending', 'dispatching'))
+                ORDER BY u.not_before, u.id
+                LIMIT 1
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE updates u SET status = 'dispatching', claimed_by = \(self.id), attempts = u.attempts + 1,
+                not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
+            FROM next, feeds f
+            WHERE u.id = next.id AND f.id = u.feed_id
+            RETURNING u.id, u.app_id, u.feed_id, u.event, u.timestamp, u.dismissal_date, u.payload, u.channel_payload, u.priority::int,
+                u.cursor_id, u.channel_done, u.audience_kind, u.audience, f.attributes_type
+            """,
+            logger: self.logger
+        )
+        for try await row in rows.decode((Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String).self) {
+            return FanOutClaim(
+                updateID: row.0,
+                appID: row.1,
+                feedID: row.2,
+                event: LiveActivityEvent(rawValue: row.3) ?? .update,
+                timestamp: row.4,
+                dismissalDate: row.5,
+                payload: Array(row.6.utf8),
+                channelPayload: row.7.map { Array($0.utf8) },
+                priority: row.8,
+                cursor: row.9,
+                channelDone: row.10,
+                audienceKind: row.11,
+                audience: row.12,
+                attributesType: row.13
+            )
+        }
+        return nil
+    }
+
+    /// Records progress: the cursor and counts, and a fresh lease. - Throws: ``LostClaim`` when another dispatcher
+    /// took the update over (this one's lease ran out).
+    func checkpoint(_ claim: inout FanOutClaim, cursor: Int64, sent: Int, failed: Int, channelDone: Bool? = nil, on connection: PostgresConnection) async throws {
+        let rows = try await connection.query(
+            """
+            UPDATE updates SET cursor_id = \(cursor), sent_count = sent_count + \(sent), failed_count = failed_count + \(failed),
+                channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
+            WHERE id = \(claim.updateID) AND claimed_by = \(self.id) AND status = 'dispatching'
+            RETURNING id
+            """,
+            logger: self.logger
+        )
+        var held = false
+        for try await _ in rows.decode(Int64.self) { held = true }
+        guard held else { throw LostClaim(updateID: claim.updateID) }
+        claim.cursor = cursor
+        if let channelDone { claim.channelDone = channelDone }
+    }
+
+    /// Marks a claimed update done (`sent`) or puts it back for a later try.
+    func release(_ updateID: Int64, status: String, retryAfter seconds: Double? = nil, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            UPDATE updates SET status = \(status), claimed_by = NULL,
+                completed_at = CASE WHEN \(status) = 'pending' THEN NULL ELSE now() END,
+                not_before = now() + make_interval(secs => \(seconds ?? 0))
+            WHERE id = \(updateID) AND claimed_by = \(self.id)
+            """,
+            logger: self.logger
+        )
+    }
+}
+
+/// Another dispatcher took over an update this one was sending: its lease ran out.
+struct LostClaim: Error, CustomStringConvertible {
+    var updateID: Int64
+    var description: String { "the claim of update \(self.updateID) was taken over" }
+}

@@ -1,0 +1,32 @@
+import PostgresNIO
+
+/// The next page of a feed's token-based followers in keyset order, with their live update tokens
+/// (index `activities_followers`, then `activity_tokens_live`). Prepared once per connection: the fan-out's hot query.
+struct FollowerPage: PostgresPreparedStatement {
+    static let sql = """
+        SELECT a.id, t.id, t.token FROM activities a
+        JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
+        WHERE a.feed_id = $1 AND a.state IN ('starting', 'active') AND a.channel_id IS NULL AND a.id > $2
+        ORDER BY a.id
+        LIMIT $3
+        """
+
+    /// Activity id, token id, token.
+    typealias Row = (Int64, Int64, String)
+
+    var feedID: Int64
+    var after: Int64
+    var limit: Int
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(self.feedID)
+        bindings.append(self.after)
+        bindings.append(self.limit)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}

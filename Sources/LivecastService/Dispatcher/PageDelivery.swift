@@ -1,0 +1,106 @@
+import APNs
+import LivecastStore
+import PostgresNIO
+
+/// One device push of a page: a token and the payload it gets.
+struct PageTarget: Sendable {
+    /// The token's row (`activity_tokens` or `push_to_start_tokens`).
+    var tokenID: Int64
+    var token: String
+    var payload: [UInt8]
+}
+
+/// What came of a page of device pushes.
+struct PageDelivery: Sendable {
+    /// A push that did not get through, kept as a `deliveries` row.
+    struct Failure: Sendable {
+        var token: String
+        var status: Int?
+        var reason: String
+    }
+
+    /// A token APNs refused, with its verdict.
+    struct Invalidation: Sendable {
+        var tokenID: Int64
+        var token: String
+        var reason: String
+        var invalidSinceMillis: Int64?
+    }
+
+    var sent = 0
+    var failures: [Failure] = []
+    var invalidations: [Invalidation] = []
+}
+
+/// Which table a page's tokens live in.
+enum TokenTable {
+    case activityTokens
+    case pushToStartTokens
+}
+
+extension Dispatcher {
+    /// Sends a page in one batch; pushes APNs asks to retry later go again after a backoff, a few rounds.
+    func deliver(_ targets: [PageTarget], client: APNsClient, bundleID: String, priority: Int) async -> PageDelivery {
+        var delivery = PageDelivery()
+        var pending = targets
+        var round = 0
+        while !pending.isEmpty {
+            let outcomes = await client.send(pending.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) })
+            var again: [PageTarget] = []
+            for (target, outcome) in zip(pending, outcomes) {
+                switch outcome.classification {
+                case .delivered:
+                    delivery.sent += 1
+                case .retryLater where round < self.settings.retryRounds:
+                    again.append(target)
+                case .tokenInvalid:
+                    let reason = outcome.reason?.rawValue ?? "Unregistered"
+                    delivery.invalidations.append(.init(tokenID: target.tokenID, token: target.token, reason: reason, invalidSinceMillis: outcome.invalidSince.map(Int64.init)))
+                    delivery.failures.append(.init(token: target.token, status: outcome.status, reason: reason))
+                default:
+                    delivery.failures.append(.init(token: target.token, status: outcome.status, reason: Self.reason(outcome)))
+                }
+            }
+            pending = again
+            round += 1
+            if !pending.isEmpty {
+                try? await Task.sleep(for: self.settings.retryBackoff * (1 << (round - 1)) * Double.random(in: 0.8...1.2))
+            }
+        }
+        return delivery
+    }
+
+    /// Writes a page's failures (one statement) and applies APNs' verdicts on the tokens it refused.
+    func record(_ delivery: PageDelivery, updateID: Int64, appID: Int64, tokens: TokenTable, on connection: PostgresConnection) async throws {
+        if !delivery.failures.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO deliveries (update_id, target_kind, target, status, reason)
+                SELECT \(updateID), 'device', target, nullif(status, 0), reason
+                FROM unnest(\(delivery.failures.map(\.token))::text[], \(delivery.failures.map { $0.status ?? 0 })::int[],
+                            \(delivery.failures.map(\.reason))::text[]) AS failure(target, status, reason)
+                """,
+                logger: self.logger
+            )
+        }
+        for invalidation in delivery.invalidations {
+            switch tokens {
+            case .activityTokens:
+                _ = try await Activities(client: self.database, logger: self.logger)
+                    .invalidateToken(id: invalidation.tokenID, reason: invalidation.reason, invalidSinceMillis: invalidation.invalidSinceMillis)
+            case .pushToStartTokens:
+                _ = try await PushToStartTokens(client: self.database, logger: self.logger).invalidate(
+                    appID: appID,
+                    token: invalidation.token,
+                    reason: PushToStartTokens.InvalidationReason(rawValue: invalidation.reason) ?? .unregistered,
+                    invalidSinceMillis: invalidation.invalidSinceMillis
+                )
+            }
+        }
+    }
+
+    /// APNs' reason for an outcome, or what went wrong on the way.
+    static func reason(_ outcome: APNsOutcome) -> String {
+        outcome.reason?.rawValue ?? outcome.transportError.map { "transport:\($0.code.rawValue)" } ?? "status \(outcome.status ?? 0)"
+    }
+}

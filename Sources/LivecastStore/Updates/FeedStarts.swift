@@ -1,0 +1,143 @@
+import LivecastCore
+import Logging
+import PostgresNIO
+
+/// Accepting a feed's start for an audience into the outbox. The dispatcher walks the audience's push-to-start
+/// tokens: an iOS 18 device starts on the feed's channel (`input-push-channel`), an older one (or any, when the
+/// feed has no channel) with `input-push-token: 1`, so it reports an update token. A device is started at most once
+/// per feed.
+public struct FeedStarts: Sendable {
+    /// Whose push-to-start tokens a start goes to.
+    public enum Audience: Sendable, Hashable {
+        /// These device ids.
+        case devices([String])
+        /// The devices of these user ids.
+        case users([String])
+        /// Every device with a push-to-start token for the feed's attributes type.
+        case everyone
+
+        /// The most ids one start may list.
+        public static let maximumListed = 10_000
+
+        var kind: String {
+            switch self {
+            case .devices: "devices"
+            case .users: "users"
+            case .everyone: "everyone"
+            }
+        }
+
+        var listed: [String]? {
+            switch self {
+            case .devices(let ids), .users(let ids): ids
+            case .everyone: nil
+            }
+        }
+    }
+
+    /// A start a backend asks for.
+    public struct Request: Sendable, Hashable {
+        public var appID: Int64
+        public var feedKey: String
+        public var audience: Audience
+        public var contentState: RawJSON
+        /// The alert the devices show; ActivityKit requires one to start.
+        public var alert: LiveActivityAlert
+        /// UNIX seconds; the server's time when `nil`.
+        public var timestamp: Int?
+        /// Defaults to the timestamp plus the feed's `staleAfterSeconds`, when it has one.
+        public var staleDate: Int?
+        public var relevanceScore: Double?
+        /// 5 or 10; 10 (it carries an alert) when `nil`.
+        public var priority: Int?
+        public var idempotencyKey: String?
+
+        public init(appID: Int64, feedKey: String, audience: Audience, contentState: RawJSON, alert: LiveActivityAlert) {
+            self.appID = appID
+            self.feedKey = feedKey
+            self.audience = audience
+            self.contentState = contentState
+            self.alert = alert
+        }
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Checks and stores a start.
+    /// - Parameter now: The server's time, in UNIX seconds.
+    /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge`; `invalid` for an
+    ///   empty or oversized audience, a bad priority or payload rule. Nothing is written when it throws.
+    public func start(_ request: Request, now: Int) async throws -> AcceptedUpdate {
+        if let listed = request.audience.listed {
+            guard !listed.isEmpty, listed.count <= Audience.maximumListed, !listed.contains(where: \.isEmpty) else {
+                throw StoreError(.invalid, "the audience lists 1 to \(Audience.maximumListed) non-empty ids", field: "audience")
+            }
+        }
+        let priority = try OutboxRules.priority(requested: request.priority, hasAlert: true)
+        return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
+            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: request.idempotencyKey, on: connection, logger: self.logger) {
+                return replay
+            }
+            return try await self.start(request, priority: priority, now: now, on: connection)
+        }
+    }
+
+    private func start(_ request: Request, priority: Int, now: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
+        let feed = try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: self.logger)
+        let (timestamp, _) = try OutboxRules.timestamp(requested: request.timestamp, last: feed.lastTimestamp, now: now)
+        var payload = LiveActivityPayload.start(
+            timestamp: timestamp,
+            attributesType: feed.attributesType,
+            attributes: try RawJSON(validating: feed.attributes),
+            contentState: request.contentState,
+            alert: request.alert
+        )
+        payload.staleDate = feed.staleDate(requested: request.staleDate, timestamp: timestamp)
+        payload.relevanceScore = request.relevanceScore
+        payload.inputPushToken = true
+        let tokenForm = String(decoding: try OutboxRules.encode(payload, for: .device), as: UTF8.self)
+        var channelForm: String?
+        if let channelID = feed.channelID {
+            payload.inputPushToken = false
+            payload.inputPushChannel = channelID
+            channelForm = String(decoding: try OutboxRules.encode(payload, for: .device), as: UTF8.self)
+        }
+        let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
+        let inserted = try await connection.query(
+            """
+            INSERT INTO updates (app_id, feed_id, event, timestamp, content_state, stale_date, relevance_score, priority,
+                                 priority_downgraded, idempotency_key, payload, channel_payload, audience_kind, audience)
+            VALUES (\(request.appID), \(feed.id), 'start', \(timestamp), \(request.contentState.text),
+                    \(payload.staleDate), \(payload.relevanceScore), \(Int16(sentPriority)), \(sentPriority != priority),
+                    \(request.idempotencyKey), \(tokenForm), \(channelForm), \(request.audience.kind), \(request.audience.listed))
+            RETURNING id
+            """,
+            logger: self.logger
+        )
+        var updateID: Int64 = 0
+        for try await id in inserted.decode(Int64.self) { updateID = id }
+        try await connection.query(
+            """
+            UPDATE feeds SET last_timestamp = \(timestamp), content_state = \(request.contentState.text), state = 'active', updated_at = now()
+            WHERE id = \(feed.id)
+            """,
+            logger: self.logger
+        )
+        try await OutboxRules.notifyDispatchers(on: connection, logger: self.logger)
+        return AcceptedUpdate(
+            updateID: updateID,
+            timestamp: timestamp,
+            priority: sentPriority,
+            priorityDowngraded: sentPriority != priority,
+            coalesced: false,
+            dismissalDateClamped: false,
+            isReplay: false
+        )
+    }
+}

@@ -1,0 +1,118 @@
+import LivecastCore
+import Logging
+import PostgresNIO
+
+/// The rules every update follows when it is accepted, whatever its target (DESIGN.md invariants 1, 2, 4 and 7).
+enum OutboxRules {
+    /// The longest an ended activity may stay on the Lock Screen after its end.
+    static let maximumDismissalDelay = 4 * 3600
+
+    /// The timestamp an update goes out with: strictly after the target's last one. An update in the same second
+    /// as the last goes out one second later and replaces its predecessor (coalescing); an explicit timestamp
+    /// older than the last is refused.
+    /// - Parameters:
+    ///   - requested: The client's timestamp; the server's time when `nil`.
+    ///   - last: The target's last accepted timestamp.
+    ///   - now: The server's time, in UNIX seconds.
+    static func timestamp(requested: Int?, last: Int?, now: Int) throws(StoreError) -> (timestamp: Int, coalesced: Bool) {
+        let timestamp = requested ?? now
+        guard let last else { return (timestamp, false) }
+        if timestamp < last, requested != nil {
+            throw StoreError(.staleTimestamp, "timestamp \(timestamp) is older than the last accepted, \(last)", field: "timestamp")
+        }
+        return timestamp <= last ? (last + 1, true) : (timestamp, false)
+    }
+
+    /// 10 when asked for or when the update carries an alert, else 5.
+    static func priority(requested: Int?, hasAlert: Bool) throws(StoreError) -> Int {
+        let priority = requested ?? (hasAlert ? 10 : 5)
+        guard priority == 5 || priority == 10 else { throw StoreError(.invalid, "priority must be 5 or 10", field: "priority") }
+        return priority
+    }
+
+    /// An end's `dismissal-date`, at most 4 hours after the end. - Returns: the date and whether it was clamped.
+    static func dismissalDate(requested: Int?, timestamp: Int) -> (date: Int?, clamped: Bool) {
+        guard let requested else { return (nil, false) }
+        let date = min(requested, timestamp + Self.maximumDismissalDelay)
+        return (date, date != requested)
+    }
+
+    /// The payload's bytes, checked against ActivityKit's rules and the destination's size limit.
+    /// - Throws: ``StoreError`` `payloadTooLarge` with the measured size, or `invalid` naming the field.
+    static func encode(_ payload: LiveActivityPayload, for destination: PushDestination) throws(StoreError) -> [UInt8] {
+        do {
+            return try payload.validated(for: destination)
+        } catch {
+            if error.code == .payloadTooLarge { throw StoreError(.payloadTooLarge, error.message, field: "contentState") }
+            throw StoreError(.invalid, error.message, field: error.field.map(Self.requestField))
+        }
+    }
+
+    /// The API's name for a payload key: `stale-date` is `staleDate` in a request.
+    static func requestField(_ payloadKey: String) -> String {
+        let words = payloadKey.split(separator: "-")
+        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
+    }
+
+    /// The first answer to a request with this idempotency key, if there was one.
+    static func replay(appID: Int64, idempotencyKey: String?, on connection: PostgresConnection, logger: Logger) async throws -> AcceptedUpdate? {
+        guard let idempotencyKey else { return nil }
+        let rows = try await connection.query(
+            """
+            SELECT id, timestamp, priority::int, priority_downgraded FROM updates
+            WHERE app_id = \(appID) AND idempotency_key = \(idempotencyKey)
+            """,
+            logger: logger
+        )
+        for try await (id, timestamp, priority, downgraded) in rows.decode((Int64, Int, Int, Bool).self) {
+            return AcceptedUpdate(
+                updateID: id,
+                timestamp: timestamp,
+                priority: priority,
+                priorityDowngraded: downgraded,
+                coalesced: false,
+                dismissalDateClamped: false,
+                isReplay: true
+            )
+        }
+        return nil
+    }
+
+    /// Spends one unit of the app's hourly priority-10 budget when the update asks for priority 10.
+    /// - Returns: The priority to send with: 5 when the budget of this hour is spent.
+    static func budgeted(_ priority: Int, appID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        guard priority == 10 else { return priority }
+        let rows = try await connection.query(
+            """
+            INSERT INTO priority_budget AS b (app_id, hour, used)
+            SELECT id, date_trunc('hour', now()), 1 FROM apps WHERE id = \(appID) AND coalesce(priority10_hourly_cap, 1) > 0
+            ON CONFLICT (app_id, hour) DO UPDATE SET used = b.used + 1
+                WHERE b.used < coalesce((SELECT priority10_hourly_cap FROM apps WHERE id = \(appID)), b.used + 1)
+            RETURNING used
+            """,
+            logger: logger
+        )
+        for try await _ in rows.decode(Int.self) { return 10 }
+        return 5
+    }
+
+    /// Wakes the dispatchers listening on ``OutboxNotification/channel`` once the transaction commits.
+    static func notifyDispatchers(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(OutboxNotification.channel), '')", logger: logger)
+    }
+
+    /// Runs `body` in a transaction, turning what PostgreSQL says into ``StoreError``s.
+    static func transaction<Result: Sendable>(
+        _ client: PostgresClient,
+        logger: Logger,
+        _ body: nonisolated(nonsending) (PostgresConnection) async throws -> sending Result
+    ) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger, body)
+        } catch let error as PostgresTransactionError {
+            if let storeError = error.closureError as? StoreError { throw storeError }
+            if StoreError.isUniqueViolation(error) { throw StoreError(.conflict, "a request with this idempotency key is in progress; retry") }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import APNs
+import APNsEmulator
+import Foundation
+import LivecastCore
+import LivecastService
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// The emulator, a migrated database with one app, and an APNs client to the emulator: what a dispatcher test needs.
+struct DispatchFixture {
+    let emulator: EmulatorFixture
+    let store: StoreFixture
+    let apns: APNsClient
+
+    static func with(_ name: String, _ body: (DispatchFixture) async throws -> Void) async throws {
+        try await EmulatorFixture.with { emulator in
+            let apns = try emulator.makeClient()
+            do {
+                try await StoreFixture.with(name) { store in
+                    try await body(DispatchFixture(emulator: emulator, store: store, apns: apns))
+                }
+            } catch {
+                await apns.shutdown()
+                throw error
+            }
+            await apns.shutdown()
+        }
+    }
+
+    /// A new dispatcher (each has its own name in claims) sending through the fixture's client.
+    func dispatcher(_ settings: Dispatcher.Settings = Dispatcher.Settings(batchSize: 5, pageSize: 100)) -> Dispatcher {
+        let apns = self.apns
+        return Dispatcher(database: self.store.client, clientForApp: { _ in (apns, EmulatorFixture.bundleID) }, settings: settings, logger: self.store.logger)
+    }
+
+    var now: Int { Int(Date().timeIntervalSince1970) }
+
+    /// An update's outbox status.
+    func status(_ updateID: Int64) async throws -> String? {
+        let rows = try await self.store.client.query("SELECT status FROM updates WHERE id = \(updateID)")
+        for try await status in rows.decode(String.self) { return status }
+        return nil
+    }
+
+    /// An update's sent and failed counts.
+    func counts(_ updateID: Int64) async throws -> (sent: Int, failed: Int) {
+        let rows = try await self.store.client.query("SELECT sent_count::int, failed_count::int FROM updates WHERE id = \(updateID)")
+        for try await row in rows.decode((Int, Int).self) { return row }
+        return (0, 0)
+    }
+
+    /// An emulator device whose activity was started by a push, registered in the store with its update token
+    /// (following `feed`, or standalone).
+    func startedActivity(key: String, feed: String? = nil, osVersion: String = "17.5") async throws -> (deviceID: String, token: String) {
+        let device = try self.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: osVersion, pushToStartTokens: ["GameAttributes": ""])
+        var start = LiveActivityPayload.start(
+            timestamp: self.now - 60,
+            attributesType: "GameAttributes",
+            attributes: try RawJSON(validating: #"{"team":"Giants"}"#),
+            contentState: try RawJSON(validating: #"{"home":0}"#),
+            alert: LiveActivityAlert(title: "Kick-off")
+        )
+        start.inputPushToken = true
+        let outcome = await self.apns.send(
+            DevicePush(deviceToken: device.pushToStartTokens["GameAttributes"]!, bundleID: EmulatorFixture.bundleID, payload: try start.validated(for: .device))
+        )
+        #expect(outcome.isSuccess)
+        let token = try #require(self.emulator.emulator.device(id: device.id)?.activities.first?.updateToken)
+        _ = try await Activities(client: self.store.client, logger: self.store.logger).register(
+            .init(appID: self.store.appID, activityKey: key, attributesType: "GameAttributes", feedKey: feed, pushToken: token, deviceID: device.id)
+        )
+        return (device.id, token)
+    }
+
+    /// A feed of `GameAttributes`, with a channel at the emulator when asked.
+    @discardableResult
+    func feed(_ key: String, channelPolicy: Int? = nil, staleAfterSeconds: Int? = nil) async throws -> String? {
+        let feeds = Feeds(client: self.store.client, logger: self.store.logger)
+        _ = try await feeds.put(
+            .init(appID: self.store.appID, feedKey: key, attributesType: "GameAttributes", attributes: try RawJSON(validating: #"{"team":"Giants"}"#), staleAfterSeconds: staleAfterSeconds)
+        )
+        guard let channelPolicy else { return nil }
+        let registry = ChannelRegistry(client: self.store.client, apns: self.apns, logger: self.store.logger)
+        return try await registry.create(appID: self.store.appID, bundleID: EmulatorFixture.bundleID, storagePolicy: channelPolicy, feedKey: key).channelID
+    }
+
+    /// Accepts a feed update with `{"home": home}`.
+    func update(feed: String, home: Int, timestamp: Int? = nil) async throws -> AcceptedUpdate {
+        try await FeedUpdates(client: self.store.client, logger: self.store.logger).accept(
+            .init(appID: self.store.appID, feedKey: feed, event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#), timestamp: timestamp),
+            now: self.now
+        )
+    }
+
+    /// The activities a device shows.
+    func shown(_ deviceID: String) -> [ActivitySnapshot] {
+        self.emulator.emulator.device(id: deviceID)?.activities ?? []
+    }
+}
