@@ -1,0 +1,154 @@
+import APNs
+import APNsEmulator
+import Foundation
+import LivecastCore
+import LivecastService
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// A feed's start, updates and end through the dispatcher to the emulator's devices: what the phones show.
+@Suite struct FeedFanOutTests {
+    /// Devices with push-to-start tokens for `GameAttributes`, registered in the store.
+    private func devices(_ fixture: DispatchFixture, count: Int, osVersion: String, user: String? = nil) async throws -> [DeviceSnapshot] {
+        let tokens = PushToStartTokens(client: fixture.store.client, logger: fixture.store.logger)
+        var devices: [DeviceSnapshot] = []
+        for _ in 0..<count {
+            let device = try fixture.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: osVersion, pushToStartTokens: ["GameAttributes": ""])
+            _ = try await tokens.register(
+                .init(appID: fixture.store.appID, deviceID: device.id, attributesType: "GameAttributes", token: device.pushToStartTokens["GameAttributes"]!, userID: user, osVersion: osVersion)
+            )
+            devices.append(device)
+        }
+        return devices
+    }
+
+    /// Registers each started activity as the app would: token-based with its update token, or on its channel.
+    private func registerStarted(_ fixture: DispatchFixture, _ devices: [DeviceSnapshot], feed: String) async throws {
+        let activities = Activities(client: fixture.store.client, logger: fixture.store.logger)
+        for device in devices {
+            for activity in fixture.shown(device.id) {
+                _ = try await activities.register(
+                    .init(
+                        appID: fixture.store.appID,
+                        activityKey: activity.id,
+                        attributesType: "GameAttributes",
+                        feedKey: feed,
+                        pushToken: activity.updateToken,
+                        channelID: activity.channelId,
+                        deviceID: device.id,
+                        osVersion: device.osVersion
+                    )
+                )
+            }
+        }
+    }
+
+    private func start(_ fixture: DispatchFixture, feed: String, audience: FeedStarts.Audience) async throws -> AcceptedUpdate {
+        try await FeedStarts(client: fixture.store.client, logger: fixture.store.logger).start(
+            .init(appID: fixture.store.appID, feedKey: feed, audience: audience, contentState: try RawJSON(validating: #"{"home":0}"#), alert: .init(title: "Kick-off")),
+            now: fixture.now - 30
+        )
+    }
+
+    @Test func aGameReachesChannelAndTokenFollowersInOrderAndEnds() async throws {
+        try await DispatchFixture.with("fanout_game") { fixture in
+            let channelID = try #require(try await fixture.feed("game-1", channelPolicy: 0))
+            let modern = try await self.devices(fixture, count: 3, osVersion: "18.2")
+            let older = try await self.devices(fixture, count: 3, osVersion: "17.5")
+            let dispatcher = fixture.dispatcher()
+            let started = try await self.start(fixture, feed: "game-1", audience: .everyone)
+            #expect(try await dispatcher.drain() == 1)
+            #expect(try await fixture.counts(started.updateID) == (6, 0))
+            for device in modern {
+                #expect(fixture.shown(device.id).map(\.channelId) == [channelID])
+            }
+            for device in older {
+                let activities = fixture.shown(device.id)
+                #expect(activities.count == 1 && activities[0].updateToken != nil && activities[0].channelId == nil)
+            }
+            try await self.registerStarted(fixture, modern + older, feed: "game-1")
+
+            // A second start reaches nobody: each device starts at most once per feed.
+            let again = try await self.start(fixture, feed: "game-1", audience: .everyone)
+            #expect(try await dispatcher.drain() == 1)
+            #expect(try await fixture.counts(again.updateID) == (0, 0))
+
+            let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
+            #expect(try await dispatcher.drain() == 1)
+            // One broadcast for the channel, one push per token follower.
+            #expect(try await fixture.counts(update.updateID) == (1 + older.count, 0))
+            for device in modern + older {
+                let activities = fixture.shown(device.id)
+                #expect(activities.count == 1)
+                #expect(activities.first?.contentState == .object(["home": .int(1)]))
+                #expect(activities.first?.lastTimestamp == update.timestamp)
+            }
+
+            // A second later: an end in the same second would wait for the next one (coalescing).
+            var end = FeedUpdates.Request(
+                appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":2}"#), timestamp: update.timestamp + 1
+            )
+            end.dismissalDate = fixture.now + 600
+            let ended = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end, now: fixture.now)
+            #expect(try await dispatcher.drain() == 1)
+            for device in modern + older {
+                let activity = try #require(fixture.shown(device.id).first)
+                #expect(activity.state == .ended)
+                #expect(activity.contentState == .object(["home": .int(2)]))
+                #expect(activity.dismissalDate == end.dismissalDate)
+            }
+            let running = try await fixture.store.client.query("SELECT count(*)::int FROM activities WHERE state IN ('starting', 'active')")
+            for try await count in running.decode(Int.self) { #expect(count == 0) }
+            #expect(try await fixture.status(ended.updateID) == "sent")
+        }
+    }
+
+    @Test func aStartReachesOnlyItsAudience() async throws {
+        try await DispatchFixture.with("fanout_audience") { fixture in
+            try await fixture.feed("game-1")
+            let listed = try await self.devices(fixture, count: 2, osVersion: "18.1")
+            let fans = try await self.devices(fixture, count: 2, osVersion: "17.2", user: "fan-7")
+            let others = try await self.devices(fixture, count: 2, osVersion: "17.2", user: "someone")
+            _ = try await self.start(fixture, feed: "game-1", audience: .devices(listed.map(\.id)))
+            _ = try await self.start(fixture, feed: "game-1", audience: .users(["fan-7"]))
+            #expect(try await fixture.dispatcher().drain() == 2)
+            for device in listed + fans {
+                // Without a channel, even an iOS 18 device starts with input-push-token.
+                #expect(fixture.shown(device.id).map { $0.updateToken != nil } == [true])
+            }
+            for device in others { #expect(fixture.shown(device.id).isEmpty) }
+        }
+    }
+
+    @Test func twoDispatchersNeverSendATargetTheSameTimestampTwice() async throws {
+        try await DispatchFixture.with("fanout_two") { fixture in
+            try await fixture.feed("game-1")
+            var devices: [String] = []
+            for index in 0..<120 {
+                devices.append(try await fixture.startedActivity(key: "a\(index)", feed: "game-1").deviceID)
+            }
+            var last: AcceptedUpdate?
+            for home in 1...4 {
+                last = try await fixture.update(feed: "game-1", home: home, timestamp: fixture.now + home)
+            }
+            let settings = Dispatcher.Settings(pageSize: 25)
+            let handled = try await withThrowingTaskGroup(of: Int.self) { group in
+                for dispatcher in [fixture.dispatcher(settings), fixture.dispatcher(settings)] {
+                    group.addTask { try await dispatcher.drain() }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(handled == 4)
+            for device in devices {
+                let activity = try #require(fixture.shown(device).first)
+                #expect(activity.contentState == .object(["home": .int(4)]))
+                #expect(activity.lastTimestamp == last?.timestamp)
+                // Each update once: a repeated timestamp would show up as an ignored push.
+                #expect(activity.appliedPushes == 4)
+                #expect(activity.ignoredPushes.isEmpty)
+            }
+        }
+    }
+}
