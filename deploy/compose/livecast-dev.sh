@@ -4,7 +4,10 @@
 #   setup      make the master key, register the demo app and create its API keys, each once
 #   reaper     run `livecast reap` every $LIVECAST_REAP_INTERVAL seconds until SIGTERM
 set -eu
-state=/var/lib/livecast
+# Everything written here (keys above all) is for this user only.
+umask 077
+# The volume mounted at /var/lib/livecast (another directory when the script is tried outside a container).
+state=${LIVECAST_STATE_DIR:-/var/lib/livecast}
 
 case ${1:-} in
 emulator)
@@ -22,8 +25,9 @@ emulator)
     ;;
 setup)
     if [ ! -s "$state/master.key" ]; then
-        # 32 random bytes in base64, as `openssl rand -base64 32` makes them; readable by this user only.
-        (umask 077 && head -c 32 /dev/urandom | base64 >"$state/master.key.new" && mv "$state/master.key.new" "$state/master.key")
+        # 32 random bytes in base64, as `openssl rand -base64 32` makes them.
+        head -c 32 /dev/urandom | base64 >"$state/master.key.new"
+        mv "$state/master.key.new" "$state/master.key"
         echo "setup: made the master key"
     fi
     if [ ! -e "$state/demo-app.done" ]; then
@@ -39,7 +43,7 @@ setup)
         printed=$(livecast keys create --bundle-id "$DEMO_BUNDLE_ID" --role "$role")
         key=$(printf '%s\n' "$printed" | tail -n 1)
         [ -n "$key" ] || { echo "setup: keys create printed no key" >&2; exit 1; }
-        (umask 077 && printf '%s\n' "$key" >"$state/api-keys/$role.key")
+        printf '%s\n' "$key" >"$state/api-keys/$role.key"
         echo "setup: created the $role API key ($state/api-keys/$role.key)"
     done
     echo "setup: done"
