@@ -17,11 +17,19 @@ extension Request {
         } catch is NIOTooManyBytesError {
             throw APIError.bodyTooLarge(limit: context.maxUploadSize)
         }
+        let data = Data(buffer.readableBytesView)
         do {
-            return try JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(Body.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && Self.isJSON(data) {
+            // Foundation reports a number too large for its field as invalid JSON, with no field.
+            throw APIError.malformed("a number is out of range: integers must fit in 64 bits")
         } catch let error as DecodingError {
             throw APIError(decoding: error)
         }
+    }
+
+    private static func isJSON(_ data: Data) -> Bool {
+        (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
     }
 }
 
