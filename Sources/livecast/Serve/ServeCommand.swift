@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
             router: api.buildRouter(),
             configuration: .init(address: .hostname(host, port: port), serverName: "livecast"),
             onServerRunning: { channel in
-                print("listening on \(host):\(channel.localAddress?.port ?? port)")
+                FileHandle.standardOutput.write(Data("listening on \(host):\(channel.localAddress?.port ?? port)\n".utf8))
             },
             logger: logger
         )
