@@ -6,6 +6,9 @@ struct Livecast: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "livecast",
         abstract: "Orchestrates iOS Live Activities: tokens, broadcast channels and ordered APNs pushes.",
-        subcommands: [EmulatorCommand.self, SendCommand.self, MigrateCommand.self]
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, AppsCommand.self, KeysCommand.self, ChannelsCommand.self,
+            FeedsCommand.self, EmulatorCommand.self, SendCommand.self,
+        ]
     )
 }

@@ -122,6 +122,22 @@ public struct Apps: Sendable {
         try await self.apps("SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps WHERE id = \(id)").first
     }
 
+    /// The apps with a bundle id: one per environment it is registered in.
+    public func apps(bundleID: String) async throws -> [App] {
+        try await self.apps(
+            "SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps WHERE bundle_id = \(bundleID) ORDER BY environment"
+        )
+    }
+
+    /// Removes an app with everything it holds (tokens, activities, feeds, channel records, updates, API keys).
+    /// Its channels are not deleted at APNs.
+    /// - Returns: Whether there was such an app.
+    public func remove(id: Int64) async throws -> Bool {
+        let rows = try await self.client.query("DELETE FROM apps WHERE id = \(id) RETURNING id", logger: self.logger)
+        for try await _ in rows.decode(Int64.self) { return true }
+        return false
+    }
+
     private func apps(_ query: PostgresQuery) async throws -> [App] {
         let rows = try await self.client.query(query, logger: self.logger)
         var apps: [App] = []

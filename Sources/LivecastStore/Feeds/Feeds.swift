@@ -137,4 +137,16 @@ public struct Feeds: Sendable {
         }
         return nil
     }
+
+    /// The app's feeds by key, each as ``get(appID:feedKey:)`` reads it.
+    public func list(appID: Int64) async throws -> [Feed] {
+        let rows = try await self.client.query("SELECT feed_key FROM feeds WHERE app_id = \(appID) ORDER BY feed_key", logger: self.logger)
+        var keys: [String] = []
+        for try await feedKey in rows.decode(String.self) { keys.append(feedKey) }
+        var feeds: [Feed] = []
+        for feedKey in keys {
+            if let feed = try await self.get(appID: appID, feedKey: feedKey) { feeds.append(feed) }
+        }
+        return feeds
+    }
 }

@@ -1,0 +1,53 @@
+import LivecastCore
+import LivecastStore
+
+/// `PUT /v1/apps/{bundleId}/feeds/{feedKey}`.
+struct FeedBody: Decodable {
+    let attributesType: String
+    /// The static `ActivityAttributes`, a JSON object.
+    let attributes: RawJSON
+    /// Give the feed a broadcast channel, if it has none.
+    let channel: FeedChannelBody?
+    let staleAfterSeconds: Int?
+}
+
+/// A feed's `channel` request.
+struct FeedChannelBody: Decodable {
+    let storagePolicy: String
+}
+
+/// A feed with its state, channel and follower counts.
+struct FeedResponseBody: Encodable {
+    let feedKey: String
+    let attributesType: String
+    let attributes: RawJSON
+    let contentState: RawJSON?
+    /// `created`, `active` or `ended`.
+    let state: String
+    /// The last accepted timestamp (UNIX seconds).
+    let lastTimestamp: Int64?
+    let staleAfterSeconds: Int?
+    /// The feed's live broadcast channel.
+    let channelId: String?
+    let followers: Followers
+
+    /// Running activities following the feed.
+    struct Followers: Encodable {
+        /// With their own update token.
+        let token: Int
+        /// On the feed's channel.
+        let channel: Int
+    }
+
+    init(_ feed: Feeds.Feed) {
+        self.feedKey = feed.feedKey
+        self.attributesType = feed.attributesType
+        self.attributes = feed.attributes
+        self.contentState = feed.contentState
+        self.state = feed.state
+        self.lastTimestamp = feed.lastTimestamp
+        self.staleAfterSeconds = feed.staleAfterSeconds
+        self.channelId = feed.channelID
+        self.followers = Followers(token: feed.tokenFollowers, channel: feed.channelFollowers)
+    }
+}

@@ -1,0 +1,47 @@
+import LivecastCore
+import LivecastStore
+
+/// `POST /v1/apps/{bundleId}/activities/{activityId}/updates`.
+struct ActivityUpdateBody: Decodable {
+    /// The `ContentState`, passed to the device as given.
+    let contentState: RawJSON
+    /// UNIX seconds; the server's time when absent.
+    let timestamp: Int?
+    /// UNIX seconds, after `timestamp` and in the future.
+    let staleDate: Int?
+    let alert: AlertBody?
+    /// 5 or 10; 10 with an alert, else 5, when absent.
+    let priority: Int?
+    let relevanceScore: Double?
+}
+
+/// `POST /v1/apps/{bundleId}/activities/{activityId}/end`.
+struct ActivityEndBody: Decodable {
+    let contentState: RawJSON?
+    let timestamp: Int?
+    /// When the ended activity leaves the Lock Screen (UNIX seconds); at most 4 hours after the end.
+    let dismissalDate: Int?
+}
+
+/// `202` for an accepted update or end, once it is stored.
+struct AcceptedBody: Codable {
+    let updateId: Int64
+    /// The timestamp it goes out with.
+    let timestamp: Int
+    let priority: Int
+    /// Whether it replaced an update of the same second (sent one second later; the other is never sent).
+    let coalesced: Bool
+    /// Present and `true` when `dismissalDate` was brought back to 4 hours after the end.
+    let dismissalDateClamped: Bool?
+    /// Notes for the caller, such as the clamping.
+    let warnings: [String]?
+
+    init(_ accepted: ActivityUpdates.Accepted) {
+        self.updateId = accepted.updateID
+        self.timestamp = accepted.timestamp
+        self.priority = accepted.priority
+        self.coalesced = accepted.coalesced
+        self.dismissalDateClamped = accepted.dismissalDateClamped ? true : nil
+        self.warnings = accepted.dismissalDateClamped ? ["dismissalDate was later than 4 hours after the end; it was clamped"] : nil
+    }
+}

@@ -1,0 +1,22 @@
+import Hummingbird
+
+extension Parameters {
+    /// A path parameter, percent-decoded: channel ids are base64 and hold `/`, `+` and `=`, so clients send them
+    /// percent-encoded, and other ids may be encoded too.
+    /// - Throws: ``APIError`` 400 when the encoding is broken or the value is empty.
+    func decoded(_ name: String) throws -> String {
+        guard let raw = self.get(name), let value = raw.removingPercentEncoding, !value.isEmpty else {
+            throw APIError.malformed("the path's \(name) is not validly percent-encoded", field: name)
+        }
+        return value
+    }
+
+    /// A numeric path parameter (an update or key id).
+    /// - Throws: ``APIError`` 400 unless it is a positive 64-bit integer.
+    func id(_ name: String) throws -> Int64 {
+        guard let value = self.get(name).flatMap(Int64.init), value > 0 else {
+            throw APIError.malformed("\(name) must be a positive integer", field: name)
+        }
+        return value
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension Request {
+    /// Reads the body, at most ``APIRequestContext/maximumBodySize`` bytes, and decodes it as JSON; every way it
+    /// can fail becomes the ``APIError`` the API documents (400 for malformed JSON, a wrong type or a missing
+    /// field, naming the field; 413 for a body over the cap).
+    func decodeJSON<Body: Decodable>(as type: Body.Type, context: APIRequestContext) async throws -> Body {
+        if let length = self.headers[.contentLength].flatMap(Int.init), length > context.maxUploadSize {
+            throw APIError.bodyTooLarge(limit: context.maxUploadSize)
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await self.body.collect(upTo: context.maxUploadSize)
+        } catch is NIOTooManyBytesError {
+            throw APIError.bodyTooLarge(limit: context.maxUploadSize)
+        }
+        let data = Data(buffer.readableBytesView)
+        do {
+            return try JSONDecoder().decode(Body.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && Self.isJSON(data) {
+            // Foundation reports a number too large for its field as invalid JSON, with no field.
+            throw APIError.malformed("a number is out of range: integers must fit in 64 bits")
+        } catch let error as DecodingError {
+            throw APIError(decoding: error)
+        }
+    }
+
+    private static func isJSON(_ data: Data) -> Bool {
+        (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+    }
+}
+
+extension APIError {
+    /// A 400 naming the field that did not decode.
+    init(decoding error: DecodingError) {
+        func path(_ codingPath: [any CodingKey], appending key: (any CodingKey)? = nil) -> String? {
+            let keys = codingPath + (key.map { [$0] } ?? [])
+            guard !keys.isEmpty else { return nil }
+            return keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath, appending: key)
+            self = .malformed("\(field ?? key.stringValue) is required", field: field)
+        case .valueNotFound(_, let context):
+            let field = path(context.codingPath)
+            self = .malformed("\(field ?? "the body") must not be null", field: field)
+        case .typeMismatch(let type, let context):
+            let field = path(context.codingPath)
+            self = .malformed("\(field ?? "the body") must be \(Self.describe(type))", field: field)
+        case .dataCorrupted(let context):
+            if let field = path(context.codingPath) {
+                self = .malformed("\(field) is malformed: \(context.debugDescription)", field: field)
+            } else {
+                self = .malformed("the body is not valid JSON")
+            }
+        @unknown default:
+            self = .malformed("the body could not be read")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Double.Type: "a number"
+        case is [Any].Type: "an array"
+        default: "an object"
+        }
+    }
+}

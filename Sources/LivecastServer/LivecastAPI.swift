@@ -1,0 +1,92 @@
+import Hummingbird
+import LivecastService
+import LivecastStore
+import Logging
+import PostgresNIO
+import Prometheus
+
+/// The Livecast HTTP API: builds the router with every route, API-key auth, per-key rate limits, the error
+/// format, request metrics, health checks and the OpenAPI document.
+///
+/// ```swift
+/// let api = LivecastAPI(database: client, appClients: clients, metrics: registry, readiness: .init(migrations: migrations), logger: logger)
+/// let app = Application(router: api.buildRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
+/// ```
+public struct LivecastAPI: Sendable {
+    /// Settings of the API.
+    public struct Configuration: Sendable, Hashable {
+        /// The per-key rate limit. Defaults to 50 requests a second with bursts of 100.
+        public var rateLimit: RateLimiter.Configuration
+        /// Channels an app may have before creation is refused, ahead of APNs. Defaults to APNs' 10,000.
+        public var channelLimit: Int
+
+        public init(rateLimit: RateLimiter.Configuration = .init(), channelLimit: Int = ChannelRegistry.apnsLimit) {
+            self.rateLimit = rateLimit
+            self.channelLimit = channelLimit
+        }
+    }
+
+    let database: PostgresClient
+    let appClients: AppClients
+    let metrics: PrometheusCollectorRegistry
+    let readiness: Readiness
+    let configuration: Configuration
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - database: The running PostgreSQL client.
+    ///   - appClients: The APNs clients of the apps (channels are managed at APNs).
+    ///   - metrics: The registry `/metrics` shows; bootstrap swift-metrics with a `PrometheusMetricsFactory` over it
+    ///     (``LivecastMetrics/factory(registry:)``) so the request metrics and other components' land there.
+    ///   - readiness: What `/ready` checks.
+    ///   - configuration: Rate limits and caps. Defaults to ``Configuration/init(rateLimit:channelLimit:)``'s.
+    ///   - logger: The store's logger; requests log through Hummingbird's per-request logger.
+    public init(
+        database: PostgresClient,
+        appClients: AppClients,
+        metrics: PrometheusCollectorRegistry,
+        readiness: Readiness,
+        configuration: Configuration = Configuration(),
+        logger: Logger
+    ) {
+        self.database = database
+        self.appClients = appClients
+        self.metrics = metrics
+        self.readiness = readiness
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The router with every route and middleware.
+    public func buildRouter() -> Router<APIRequestContext> {
+        self.makeRouter().router
+    }
+
+    /// The router and the routes it holds.
+    func makeRouter() -> (router: Router<APIRequestContext>, routes: [APIRoute]) {
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: APIErrorMiddleware())
+        let authentication = APIKeyMiddleware(keys: self.keys, rateLimiter: RateLimiter(configuration: self.configuration.rateLimit))
+        let registrar = RouteRegistrar(router: router, authentication: authentication)
+        self.addOperationsRoutes(to: registrar)
+        self.addAppRoutes(to: registrar)
+        self.addKeyRoutes(to: registrar)
+        self.addPushToStartTokenRoutes(to: registrar)
+        self.addActivityRoutes(to: registrar)
+        self.addActivityUpdateRoutes(to: registrar)
+        self.addFeedRoutes(to: registrar)
+        self.addChannelRoutes(to: registrar)
+        self.addUpdateStatusRoutes(to: registrar)
+        return (router, registrar.routes)
+    }
+
+    var keys: APIKeys { APIKeys(client: self.database, logger: self.logger) }
+    var apps: Apps { Apps(client: self.database, masterKey: nil, logger: self.logger) }
+
+    /// The channel registry of an app, over its APNs client.
+    func channels(_ scope: AppScope) async throws -> ChannelRegistry {
+        let apns = try await self.appClients.client(forApp: scope.appID)
+        return ChannelRegistry(client: self.database, apns: apns.client, limit: self.configuration.channelLimit, logger: self.logger)
+    }
+}

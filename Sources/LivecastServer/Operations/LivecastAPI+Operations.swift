@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+import LivecastStore
+import Logging
+
+extension LivecastAPI {
+    /// `GET /health`, `/ready`, `/metrics` and `/openapi.yaml`: no key needed.
+    func addOperationsRoutes(to routes: RouteRegistrar) {
+        routes.open(.get, "/health") { _, _ in
+            try .json(["status": "ok"])
+        }
+        routes.open(.get, "/ready") { _, context in
+            let checks = await self.readinessChecks(logger: context.logger)
+            let ready = checks.values.allSatisfy { $0 == "ok" || $0 == "not run here" }
+            return try .json(ReadyBody(status: ready ? "ready" : "not ready", checks: checks), status: ready ? .ok : .serviceUnavailable)
+        }
+        routes.open(.get, "/metrics") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer()))
+            )
+        }
+        routes.open(.get, "/openapi.yaml") { _, _ in
+            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"), let document = try? Data(contentsOf: url) else {
+                throw APIError.internalError
+            }
+            return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(bytes: document)))
+        }
+    }
+
+    private struct ReadyBody: Encodable {
+        let status: String
+        let checks: [String: String]
+    }
+
+    /// Each check's verdict: `ok`, `not run here`, or what is wrong.
+    private func readinessChecks(logger: Logger) async -> [String: String] {
+        var checks: [String: String] = [:]
+        do {
+            let applied = Set(try await MigrationRunner.applied(on: self.database, logger: logger).map(\.name))
+            checks["database"] = "ok"
+            let missing = self.readiness.migrations.map(\.name).filter { !applied.contains($0) }
+            checks["migrations"] = missing.isEmpty ? "ok" : "not applied: \(missing.joined(separator: ", "))"
+        } catch {
+            logger.warning("Readiness: the database does not answer", metadata: APIErrorMiddleware.metadata(error))
+            checks["database"] = "unreachable"
+            checks["migrations"] = "unknown"
+        }
+        if let isDispatcherRunning = self.readiness.isDispatcherRunning {
+            checks["dispatcher"] = isDispatcherRunning() ? "ok" : "not running"
+        } else {
+            checks["dispatcher"] = "not run here"
+        }
+        return checks
+    }
+}

@@ -1,0 +1,38 @@
+import Hummingbird
+import LivecastStore
+
+extension LivecastAPI {
+    /// `GET /v1/apps/{bundleId}` (admin): the caller's app.
+    func addAppRoutes(to routes: RouteRegistrar) {
+        routes.app(.get, "/v1/apps/{bundleId}", role: .admin) { _, _, scope in
+            guard let app = try await self.apps.app(id: scope.appID) else { throw APIError.notFound("no app \(scope.bundleID)") }
+            return try .json(AppBody(app))
+        }
+    }
+
+    /// `POST`, `GET /v1/apps/{bundleId}/keys` and `DELETE …/keys/{keyId}` (admin).
+    func addKeyRoutes(to routes: RouteRegistrar) {
+        routes.app(.post, "/v1/apps/{bundleId}/keys", role: .admin) { request, context, scope in
+            let body = try await request.decodeJSON(as: CreateKeyBody.self, context: context)
+            guard let role = APIKeys.Role(rawValue: body.role) else {
+                throw APIError.invalid("role must be backend, operator or admin", field: "role")
+            }
+            let (key, secret) = try await self.keys.create(appID: scope.appID, role: role)
+            context.logger.info("API key created", metadata: ["livecast.new_key_id": "\(key.id)", "livecast.role": "\(role.rawValue)"])
+            return try .json(
+                CreatedKeyBody(keyId: key.id, role: role.rawValue, prefix: key.prefix, createdAt: key.createdAt, key: secret),
+                status: .created
+            )
+        }
+        routes.app(.get, "/v1/apps/{bundleId}/keys", role: .admin) { _, _, scope in
+            try .json(KeyListBody(keys: try await self.keys.list(appID: scope.appID).map(KeyBody.init)))
+        }
+        routes.app(.delete, "/v1/apps/{bundleId}/keys/{keyId}", role: .admin) { _, context, scope in
+            let keyID = try context.parameters.id("keyId")
+            guard let key = try await self.keys.revoke(appID: scope.appID, keyID: keyID) else {
+                throw APIError.notFound("no key \(keyID)", field: "keyId")
+            }
+            return try .json(KeyBody(key))
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension Response {
+    /// A JSON response, written by ``Foundation/JSONEncoder/sorted``.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        let data = try JSONEncoder.sorted.encode(value)
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension JSONEncoder {
+    /// Compact JSON with sorted keys, slashes left alone (channel ids are base64), dates in ISO 8601.
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
+
+extension HTTPField.Name {
+    /// `Idempotency-Key`: a retried update with the same key gets the first answer.
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    /// `Idempotent-Replayed: true` marks an answer given again for a retried request.
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+}

@@ -1,0 +1,45 @@
+import Hummingbird
+import LivecastStore
+
+/// One route: its method and path template as the OpenAPI document writes them (`/v1/apps/{bundleId}`).
+struct APIRoute: Hashable, Sendable, CustomStringConvertible {
+    let method: HTTPRequest.Method
+    let path: String
+
+    var description: String { "\(self.method) \(self.path)" }
+}
+
+/// Adds the API's routes to the router and remembers each one, so a test can hold them against the OpenAPI
+/// document. `/v1/apps/{bundleId}/…` routes go through API-key authentication and name the role they need.
+final class RouteRegistrar {
+    typealias Handler = @Sendable (Request, APIRequestContext) async throws -> Response
+    typealias AppHandler = @Sendable (Request, APIRequestContext, AppScope) async throws -> Response
+
+    private let router: Router<APIRequestContext>
+    private let authenticated: RouterGroup<APIRequestContext>
+    /// Every route added so far, in order.
+    private(set) var routes: [APIRoute] = []
+
+    init(router: Router<APIRequestContext>, authentication: APIKeyMiddleware) {
+        self.router = router
+        self.authenticated = router.group().add(middleware: authentication)
+    }
+
+    /// Adds an open route (health, metrics, the document).
+    func open(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
+        self.record(method, path)
+        self.router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
+    }
+
+    /// Adds a route of one app, for keys of that app with at least `role`.
+    func app(_ method: HTTPRequest.Method, _ path: String, role: APIKeys.Role, _ handler: @escaping AppHandler) {
+        self.record(method, path)
+        self.authenticated.on(RouterPath(path), method: method) { request, context in
+            try await handler(request, context, try AppScope(context: context, role: role))
+        }
+    }
+
+    private func record(_ method: HTTPRequest.Method, _ path: String) {
+        self.routes.append(APIRoute(method: method, path: path))
+    }
+}

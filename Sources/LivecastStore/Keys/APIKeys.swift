@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+
+/// API keys: each belongs to one app and has one role. A key reads `lc_<prefix>_<secret>`; the store keeps the
+/// prefix (to find the key) and the SHA-256 of the secret, never the secret, which is shown once at creation.
+public struct APIKeys: Sendable {
+    /// What a key may do. Roles are cumulative: an operator may do what a backend may, an admin what an operator may.
+    public enum Role: String, Sendable, Hashable, CaseIterable, Comparable {
+        /// Tokens, activities and updates.
+        case backend
+        /// Feeds and channels too.
+        case `operator`
+        /// The app itself and its keys too.
+        case admin
+
+        private var rank: Int {
+            switch self {
+            case .backend: 0
+            case .operator: 1
+            case .admin: 2
+            }
+        }
+
+        public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    /// A key as listed: never its secret.
+    public struct Key: Sendable, Hashable {
+        public var id: Int64
+        public var appID: Int64
+        public var role: Role
+        /// The public part of the key, `lc_<prefix>_…`.
+        public var prefix: String
+        public var createdAt: Date
+        public var revokedAt: Date?
+    }
+
+    /// A key that authenticated: who is calling.
+    public struct Caller: Sendable, Hashable {
+        public var keyID: Int64
+        public var appID: Int64
+        /// The bundle id of the key's app.
+        public var bundleID: String
+        public var role: Role
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Creates a key for an app.
+    /// - Returns: The key as listed, and the full key text, which cannot be recovered later.
+    /// - Throws: ``StoreError`` `notFound` for an unknown app.
+    public func create(appID: Int64, role: Role) async throws -> (key: Key, secret: String) {
+        let prefix = Self.hex(Self.randomBytes(6))
+        let secret = Self.hex(Self.randomBytes(32))
+        let rows = try await self.client.query(
+            """
+            INSERT INTO api_keys (app_id, role, prefix, secret_hash)
+            SELECT id, \(role.rawValue), \(prefix), \(ByteBuffer(bytes: Self.hash(secret))) FROM apps WHERE id = \(appID)
+            RETURNING id, created_at
+            """,
+            logger: self.logger
+        )
+        for try await (id, createdAt) in rows.decode((Int64, Date).self) {
+            let key = Key(id: id, appID: appID, role: role, prefix: prefix, createdAt: createdAt, revokedAt: nil)
+            return (key, "lc_\(prefix)_\(secret)")
+        }
+        throw StoreError(.notFound, "no app \(appID)")
+    }
+
+    /// The caller a presented key belongs to, or `nil` when the key is malformed, unknown, revoked or wrong.
+    /// The secret's hash is compared in constant time.
+    public func authenticate(_ presented: String) async throws -> Caller? {
+        let parts = presented.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "lc", !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        let rows = try await self.client.query(
+            """
+            SELECT k.id, k.app_id, a.bundle_id, k.role, k.secret_hash FROM api_keys k JOIN apps a ON a.id = k.app_id
+            WHERE k.prefix = \(String(parts[1])) AND k.revoked_at IS NULL
+            """,
+            logger: self.logger
+        )
+        for try await (id, appID, bundleID, role, storedHash) in rows.decode((Int64, Int64, String, String, ByteBuffer).self) {
+            guard Self.constantTimeEqual(Self.hash(String(parts[2])), Array(storedHash.readableBytesView)), let role = Role(rawValue: role) else {
+                return nil
+            }
+            return Caller(keyID: id, appID: appID, bundleID: bundleID, role: role)
+        }
+        return nil
+    }
+
+    /// An app's keys, revoked ones included, oldest first.
+    public func list(appID: Int64) async throws -> [Key] {
+        let rows = try await self.client.query(
+            "SELECT id, role, prefix, created_at, revoked_at FROM api_keys WHERE app_id = \(appID) ORDER BY id",
+            logger: self.logger
+        )
+        var keys: [Key] = []
+        for try await (id, role, prefix, createdAt, revokedAt) in rows.decode((Int64, String, String, Date, Date?).self) {
+            guard let role = Role(rawValue: role) else { continue }
+            keys.append(Key(id: id, appID: appID, role: role, prefix: prefix, createdAt: createdAt, revokedAt: revokedAt))
+        }
+        return keys
+    }
+
+    /// Revokes one of an app's keys; it stops authenticating at once. Revoking a revoked key changes nothing.
+    /// - Returns: The key, or `nil` when the app has no such key.
+    public func revoke(appID: Int64, keyID: Int64) async throws -> Key? {
+        try await self.client.query(
+            "UPDATE api_keys SET revoked_at = now() WHERE app_id = \(appID) AND id = \(keyID) AND revoked_at IS NULL",
+            logger: self.logger
+        )
+        return try await self.list(appID: appID).first { $0.id == keyID }
+    }
+
+    private static func hash(_ secret: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(secret.utf8)))
+    }
+
+    /// Compares every byte whatever the first difference, so the time taken does not tell how much matched.
+    private static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
+        return difference == 0
+    }
+
+    private static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,32 @@
+import Logging
+import PostgresNIO
+
+/// The answers the API gave for accepted updates (`updates.response`), so that a request retried with the same
+/// `Idempotency-Key` gets the first answer again, byte for byte, and nothing else happens.
+public struct UpdateResponses: Sendable {
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Keeps the answer given for an update; an answer already kept is not replaced.
+    public func record(_ response: String, updateID: Int64) async throws {
+        try await self.client.query(
+            "UPDATE updates SET response = \(response) WHERE id = \(updateID) AND response IS NULL",
+            logger: self.logger
+        )
+    }
+
+    /// The answer kept for the app's update with this idempotency key, if there is one.
+    public func response(appID: Int64, idempotencyKey: String) async throws -> String? {
+        let rows = try await self.client.query(
+            "SELECT response FROM updates WHERE app_id = \(appID) AND idempotency_key = \(idempotencyKey) AND response IS NOT NULL",
+            logger: self.logger
+        )
+        for try await response in rows.decode(String.self) { return response }
+        return nil
+    }
+}

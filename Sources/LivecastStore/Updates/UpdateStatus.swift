@@ -1,0 +1,73 @@
+import Logging
+import PostgresNIO
+
+/// Where an accepted update stands: its status in the outbox and what happened per target.
+public struct UpdateStatus: Sendable, Hashable {
+    public var updateID: Int64
+    /// `start`, `update` or `end`.
+    public var event: String
+    /// The timestamp it goes out with (UNIX seconds).
+    public var timestamp: Int64
+    public var priority: Int
+    /// `pending`, `dispatching`, `sent`, `superseded` or `failed`.
+    public var status: String
+    /// Targets not handled yet: the activity while the update waits, or a feed's running followers past the
+    /// dispatcher's checkpoint (and its channel until broadcast).
+    public var pending: Int
+    /// Targets APNs accepted the push for.
+    public var sent: Int64
+    /// Targets it was never sent to because a newer update in the same second replaced it (devices would have
+    /// ignored it as stale): counted as ``pending`` is, for a superseded update.
+    public var superseded: Int
+    /// Targets that failed.
+    public var failed: Int64
+    /// Failed targets by APNs' reason (or the transport's code).
+    public var failedByReason: [String: Int]
+
+    /// Reads one of an app's updates.
+    /// - Returns: `nil` when the app has no such update.
+    public static func read(updateID: Int64, appID: Int64, client: PostgresClient, logger: Logger) async throws -> UpdateStatus? {
+        let rows = try await client.query(
+            """
+            SELECT u.id, u.event, u.timestamp, u.priority::int, u.status, u.sent_count, u.failed_count,
+                CASE
+                    WHEN u.activity_id IS NOT NULL THEN 1
+                    ELSE (SELECT count(*)::int FROM activities a
+                          WHERE a.feed_id = u.feed_id AND a.id > u.cursor_activity_id AND a.state IN ('starting', 'active')
+                            AND a.channel_id IS NULL)
+                         + CASE WHEN u.channel_done THEN 0
+                                ELSE (SELECT count(*)::int FROM channels c WHERE c.feed_id = u.feed_id AND c.state = 'active') END
+                END
+            FROM updates u WHERE u.id = \(updateID) AND u.app_id = \(appID)
+            """,
+            logger: logger
+        )
+        var found: UpdateStatus?
+        for try await row in rows.decode((Int64, String, Int64, Int, String, Int64, Int64, Int).self) {
+            found = UpdateStatus(
+                updateID: row.0,
+                event: row.1,
+                timestamp: row.2,
+                priority: row.3,
+                status: row.4,
+                pending: ["pending", "dispatching"].contains(row.4) ? row.7 : 0,
+                sent: row.5,
+                superseded: row.4 == "superseded" ? row.7 : 0,
+                failed: row.6,
+                failedByReason: [:]
+            )
+        }
+        guard var status = found else { return nil }
+        let reasons = try await client.query(
+            """
+            SELECT coalesce(reason, 'unknown'), count(*)::int FROM deliveries
+            WHERE update_id = \(updateID) AND status IS DISTINCT FROM 200 GROUP BY 1
+            """,
+            logger: logger
+        )
+        for try await (reason, count) in reasons.decode((String, Int).self) {
+            status.failedByReason[reason] = count
+        }
+        return status
+    }
+}

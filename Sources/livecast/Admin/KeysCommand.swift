@@ -1,0 +1,79 @@
+import ArgumentParser
+import LivecastStore
+
+/// `livecast keys create|list|revoke`.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Create, list and revoke API keys (one app and one role each).",
+        subcommands: [Create.self, List.self, Revoke.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an API key. The key is printed alone on the last line, once: it cannot be shown again.",
+            discussion: "Roles are cumulative: backend (tokens, activities, updates), operator (feeds, channels), admin (the app, keys)."
+        )
+
+        @OptionGroup var app: AppSelection
+
+        @Option(help: "backend, operator or admin.")
+        var role: APIKeys.Role
+
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func run() async throws {
+            let role = self.role
+            let (app, key, secret) = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
+                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+                let (key, secret) = try await APIKeys(client: client, logger: .disabled).create(appID: app.id, role: role)
+                return (app, key, secret)
+            }
+            print("created key \(key.id) (\(role.rawValue)) for \(app.bundleID) (\(app.environment)); keep it, it is shown once:")
+            print(secret)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List an app's keys: id, role, prefix, created, revoked.")
+
+        @OptionGroup var app: AppSelection
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func run() async throws {
+            let keys = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
+                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+                return try await APIKeys(client: client, logger: .disabled).list(appID: app.id)
+            }
+            for key in keys {
+                let revoked = key.revokedAt.map { "revoked \($0.formatted(.iso8601))" } ?? "active"
+                print("\(key.id)\t\(key.role.rawValue)\tlc_\(key.prefix)_…\t\(key.createdAt.formatted(.iso8601))\t\(revoked)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke one of an app's keys; it stops working at once.")
+
+        @OptionGroup var app: AppSelection
+
+        @Option(help: "The key's id (from keys list).")
+        var keyId: Int64
+
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func run() async throws {
+            let revoked = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
+                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+                return try await APIKeys(client: client, logger: .disabled).revoke(appID: app.id, keyID: self.keyId)
+            }
+            guard revoked != nil else { throw ValidationError("the app has no key \(self.keyId)") }
+            print("revoked key \(self.keyId)")
+        }
+    }
+}
+
+extension APIKeys.Role: ExpressibleByArgument {}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import LivecastServer
+import LivecastService
+import LivecastStore
+import Logging
+import Metrics
+import PostgresNIO
+import Prometheus
+
+/// `livecast serve`: the HTTP API.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP API: apply the migrations, then serve until SIGTERM or SIGINT.",
+        discussion: """
+            Each setting comes from its flag, else its environment variable, else the --config file (JSON, or \
+            key = value lines; keys are the flags without dashes: database-url, listen, master-key-file, \
+            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst). Prints `listening on \
+            HOST:PORT` once it accepts connections, and exits 0 after a graceful shutdown.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var apns: APNsOptions
+    @OptionGroup var masterKey: MasterKeyOption
+    @OptionGroup var migrations: MigrationsOption
+    @OptionGroup var config: ConfigFileOption
+
+    @Option(help: "HOST:PORT to listen on (default: $LIVECAST_LISTEN, else 127.0.0.1:8080).")
+    var listen: String?
+
+    @Option(help: "Requests a second one API key may make, sustained (default: $LIVECAST_RATE_LIMIT, else 50).")
+    var rateLimit: Double?
+
+    @Option(help: "Requests one API key may make at once after a quiet spell (default: $LIVECAST_RATE_BURST, else 100).")
+    var rateBurst: Double?
+
+    func run() async throws {
+        let settings = try self.config.settings()
+        let (host, port) = try Self.address(settings.value(self.listen, env: "LIVECAST_LISTEN", key: "listen") ?? "127.0.0.1:8080")
+        let rateLimit = try Self.positive(settings.value(self.rateLimit.map { "\($0)" }, env: "LIVECAST_RATE_LIMIT", key: "rate-limit"), "rate-limit") ?? 50
+        let rateBurst = try Self.positive(settings.value(self.rateBurst.map { "\($0)" }, env: "LIVECAST_RATE_BURST", key: "rate-burst"), "rate-burst") ?? 100
+        let migrations = try self.migrations.load()
+        let masterKey = try self.masterKey.masterKey(settings)
+        let overrides = try self.apns.overrides(settings)
+        let logger = Logger(label: "livecast")
+
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(LivecastMetrics.factory(registry: registry))
+        let database = PostgresClient(configuration: try self.database.configuration(settings), backgroundLogger: logger)
+        let appClients = AppClients(apps: Apps(client: database, masterKey: masterKey, logger: logger), overrides: overrides, logger: logger)
+        let api = LivecastAPI(
+            database: database,
+            appClients: appClients,
+            metrics: registry,
+            readiness: Readiness(migrations: migrations),
+            configuration: .init(rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst)),
+            logger: logger
+        )
+        var application = Application(
+            router: api.buildRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "livecast"),
+            onServerRunning: { channel in
+                FileHandle.standardOutput.write(Data("listening on \(host):\(channel.localAddress?.port ?? port)\n".utf8))
+            },
+            logger: logger
+        )
+        application.addServices(database)
+        application.beforeServerStarts {
+            let report = try await MigrationRunner(migrations: migrations).run(on: database, logger: logger)
+            for name in report.applied { logger.info("Applied migration", metadata: ["migration": "\(name)"]) }
+        }
+        do {
+            try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            await appClients.shutdown()
+            throw error
+        }
+        await appClients.shutdown()
+    }
+
+    /// `HOST:PORT`, with `[v6]:PORT` for IPv6 addresses.
+    static func address(_ text: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("--listen must be HOST:PORT, such as 127.0.0.1:8080")
+        }
+        let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        guard !host.isEmpty else { throw ValidationError("--listen must name a host, such as 0.0.0.0:8080") }
+        return (host, port)
+    }
+
+    private static func positive(_ text: String?, _ name: String) throws -> Double? {
+        guard let text else { return nil }
+        guard let value = Double(text), value > 0, value.isFinite else { throw ValidationError("--\(name) must be a positive number") }
+        return value
+    }
+}

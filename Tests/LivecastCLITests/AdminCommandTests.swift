@@ -1,0 +1,87 @@
+import Foundation
+import LivecastStore
+import LivecastTesting
+import Logging
+import PostgresNIO
+import Testing
+
+/// `livecast apps`, `keys` and `serve` against a real PostgreSQL.
+@Suite struct AdminCommandTests {
+    private var livecast: String {
+        Fixtures.productsDirectory.appendingPathComponent("livecast").path
+    }
+
+    /// A migrated database and its URL.
+    private func database(_ name: String) async throws -> (configuration: PostgresClient.Configuration, url: String) {
+        let database = try await TestPostgres.shared.makeDatabase(named: name)
+        let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", self.sql])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        return (database, url)
+    }
+
+    private var sql: String { Fixtures.repositoryRoot.appendingPathComponent("sql").path }
+
+    @Test func keysCreatePrintsTheKeyAloneOnTheLastLineAndItAuthenticates() async throws {
+        let (database, url) = try await self.database("cli_keys")
+        let key = try await ProviderKey.make()
+        let added = try await ExternalProcess.run(
+            self.livecast,
+            ["apps", "add", "--bundle-id", "com.example.game", "--environment", "sandbox", "--team-id", key.teamID,
+             "--key-id", key.keyID, "--key-file", key.path, "--key-by-path", "--database-url", url]
+        )
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout == "added com.example.game (sandbox)\n")
+
+        let created = try await ExternalProcess.run(
+            self.livecast,
+            ["keys", "create", "--bundle-id", "com.example.game", "--role", "operator", "--database-url", url]
+        )
+        #expect(created.status == 0, "\(created.stderr)")
+        let lastLine = try #require(created.stdout.split(separator: "\n").last.map(String.init))
+        #expect(lastLine.hasPrefix("lc_"))
+        let caller = try await TestPostgres.withClient(database) { client in
+            try await APIKeys(client: client, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })).authenticate(lastLine)
+        }
+        #expect(caller?.bundleID == "com.example.game")
+        #expect(caller?.role == .operator)
+
+        let listed = try await ExternalProcess.run(self.livecast, ["keys", "list", "--bundle-id", "com.example.game", "--database-url", url])
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains("operator"))
+        #expect(!listed.stdout.contains(lastLine))
+    }
+
+    @Test func badArgumentsFailClearlyWithoutAStackTrace() async throws {
+        let (_, url) = try await self.database("cli_bad")
+        let cases: [([String], String)] = [
+            (["keys", "create", "--bundle-id", "com.example.none", "--role", "admin", "--database-url", url], "no app com.example.none"),
+            (["keys", "create", "--bundle-id", "com.example.game", "--role", "root", "--database-url", url], "--role"),
+            (["keys", "create", "--bundle-id", "com.example.game", "--role", "admin"], "give --database-url or set DATABASE_URL"),
+            (["apps", "add", "--bundle-id", "b", "--environment", "staging", "--team-id", "T", "--key-id", "K", "--key-file", "/none", "--database-url", url], "--environment must be sandbox or production"),
+            (["apps", "add", "--bundle-id", "b", "--environment", "sandbox", "--team-id", "T", "--key-id", "K", "--key-file", "/none", "--database-url", url], "--master-key-file"),
+            (["serve", "--listen", "nowhere", "--database-url", url, "--migrations", self.sql], "--listen must be HOST:PORT"),
+            (["serve", "--config", "/no/such/file"], "--config: cannot read /no/such/file"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await ExternalProcess.run(self.livecast, arguments)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"), "\(arguments)")
+        }
+    }
+
+    @Test func serveTakesItsSettingsFromAConfigFileAndStopsGracefully() async throws {
+        let (_, url) = try await self.database("cli_serve")
+        let directory = try TemporaryDirectory()
+        let config = directory.path("livecast.conf")
+        let port = try FreePort.next()
+        try "# Livecast\ndatabase-url = \(url)\nlisten = 127.0.0.1:\(port)\n".write(toFile: config, atomically: false, encoding: .utf8)
+        let server = try BackgroundProcess(self.livecast, ["serve", "--config", config, "--migrations", self.sql])
+        #expect(try await server.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(server.stderr)")
+        let health = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(port)/ready"])
+        #expect(health.stdout.contains(#""status":"ready""#), "\(health.stdout)")
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == 0, "stderr: \(server.stderr)")
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LivecastCore
+@testable import LivecastServer
+import LivecastService
+import LivecastStore
+import LivecastTesting
+import Metrics
+import Logging
+import NIOCore
+import PostgresNIO
+import Prometheus
+
+/// A migrated database with two apps (`com.example.game`, the fixture's, and `com.example.other`), a key of each
+/// role for the first and an admin key for the second, and the API's router over them.
+struct APIFixture: Sendable {
+    let store: StoreFixture
+    let api: LivecastAPI
+    let registry: PrometheusCollectorRegistry
+    let otherAppID: Int64
+    /// Keys of `com.example.game` by role.
+    let keys: [APIKeys.Role: String]
+    /// An admin key of `com.example.other`.
+    let otherKey: String
+
+    var client: PostgresClient { self.store.client }
+
+    /// Runs `body` with a fresh fixture and the API under Hummingbird's router test client.
+    /// - Parameters:
+    ///   - emulator: Points the apps' APNs clients at this emulator (and signs with its key).
+    ///   - configuration: The API's settings.
+    static func with(
+        _ name: String,
+        emulator: EmulatorFixture? = nil,
+        configuration: LivecastAPI.Configuration = .init(),
+        _ body: @Sendable (APIFixture, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        try await StoreFixture.with(name) { store in
+            var overrides = AppClients.Overrides()
+            if let emulator {
+                try await store.client.query("UPDATE apps SET signing_key_path = \(emulator.key.path)")
+                overrides = AppClients.Overrides(
+                    pushEndpoint: .init(host: "localhost", port: emulator.emulator.pushPort),
+                    managementEndpoint: .init(host: "localhost", port: emulator.emulator.managementPort),
+                    caFile: emulator.curl.caFile
+                )
+            }
+            let rows = try await store.client.query(
+                "INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path) VALUES ('com.example.other', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/b.p8') RETURNING id"
+            )
+            var otherAppID: Int64 = 0
+            for try await id in rows.decode(Int64.self) { otherAppID = id }
+            let keyStore = APIKeys(client: store.client, logger: store.logger)
+            var keys: [APIKeys.Role: String] = [:]
+            for role in APIKeys.Role.allCases { keys[role] = try await keyStore.create(appID: store.appID, role: role).secret }
+            let otherKey = try await keyStore.create(appID: otherAppID, role: .admin).secret
+            let appClients = AppClients(apps: Apps(client: store.client, masterKey: nil, logger: store.logger), overrides: overrides, logger: store.logger)
+            let registry = PrometheusCollectorRegistry()
+            let api = LivecastAPI(
+                database: store.client,
+                appClients: appClients,
+                metrics: registry,
+                readiness: Readiness(migrations: try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path)),
+                configuration: configuration,
+                logger: store.logger
+            )
+            let fixture = APIFixture(store: store, api: api, registry: registry, otherAppID: otherAppID, keys: keys, otherKey: otherKey)
+            let application = Application(router: api.buildRouter(), logger: store.logger)
+            do {
+                try await withMetricsFactory(LivecastMetrics.factory(registry: registry)) {
+                    try await application.test(.router) { client in try await body(fixture, client) }
+                }
+            } catch {
+                await appClients.shutdown()
+                throw error
+            }
+            await appClients.shutdown()
+        }
+    }
+
+    /// The key of a role of `com.example.game`.
+    func key(_ role: APIKeys.Role) -> String { self.keys[role] ?? "" }
+
+    /// Rows in a table, to check that a refused request wrote nothing.
+    func count(_ table: String) async throws -> Int {
+        let rows = try await self.client.query(PostgresQuery(unsafeSQL: "SELECT count(*)::int FROM \(table)"))
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends a request with a key (`nil`: none) and a JSON body given as text.
+    func send(
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        key: String?,
+        body: String? = nil,
+        headers: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers = headers
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        return try await self.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+    }
+}
+
+extension TestResponse {
+    /// The body parsed as JSON.
+    var json: JSONValue {
+        (try? JSONDecoder().decode(JSONValue.self, from: Data(self.body.readableBytesView))) ?? .null
+    }
+
+    /// `error.code` of an error body.
+    var errorCode: String? { self.json["error"]?["code"]?.stringValue }
+
+    /// `error.field` of an error body.
+    var errorField: String? { self.json["error"]?["field"]?.stringValue }
+
+    var text: String { String(buffer: self.body) }
+}

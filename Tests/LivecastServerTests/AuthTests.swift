@@ -1,0 +1,79 @@
+import HTTPTypes
+import LivecastServer
+import LivecastStore
+import Testing
+
+/// API keys: authentication, roles, isolation between apps, rate limits.
+@Suite struct AuthTests {
+    private let tokenPath = "/v1/apps/com.example.game/push-to-start-tokens/device-1/GameAttributes"
+
+    @Test func missingMalformedAndUnknownKeysGet401() async throws {
+        try await APIFixture.with("auth_401") { fixture, client in
+            for key in [nil, "", "lc_nope", "lc_0123456789ab_00", "Basic abc", String(fixture.key(.admin).dropLast()) + "0"] as [String?] {
+                let response = try await client.send(.put, self.tokenPath, key: key, body: #"{"token": "aa"}"#)
+                #expect(response.status == .unauthorized, "\(key ?? "nil")")
+                #expect(response.errorCode == "unauthenticated")
+                #expect(response.headers[.wwwAuthenticate] == "Bearer")
+            }
+            #expect(try await fixture.count("push_to_start_tokens") == 0)
+        }
+    }
+
+    @Test func rolesAreCumulative() async throws {
+        try await APIFixture.with("auth_roles") { fixture, client in
+            let cases: [(String, String, APIKeys.Role)] = [
+                ("GET", "/v1/apps/com.example.game/updates/1", .backend),
+                ("GET", "/v1/apps/com.example.game/feeds/game-1", .operator),
+                ("GET", "/v1/apps/com.example.game/keys", .admin),
+            ]
+            for (method, path, needed) in cases {
+                for role in APIKeys.Role.allCases {
+                    let response = try await client.send(HTTPRequest.Method(method) ?? .get, path, key: fixture.key(role))
+                    if role >= needed {
+                        #expect(response.status != .forbidden, "\(role) on \(path)")
+                    } else {
+                        #expect(response.status == .forbidden, "\(role) on \(path)")
+                        #expect(response.errorCode == "forbidden")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aKeyOfAnotherAppGets404ForEverythingOfThisApp() async throws {
+        try await APIFixture.with("auth_isolation") { fixture, client in
+            let registered = try await client.send(.put, self.tokenPath, key: fixture.key(.backend), body: #"{"token": "aabb"}"#)
+            #expect(registered.status == .created)
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/v1/apps/com.example.game"),
+                (.get, "/v1/apps/com.example.game/keys"),
+                (.delete, self.tokenPath),
+                (.get, "/v1/apps/com.example.game/feeds/game-1"),
+                (.get, "/v1/apps/com.example.unknown/keys"),
+            ] {
+                let response = try await client.send(method, path, key: fixture.otherKey)
+                #expect(response.status == .notFound, "\(method) \(path)")
+                #expect(response.errorCode == "not_found")
+            }
+            #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NULL") == 1)
+            let own = try await client.send(.get, "/v1/apps/com.example.other", key: fixture.otherKey)
+            #expect(own.status == .ok)
+            #expect(own.json["bundleId"]?.stringValue == "com.example.other")
+        }
+    }
+
+    @Test func eachKeyIsRateLimitedWithRetryAfter() async throws {
+        let configuration = LivecastAPI.Configuration(rateLimit: .init(ratePerSecond: 0.5, burst: 3))
+        try await APIFixture.with("auth_rate", configuration: configuration) { fixture, client in
+            for _ in 0..<3 {
+                #expect(try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.backend)).status == .notFound)
+            }
+            let limited = try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.backend))
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.errorCode == "rate_limited")
+            #expect(limited.headers[.retryAfter] == "2")
+            // Another key has its own bucket.
+            #expect(try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.admin)).status == .notFound)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import LivecastStore
+import LivecastTesting
+import Testing
+
+/// `/health`, `/ready` and `/metrics`.
+@Suite struct OperationsTests {
+    @Test func healthAndReadinessNeedNoKey() async throws {
+        try await APIFixture.with("ops_health") { _, client in
+            let health = try await client.send(.get, "/health", key: nil)
+            #expect(health.status == .ok)
+            #expect(health.json["status"]?.stringValue == "ok")
+            let ready = try await client.send(.get, "/ready", key: nil)
+            #expect(ready.status == .ok, "\(ready.text)")
+            #expect(ready.json["checks"]?["database"]?.stringValue == "ok")
+            #expect(ready.json["checks"]?["migrations"]?.stringValue == "ok")
+        }
+    }
+
+    @Test func notReadyWhileAMigrationIsMissingOrTheDispatcherIsDown() async throws {
+        try await APIFixture.with("ops_not_ready") { fixture, client in
+            try await fixture.client.query("DELETE FROM livecast_migrations WHERE name = '0002_update_payloads.sql'")
+            let ready = try await client.send(.get, "/ready", key: nil)
+            #expect(ready.status == .serviceUnavailable)
+            #expect(ready.json["checks"]?["migrations"]?.stringValue == "not applied: 0002_update_payloads.sql")
+        }
+    }
+
+    @Test func metricsCountRequestsByRouteTemplateAndStatus() async throws {
+        try await APIFixture.with("ops_metrics") { fixture, client in
+            _ = try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.backend))
+            _ = try await client.send(.get, "/health", key: nil)
+            let metrics = try await client.send(.get, "/metrics", key: nil)
+            #expect(metrics.status == .ok)
+            #expect(metrics.text.contains(#"hb_requests{http_route="/v1/apps/{bundleId}/updates/{updateId}",http_request_method="GET",http_response_status_code="404"} 1"#), "\(metrics.text)")
+            #expect(metrics.text.contains(#"hb_requests{http_route="/health",http_request_method="GET",http_response_status_code="200"} 1"#))
+            #expect(metrics.text.contains("http_server_request_duration_bucket"))
+        }
+    }
+}
