@@ -75,6 +75,7 @@ public struct LivecastAPI: Sendable {
         self.addPushToStartTokenRoutes(to: registrar)
         self.addActivityRoutes(to: registrar)
         self.addActivityUpdateRoutes(to: registrar)
+        self.addFeedUpdateRoutes(to: registrar)
         self.addFeedRoutes(to: registrar)
         self.addChannelRoutes(to: registrar)
         self.addUpdateStatusRoutes(to: registrar)

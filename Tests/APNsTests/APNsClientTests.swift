@@ -68,6 +68,7 @@ import Testing
             var configuration = APNsClient.Configuration()
             configuration.pushEndpoint = .init(host: "localhost", port: emulator.emulator.pushPort)
             configuration.additionalTrustRootFiles = [emulator.curl.caFile]
+            configuration.requestTimeout = .seconds(60)  // the whole suite shares two cores
             let client = try APNsClient(configuration: configuration, credentials: try APNsCredentials(teamID: stranger.teamID, keyID: stranger.keyID, p8File: stranger.path))
             let outcome = await client.send(DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))
             await client.shutdown()

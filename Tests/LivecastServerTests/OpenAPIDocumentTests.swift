@@ -2,6 +2,7 @@ import Foundation
 import LivecastTesting
 @testable import LivecastServer
 import Testing
+import Yams
 
 /// The OpenAPI document and the router describe the same routes.
 @Suite struct OpenAPIDocumentTests {
@@ -24,26 +25,17 @@ import Testing
         }
     }
 
-    /// `METHOD /path` for each operation under `paths:`: paths are the keys indented by two spaces, operations
-    /// the HTTP-method keys indented by four beneath them.
+    /// `METHOD /path` for each operation under `paths`, read with a YAML parser (so the document must be valid YAML).
     static func documentedRoutes() throws -> Set<String> {
         let url = Fixtures.repositoryRoot.appendingPathComponent("Sources/LivecastServer/Resources/openapi.yaml")
-        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+        let document = try #require(try Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any])
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: Any])
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
         var routes: Set<String> = []
-        var inPaths = false
-        var path: String?
-        for line in lines {
-            if !line.hasPrefix(" ") {
-                inPaths = line == "paths:"
-                continue
-            }
-            guard inPaths else { continue }
-            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
-                path = String(line.dropFirst(2).dropLast())
-            } else if line.hasPrefix("    "), !line.hasPrefix("     "), let path {
-                let key = line.dropFirst(4).prefix { $0 != ":" }
-                if methods.contains(String(key)) { routes.insert("\(key.uppercased()) \(path)") }
+        for (path, item) in paths {
+            for method in (item as? [String: Any] ?? [:]).keys where methods.contains(method) {
+                routes.insert("\(method.uppercased()) \(path)")
             }
         }
         return routes

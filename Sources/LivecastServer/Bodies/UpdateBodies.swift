@@ -1,8 +1,8 @@
 import LivecastCore
 import LivecastStore
 
-/// `POST /v1/apps/{bundleId}/activities/{activityId}/updates`.
-struct ActivityUpdateBody: Decodable {
+/// `POST /v1/apps/{bundleId}/activities/{activityId}/updates` and `POST /v1/apps/{bundleId}/feeds/{feedKey}/updates`.
+struct UpdateBody: Decodable {
     /// The `ContentState`, passed to the device as given.
     let contentState: RawJSON
     /// UNIX seconds; the server's time when absent.
@@ -15,8 +15,8 @@ struct ActivityUpdateBody: Decodable {
     let relevanceScore: Double?
 }
 
-/// `POST /v1/apps/{bundleId}/activities/{activityId}/end`.
-struct ActivityEndBody: Decodable {
+/// `POST /v1/apps/{bundleId}/activities/{activityId}/end` and `POST /v1/apps/{bundleId}/feeds/{feedKey}/end`.
+struct EndBody: Decodable {
     let contentState: RawJSON?
     let timestamp: Int?
     /// When the ended activity leaves the Lock Screen (UNIX seconds); at most 4 hours after the end.
@@ -29,6 +29,8 @@ struct AcceptedBody: Codable {
     /// The timestamp it goes out with.
     let timestamp: Int
     let priority: Int
+    /// Present and `true` when the app's hourly priority-10 budget was spent, so it goes out at priority 5.
+    let priorityDowngraded: Bool?
     /// Whether it replaced an update of the same second (sent one second later; the other is never sent).
     let coalesced: Bool
     /// Present and `true` when `dismissalDate` was brought back to 4 hours after the end.
@@ -36,12 +38,16 @@ struct AcceptedBody: Codable {
     /// Notes for the caller, such as the clamping.
     let warnings: [String]?
 
-    init(_ accepted: ActivityUpdates.Accepted) {
+    init(_ accepted: AcceptedUpdate) {
         self.updateId = accepted.updateID
         self.timestamp = accepted.timestamp
         self.priority = accepted.priority
+        self.priorityDowngraded = accepted.priorityDowngraded ? true : nil
         self.coalesced = accepted.coalesced
         self.dismissalDateClamped = accepted.dismissalDateClamped ? true : nil
-        self.warnings = accepted.dismissalDateClamped ? ["dismissalDate was later than 4 hours after the end; it was clamped"] : nil
+        var warnings: [String] = []
+        if accepted.dismissalDateClamped { warnings.append("dismissalDate was later than 4 hours after the end; it was clamped") }
+        if accepted.priorityDowngraded { warnings.append("the app's hourly priority-10 budget is spent; sent at priority 5") }
+        self.warnings = warnings.isEmpty ? nil : warnings
     }
 }

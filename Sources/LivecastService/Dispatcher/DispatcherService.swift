@@ -2,6 +2,7 @@ import LivecastStore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// Dispatcher workers as a service: each loops claiming and sending work; when none is due it waits for a
 /// `NOTIFY` from an accepted update, or the poll interval as a fallback (a missed notification costs at most that).
@@ -14,6 +15,10 @@ public struct DispatcherService: Service {
     private let workers: Int
     private let pollInterval: Duration
     private let logger: Logger
+    private let running = RunningFlag()
+
+    /// Whether the workers are running (for a readiness check).
+    public var isRunning: Bool { self.running.value }
 
     /// - Parameters:
     ///   - dispatcher: What claims and sends.
@@ -29,6 +34,8 @@ public struct DispatcherService: Service {
     }
 
     public func run() async throws {
+        self.running.set(true)
+        defer { self.running.set(false) }
         let wake = WakeSignal()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -70,4 +77,11 @@ public struct DispatcherService: Service {
             try? await Task.sleep(for: self.pollInterval)
         }
     }
+}
+
+/// A flag shared by the copies of a service value.
+private final class RunningFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var value: Bool { self.flag.load(ordering: .relaxed) }
+    func set(_ value: Bool) { self.flag.store(value, ordering: .relaxed) }
 }

@@ -33,7 +33,7 @@ public struct UpdateStatus: Sendable, Hashable {
                 CASE
                     WHEN u.activity_id IS NOT NULL THEN 1
                     ELSE (SELECT count(*)::int FROM activities a
-                          WHERE a.feed_id = u.feed_id AND a.id > u.cursor_activity_id AND a.state IN ('starting', 'active')
+                          WHERE a.feed_id = u.feed_id AND a.id > u.cursor_id AND a.state IN ('starting', 'active')
                             AND a.channel_id IS NULL)
                          + CASE WHEN u.channel_done THEN 0
                                 ELSE (SELECT count(*)::int FROM channels c WHERE c.feed_id = u.feed_id AND c.state = 'active') END

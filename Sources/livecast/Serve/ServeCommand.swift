@@ -9,15 +9,15 @@ import Metrics
 import PostgresNIO
 import Prometheus
 
-/// `livecast serve`: the HTTP API.
+/// `livecast serve`: the HTTP API and the dispatcher workers that send the outbox.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the HTTP API: apply the migrations, then serve until SIGTERM or SIGINT.",
+        abstract: "Run the HTTP API and the dispatcher: apply the migrations, then serve until SIGTERM or SIGINT.",
         discussion: """
             Each setting comes from its flag, else its environment variable, else the --config file (JSON, or \
             key = value lines; keys are the flags without dashes: database-url, listen, master-key-file, \
-            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst). Prints `listening on \
+            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst, dispatch-workers). Prints `listening on \
             HOST:PORT` once it accepts connections, and exits 0 after a graceful shutdown.
             """
     )
@@ -37,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests one API key may make at once after a quiet spell (default: $LIVECAST_RATE_BURST, else 100).")
     var rateBurst: Double?
 
+    @Option(help: "Dispatcher workers: outbox claims sent at once (default: $LIVECAST_DISPATCH_WORKERS, else 4; 0 runs none here).")
+    var dispatchWorkers: Int?
+
     func run() async throws {
         let settings = try self.config.settings()
         let (host, port) = try Self.address(settings.value(self.listen, env: "LIVECAST_LISTEN", key: "listen") ?? "127.0.0.1:8080")
@@ -45,17 +48,31 @@ struct ServeCommand: AsyncParsableCommand {
         let migrations = try self.migrations.load()
         let masterKey = try self.masterKey.masterKey(settings)
         let overrides = try self.apns.overrides(settings)
+        let workers = try settings.value(self.dispatchWorkers.map { "\($0)" }, env: "LIVECAST_DISPATCH_WORKERS", key: "dispatch-workers").map {
+            guard let count = Int($0), count >= 0 else { throw ValidationError("--dispatch-workers must be 0 or more") }
+            return count
+        } ?? 4
         let logger = Logger(label: "livecast")
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(LivecastMetrics.factory(registry: registry))
         let database = PostgresClient(configuration: try self.database.configuration(settings), backgroundLogger: logger)
         let appClients = AppClients(apps: Apps(client: database, masterKey: masterKey, logger: logger), overrides: overrides, logger: logger)
+        let dispatcher = DispatcherService(
+            dispatcher: Dispatcher(database: database, clientForApp: { appID in
+                let app = try await appClients.client(forApp: appID)
+                return (app.client, app.bundleID)
+            }, logger: logger),
+            database: database,
+            workers: workers,
+            logger: logger
+        )
+        let isDispatcherRunning: @Sendable () -> Bool = { dispatcher.isRunning }
         let api = LivecastAPI(
             database: database,
             appClients: appClients,
             metrics: registry,
-            readiness: Readiness(migrations: migrations),
+            readiness: Readiness(migrations: migrations, isDispatcherRunning: workers > 0 ? isDispatcherRunning : nil),
             configuration: .init(rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst)),
             logger: logger
         )
@@ -72,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
             let report = try await MigrationRunner(migrations: migrations).run(on: database, logger: logger)
             for name in report.applied { logger.info("Applied migration", metadata: ["migration": "\(name)"]) }
         }
+        if workers > 0 { application.addServices(dispatcher) }
         do {
             try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {

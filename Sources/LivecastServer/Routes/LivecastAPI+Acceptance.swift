@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LivecastStore
+
+extension LivecastAPI {
+    /// The longest accepted `Idempotency-Key`.
+    static let maximumIdempotencyKeyLength = 200
+    /// How far ahead of the server's clock a timestamp may be: a later one would hold back every update after it.
+    static let maximumClockSkew = 3600
+
+    /// Answers a start, update or end: replays the answer kept for its `Idempotency-Key`, or has `accept` read,
+    /// check and store it, keeps the answer and returns `202`.
+    /// - Parameter accept: Stores the request, given its idempotency key and the server's time (UNIX seconds).
+    func acceptOnce(
+        _ request: Request,
+        _ scope: AppScope,
+        accept: (_ idempotencyKey: String?, _ now: Int) async throws -> AcceptedUpdate
+    ) async throws -> Response {
+        let responses = UpdateResponses(client: self.database, logger: self.logger)
+        let idempotencyKey = request.headers[.idempotencyKey]
+        if let idempotencyKey {
+            guard !idempotencyKey.isEmpty, idempotencyKey.count <= Self.maximumIdempotencyKeyLength else {
+                throw APIError.invalid("Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyLength) characters", field: "Idempotency-Key")
+            }
+            if let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
+                return Self.accepted(kept, replayed: true)
+            }
+        }
+        let accepted = try await accept(idempotencyKey, Int(Date().timeIntervalSince1970))
+        let answer = String(decoding: try JSONEncoder.sorted.encode(AcceptedBody(accepted)), as: UTF8.self)
+        if !accepted.isReplay {
+            try await responses.record(answer, updateID: accepted.updateID)
+        }
+        return Self.accepted(answer, replayed: accepted.isReplay)
+    }
+
+    /// Dates the store cannot judge without the clock: a timestamp far ahead, a stale date already past.
+    static func checkDates(timestamp: Int?, staleDate: Int?, now: Int) throws {
+        if let timestamp {
+            guard timestamp > 0 else { throw APIError.invalid("timestamp must be positive UNIX seconds", field: "timestamp") }
+            guard timestamp <= now + Self.maximumClockSkew else {
+                throw APIError.invalid("timestamp is more than an hour ahead of the server's clock", field: "timestamp")
+            }
+        }
+        if let staleDate, staleDate <= now {
+            throw APIError.invalid("staleDate is in the past", field: "staleDate")
+        }
+    }
+
+    private static func accepted(_ body: String, replayed: Bool) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if replayed { headers[.idempotentReplayed] = "true" }
+        return Response(status: .accepted, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
