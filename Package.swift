@@ -143,6 +143,22 @@ let package = Package(
             path: "Benchmarks/ClientBenchmark",
             swiftSettings: swiftSettings
         ),
+        // The fan-out benchmark that scripts/bench.sh runs beside h2load: one feed update to stored followers.
+        .executableTarget(
+            name: "livecast-fanout-benchmark",
+            dependencies: [
+                "APNs",
+                "LivecastCore",
+                "LivecastService",
+                "LivecastStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Benchmarks/FanOutBenchmark",
+            swiftSettings: swiftSettings
+        ),
         // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.
         .target(
             name: "LivecastTesting",

@@ -1,27 +1,32 @@
 #!/usr/bin/env bash
 # Prints benchmark figures, measured side by side in one run on this machine.
 #
-#   scripts/bench.sh            release build, full size (about a minute after the build)
-#   scripts/bench.sh --smoke    debug build, a few thousand requests: checks the benchmark runs, not the speed
+#   scripts/bench.sh            release build, full size (a few minutes after the build)
+#   scripts/bench.sh --smoke    debug build, a few thousand requests: checks the benchmarks run, not the speed
 #
 # APNs client: Livecast's client (one event-loop thread, like h2load's default of one) and h2load post the same
 # Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
 # streams each; medians of the rounds and their ratio.
 # Emulator: h2load posts the same pushes to the APNs emulator and, for scale, to nghttpd.
+# Fan-out: one feed update to 1,000,000 token-based followers stored in a throwaway PostgreSQL, through the
+# dispatcher and the client to nghttpd --echo-upload (200 to any POST), against h2load posting as many pushes to the
+# same nghttpd with as many connections; wall time, rate, ratio and the benchmark's peak memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-configuration=release requests=200000 rounds=3
-if [[ ${1:-} == --smoke ]]; then configuration=debug requests=3000 rounds=1; fi
+configuration=release requests=200000 rounds=3 followers=1000000
+if [[ ${1:-} == --smoke ]]; then configuration=debug requests=3000 rounds=1 followers=20000; fi
 
 scripts/prerequisites.sh --bench
 
 swift build -c "$configuration" --product livecast >&2
 swift build -c "$configuration" --product livecast-client-benchmark >&2
+swift build -c "$configuration" --product livecast-fanout-benchmark >&2
 bin="$(swift build -c "$configuration" --show-bin-path)"
 livecast="$bin/livecast"
 
 work=$(mktemp -d)
+chmod 755 "$work"  # PostgreSQL runs as its own user
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
@@ -85,3 +90,36 @@ echo "APNs emulator under h2load ($configuration build; -c 4 -m 100; $requests P
 printf '  %-22s %10s req/s   rounds: %s\n' "nghttpd (file)" "$nghttpd_median" "${nghttpd_rates[*]}"
 printf '  %-22s %10s req/s   rounds: %s\n' "livecast emulator" "$emulator_median" "${emulator_rates[*]}"
 awk -v e="$emulator_median" -v n="$nghttpd_median" 'BEGIN { printf "  emulator / nghttpd     %10.2f\n", e / n }'
+echo
+
+# A throwaway PostgreSQL (as the postgres user when run as root: PostgreSQL refuses root) and an echoing nghttpd.
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+mkdir -p "$work/pg" && { [[ $(id -u) != 0 ]] || chown postgres "$work/pg"; }
+as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U livecast >/dev/null
+pg_port=$((20000 + RANDOM % 20000))
+as_postgres "$pgbin/postgres" -D "$work/pg/data" -p "$pg_port" -k "$work/pg" -c listen_addresses=127.0.0.1 \
+    -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=256MB >"$work/pg.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break; sleep 0.1; done
+echo_port=$((20000 + RANDOM % 20000))
+nghttpd --echo-upload -d "$work/www" "$echo_port" "$work/nghttpd-key.pem" "$work/nghttpd-cert.pem" >/dev/null 2>&1 &
+pids+=($!)
+sleep 0.5
+
+fanout_connections=2
+requests=$followers
+h2load_fanout=$(h2load_rate "https://127.0.0.1:$echo_port/3/device/$token" "$fanout_connections")
+fanout=$("$bin/livecast-fanout-benchmark" --database-url "postgres://livecast@127.0.0.1:$pg_port/postgres" \
+    --push-url "https://localhost:$echo_port" --ca "$work/nghttpd-cert.pem" --key "$work/key.p8" \
+    --followers "$followers" --connections "$fanout_connections")
+rate=$(sed -n 's/.* rate=\([0-9]*\) .*/\1/p' <<<"$fanout")
+seconds=$(sed -n 's/.* seconds=\([0-9.]*\) .*/\1/p' <<<"$fanout")
+peak=$(sed -n 's/.* peak_mib=\([0-9?]*\).*/\1/p' <<<"$fanout")
+[[ -n $rate && -n $h2load_fanout ]] || { echo "scripts/bench.sh: the fan-out run failed: $fanout" >&2; exit 1; }
+echo "Fan-out of one feed update to $followers stored token followers ($configuration build; $fanout_connections connections to nghttpd --echo-upload)"
+printf '  %-34s %10s s\n' "dispatcher wall time" "$seconds"
+printf '  %-34s %10s pushes/s\n' "dispatcher + client" "$rate"
+printf '  %-34s %10s req/s\n' "h2load, same sink, $followers POSTs" "$h2load_fanout"
+awk -v r="$rate" -v h="$h2load_fanout" 'BEGIN { printf "  %-34s %10.2f\n", "ratio to h2load", r / h }'
+printf '  %-34s %10s MiB\n' "peak memory of the fan-out" "$peak"
