@@ -44,7 +44,8 @@ struct APIFixture: Sendable {
                 overrides = AppClients.Overrides(
                     pushEndpoint: .init(host: "localhost", port: emulator.emulator.pushPort),
                     managementEndpoint: .init(host: "localhost", port: emulator.emulator.managementPort),
-                    caFile: emulator.curl.caFile
+                    caFile: emulator.curl.caFile,
+                    requestTimeout: .seconds(60)  // the whole suite shares two cores
                 )
             }
             let rows = try await store.client.query(

@@ -32,9 +32,9 @@ import Testing
             _ = try await client.send(.get, "/health", key: nil)
             let metrics = try await client.send(.get, "/metrics", key: nil)
             #expect(metrics.status == .ok)
-            #expect(metrics.text.contains(#"hb_requests{http_route="/v1/apps/{bundleId}/updates/{updateId}",http_request_method="GET",http_response_status_code="404"} 1"#), "\(metrics.text)")
-            #expect(metrics.text.contains(#"hb_requests{http_route="/health",http_request_method="GET",http_response_status_code="200"} 1"#))
-            #expect(metrics.text.contains("http_server_request_duration_bucket"))
+            #expect(metrics.text.contains(#"livecast_http_requests_total{route="/v1/apps/{bundleId}/updates/{updateId}",method="GET",status="404"} 1"#), "\(metrics.text)")
+            #expect(metrics.text.contains(#"livecast_http_requests_total{route="/health",method="GET",status="200"} 1"#))
+            #expect(metrics.text.contains("livecast_http_request_duration_seconds_bucket"))
         }
     }
 }

@@ -43,6 +43,8 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
     /// How often the transport sent the request before this answer (more than 1 after refused streams, GOAWAY
     /// or a dropped connection); 0 when it never got an answer.
     public var attempts: Int
+    /// How long APNs took to answer the last attempt; `nil` when it never answered.
+    public var latency: Duration?
 
     /// Whether APNs accepted the request.
     public var isSuccess: Bool { self.classification == .delivered }
@@ -56,6 +58,7 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
         self.retryAfter = response.header("retry-after").flatMap { Int($0) }
         self.body = response.body
         self.attempts = response.attempts
+        self.latency = response.latency
         self.transportError = nil
         if !(200..<300).contains(response.status),
             let json = try? JSONDecoder().decode(JSONValue.self, from: Data(response.body))

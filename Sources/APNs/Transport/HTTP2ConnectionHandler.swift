@@ -258,6 +258,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             return self.startDraining()
         }
         exchange.attempts += 1
+        exchange.sentAt = .now()
         self.streams[streamID] = exchange
     }
 

@@ -24,6 +24,8 @@ final class HTTP2Exchange: @unchecked Sendable {
     /// processed it. Bounded by the maximum attempts; refused and never-sent requests are retried until the
     /// deadline instead, since the server certainly did not process them.
     var lostInFlight = 0
+    /// When its last attempt went to nghttp2.
+    var sentAt = NIODeadline.distantPast
     /// Whether it was already retried with a newer provider token after `ExpiredProviderToken`.
     var wasReauthenticated = false
     /// How much of the body nghttp2 has taken.
@@ -69,7 +71,10 @@ final class HTTP2Exchange: @unchecked Sendable {
 
     /// Reports the response received.
     func completeWithResponse() {
-        self.complete(.response(HTTP2Response(status: self.status, headers: self.responseHeaders, body: self.responseBody, attempts: self.attempts)))
+        let latency = Duration.nanoseconds((NIODeadline.now() - self.sentAt).nanoseconds)
+        self.complete(
+            .response(HTTP2Response(status: self.status, headers: self.responseHeaders, body: self.responseBody, attempts: self.attempts, latency: latency))
+        )
     }
 }
 
@@ -89,6 +94,8 @@ struct HTTP2Response: Sendable {
     var body: [UInt8]
     /// How often the request was sent before this answer came.
     var attempts: Int
+    /// From the last attempt's submission to the answer's end.
+    var latency: Duration
 
     func header(_ name: String) -> String? {
         self.headers.first { $0.0 == name }?.1

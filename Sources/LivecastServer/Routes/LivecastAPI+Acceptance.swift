@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LivecastStore
+import Metrics
 
 extension LivecastAPI {
     /// The longest accepted `Idempotency-Key`.
@@ -28,6 +29,9 @@ extension LivecastAPI {
             }
         }
         let accepted = try await accept(idempotencyKey, Int(Date().timeIntervalSince1970))
+        if accepted.priorityDowngraded, !accepted.isReplay {
+            Counter(label: "livecast_priority_downgrades_total").increment()
+        }
         let answer = String(decoding: try JSONEncoder.sorted.encode(AcceptedBody(accepted)), as: UTF8.self)
         if !accepted.isReplay {
             try await responses.record(answer, updateID: accepted.updateID)

@@ -17,12 +17,21 @@ public actor AppClients {
         public var caFile: String?
         /// Connections per endpoint; APNsClient's default when `nil`.
         public var connectionsPerEndpoint: Int?
+        /// How long a request may take; APNsClient's default (15 s) when `nil`.
+        public var requestTimeout: Duration?
 
-        public init(pushEndpoint: APNsClient.Endpoint? = nil, managementEndpoint: APNsClient.Endpoint? = nil, caFile: String? = nil, connectionsPerEndpoint: Int? = nil) {
+        public init(
+            pushEndpoint: APNsClient.Endpoint? = nil,
+            managementEndpoint: APNsClient.Endpoint? = nil,
+            caFile: String? = nil,
+            connectionsPerEndpoint: Int? = nil,
+            requestTimeout: Duration? = nil
+        ) {
             self.pushEndpoint = pushEndpoint
             self.managementEndpoint = managementEndpoint
             self.caFile = caFile
             self.connectionsPerEndpoint = connectionsPerEndpoint
+            self.requestTimeout = requestTimeout
         }
     }
 
@@ -79,6 +88,7 @@ public actor AppClients {
         if let management = self.overrides.managementEndpoint { configuration.managementEndpoint = management }
         if let caFile = self.overrides.caFile { configuration.additionalTrustRootFiles = [caFile] }
         if let connections = self.overrides.connectionsPerEndpoint { configuration.connectionsPerEndpoint = connections }
+        if let timeout = self.overrides.requestTimeout { configuration.requestTimeout = timeout }
         let client = try APNsClient(configuration: configuration, credentials: try await self.apps.credentials(appID: appID), logger: self.logger)
         return AppClient(client: client, bundleID: app.bundleID)
     }

@@ -109,12 +109,14 @@ extension Dispatcher {
                 let outcome = await client.broadcast(
                     BroadcastPush(channelID: channelID, bundleID: bundleID, payload: claim.payload, priority: claim.priority, expiration: expiration)
                 )
+                DispatchMetrics.record([outcome], target: "channel")
                 verdicts.append(self.verdict(claim, outcome, target: channelID))
             case nil:
                 verdicts.append(Verdict(updateID: claim.updateID, status: "failed", failure: (nil, "NoLiveTarget")))
             }
         }
         let outcomes = await client.send(devicePushes.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.claim.payload, priority: $0.claim.priority) })
+        DispatchMetrics.record(outcomes, target: "device")
         for (push, outcome) in zip(devicePushes, outcomes) {
             var verdict = self.verdict(push.claim, outcome, target: push.token)
             if outcome.classification == .tokenInvalid {
@@ -141,9 +143,11 @@ extension Dispatcher {
     /// Writes a batch's verdicts: finished updates, retries and failures, one statement each; then APNs' verdicts
     /// on tokens.
     private func record(_ verdicts: [Verdict]) async throws {
+        var invalidated = 0
         for case let (tokenID, reason, since)? in verdicts.map(\.invalidation) {
-            _ = try await Activities(client: self.database, logger: self.logger).invalidateToken(id: tokenID, reason: reason, invalidSinceMillis: since)
+            invalidated += try await Activities(client: self.database, logger: self.logger).invalidateToken(id: tokenID, reason: reason, invalidSinceMillis: since) ? 1 : 0
         }
+        DispatchMetrics.tokensInvalidated(invalidated, kind: "update")
         let finished = verdicts.filter { $0.status != nil }
         let retried = verdicts.filter { $0.status == nil }
         let failed = verdicts.filter { $0.failure != nil }

@@ -60,6 +60,7 @@ extension Dispatcher {
         let outcome = await client.broadcast(
             BroadcastPush(channelID: channel.id, bundleID: bundleID, payload: payload, priority: claim.priority, expiration: expiration)
         )
+        DispatchMetrics.record([outcome], target: "channel")
         try await connection.query(
             """
             INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
@@ -111,6 +112,7 @@ extension Dispatcher {
                 )
             }
             try await self.checkpoint(&claim, cursor: last, sent: delivery.sent, failed: delivery.failures.count, on: connection)
+            DispatchMetrics.fanOutProgress(activityIDs.count)
             if activityIDs.count < self.settings.pageSize { return }
             if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }
         }

@@ -46,6 +46,7 @@ extension Dispatcher {
         var round = 0
         while !pending.isEmpty {
             let outcomes = await client.send(pending.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) })
+            DispatchMetrics.record(outcomes, target: "device")
             var again: [PageTarget] = []
             for (target, outcome) in zip(pending, outcomes) {
                 switch outcome.classification {
@@ -83,20 +84,22 @@ extension Dispatcher {
                 logger: self.logger
             )
         }
+        var invalidated = 0
         for invalidation in delivery.invalidations {
             switch tokens {
             case .activityTokens:
-                _ = try await Activities(client: self.database, logger: self.logger)
-                    .invalidateToken(id: invalidation.tokenID, reason: invalidation.reason, invalidSinceMillis: invalidation.invalidSinceMillis)
+                invalidated += try await Activities(client: self.database, logger: self.logger)
+                    .invalidateToken(id: invalidation.tokenID, reason: invalidation.reason, invalidSinceMillis: invalidation.invalidSinceMillis) ? 1 : 0
             case .pushToStartTokens:
-                _ = try await PushToStartTokens(client: self.database, logger: self.logger).invalidate(
+                invalidated += try await PushToStartTokens(client: self.database, logger: self.logger).invalidate(
                     appID: appID,
                     token: invalidation.token,
                     reason: PushToStartTokens.InvalidationReason(rawValue: invalidation.reason) ?? .unregistered,
                     invalidSinceMillis: invalidation.invalidSinceMillis
-                )
+                ) ? 1 : 0
             }
         }
+        DispatchMetrics.tokensInvalidated(invalidated, kind: tokens == .activityTokens ? "update" : "pushToStart")
     }
 
     /// APNs' reason for an outcome, or what went wrong on the way.

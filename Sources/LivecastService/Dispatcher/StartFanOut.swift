@@ -20,6 +20,7 @@ extension Dispatcher {
             let delivery = await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority)
             try await self.record(delivery, updateID: claim.updateID, appID: claim.appID, tokens: .pushToStartTokens, on: connection)
             try await self.checkpoint(&claim, cursor: last, sent: delivery.sent, failed: delivery.failures.count, on: connection)
+            DispatchMetrics.fanOutProgress(page.count)
             if page.count < self.settings.pageSize { return }
             if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }
         }

@@ -90,6 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
             for name in report.applied { logger.info("Applied migration", metadata: ["migration": "\(name)"]) }
         }
         if workers > 0 { application.addServices(dispatcher) }
+        application.addServices(OutboxGauges(database: database, logger: logger))
         do {
             try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {

@@ -1,0 +1,58 @@
+import LivecastStore
+import Logging
+import Metrics
+import PostgresNIO
+import ServiceLifecycle
+
+/// Samples what only the database knows, for Prometheus: `livecast_outbox_pending` (updates waiting or being
+/// sent), `livecast_outbox_oldest_pending_seconds`, and `livecast_channels{app}` (live channels per app and
+/// environment) beside `livecast_channels_limit` (APNs' 10,000).
+public struct OutboxGauges: Service {
+    private let database: PostgresClient
+    private let interval: Duration
+    private let logger: Logger
+
+    /// - Parameter interval: How often to sample. Defaults to 15 seconds.
+    public init(database: PostgresClient, interval: Duration = .seconds(15), logger: Logger) {
+        self.database = database
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        Gauge(label: "livecast_channels_limit").record(ChannelRegistry.apnsLimit)
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await self.sample()
+            } catch {
+                self.logger.warning("could not sample the outbox gauges", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+        }
+    }
+
+    private func sample() async throws {
+        let outbox = try await self.database.query(
+            """
+            SELECT count(*)::int, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
+            FROM updates WHERE status IN ('pending', 'dispatching')
+            """,
+            logger: self.logger
+        )
+        for try await (pending, oldest) in outbox.decode((Int, Double).self) {
+            Gauge(label: "livecast_outbox_pending").record(pending)
+            Gauge(label: "livecast_outbox_oldest_pending_seconds").record(oldest)
+        }
+        let channels = try await self.database.query(
+            """
+            SELECT a.bundle_id || ' (' || a.environment || ')', count(c.id)::int
+            FROM apps a LEFT JOIN channels c ON c.app_id = a.id AND c.state <> 'retired'
+            GROUP BY a.bundle_id, a.environment
+            """,
+            logger: self.logger
+        )
+        for try await (app, count) in channels.decode((String, Int).self) {
+            Gauge(label: "livecast_channels", dimensions: [("app", app)]).record(count)
+        }
+    }
+}
