@@ -18,7 +18,7 @@ import Glibc
     @Test func theGameEndsOnEveryDeviceWithTheFinalScoreAndTheLateUpdateRefused() async throws {
         let result = try await ExternalProcess.run(self.livecast, ["demo", "--migrations", self.sql])
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.contains { $0.hasPrefix("✓ late update") && $0.contains("refused: 409 stale_timestamp") }, "\(result.stdout)")
         #expect(lines.contains("✓ start → 6 devices (3 on channel, 3 by token)"), "\(result.stdout)")
         #expect(!lines.contains { $0.hasPrefix("✗") }, "\(result.stdout)")
@@ -39,7 +39,7 @@ import Glibc
         while !demo.stdout.contains("/emulator/devices"), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
-        let lines = demo.stdout.split(separator: "\n").map(String.init)
+        let lines = demo.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(!lines.contains { $0.hasPrefix("✓ start") }, "quiet prints no steps: \(demo.stdout)")
         let rows = try Self.table(in: lines)
         #expect(rows.count == 2 && rows.allSatisfy { $0["state"] == "ended" }, "\(demo.stdout)")
@@ -62,9 +62,9 @@ import Glibc
     /// The rows of the final table, by column name (columns are two or more spaces apart; values hold single ones).
     private static func table(in lines: [String]) throws -> [[String: String]] {
         let start = try #require(lines.firstIndex { $0.hasPrefix("device ") }, "no table")
-        let header = lines[start].split(separator: /  +/).map(String.init)
+        let header = lines[start].split(separator: /[ ]{2,}/).map(String.init)
         return lines[(start + 1)...].prefix { !$0.isEmpty }.map { line in
-            Dictionary(uniqueKeysWithValues: zip(header, line.split(separator: /  +/).map(String.init)))
+            Dictionary(uniqueKeysWithValues: zip(header, line.split(separator: /[ ]{2,}/).map(String.init)))
         }
     }
 

@@ -21,7 +21,7 @@ struct DemoStack: Service {
         let postgres = try await TemporaryPostgres.start()
         try await Self.withCleanup {
             self.progress.done("PostgreSQL", "\(postgres.version) on 127.0.0.1:\(postgres.port), in \(postgres.directory.path)")
-            guard !Task.isShuttingDownGracefully else { return }
+            guard !Task.isShuttingDownGracefully else { throw DemoFailure("interrupted before the game ended") }
             let signingKey = P256.Signing.PrivateKey()
             let emulator = try await APNsEmulator.start(
                 configuration: .init(trustedKeys: [TrustedKey(teamID: DemoApp.teamID, keyID: DemoApp.keyID, publicKey: signingKey.publicKey)])
