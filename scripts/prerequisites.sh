@@ -3,6 +3,7 @@
 #   to build:                 libnghttp2-dev (the HTTP/2 engine of the APNs client), pkg-config
 #   with --tests, to test:    curl, openssl, perl, nghttp2-client (nghttp, h2load), nginx-light, and
 #                             PostgreSQL's server binaries (postgresql) unless initdb is already there
+#   with --demo, for `livecast demo`: PostgreSQL's server binaries (postgresql) unless initdb is already there
 #   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd)
 set -euo pipefail
 
@@ -11,6 +12,9 @@ for option in "$@"; do
     case $option in
     --tests)
         wanted+=(curl openssl perl nghttp2-client nginx-light)
+        command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
+        ;;
+    --demo)
         command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
         ;;
     --bench) wanted+=(nghttp2-client nghttp2-server) ;;

@@ -113,7 +113,7 @@ struct DemoGame: Sendable {
             }
             _ = try await self.api.expectSuccess("activities", "PUT", "/activities/\(activity.id)", key: self.app.backendKey, body: .object(body))
         }
-        self.progress.done("activities", "\(channels + tokens) registered (\(channels) channel ids, \(tokens) update tokens)")
+        self.progress.done("activities", "\(channels + tokens) registered (\(channels) with a channel id, \(tokens) with an update token)")
     }
 
     private func update(_ score: DemoScore, timestamp: Int, _ devices: [String]) async throws {
