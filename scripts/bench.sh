@@ -10,8 +10,9 @@
 # streams each; medians of the rounds and their ratio.
 # Emulator: h2load posts the same pushes to the APNs emulator and, for scale, to nghttpd.
 # Fan-out: one feed update to 1,000,000 token-based followers stored in a throwaway PostgreSQL, through the
-# dispatcher and the client to nghttpd --echo-upload (200 to any POST), against h2load posting as many pushes to the
-# same nghttpd with as many connections; wall time, rate, ratio and the benchmark's peak memory.
+# dispatcher and the client to a sink that answers 200 to any path (each follower has its own token): nghttpd
+# --echo-upload, then nginx's `return 200`; against h2load posting as many pushes to the same sink with as many
+# connections; wall time, rate, ratio and the benchmark's peak memory. FANOUT_SINKS="nginx" picks one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -115,19 +116,41 @@ pids+=($!)
 sleep 0.5
 
 fanout_connections=2
+# nginx answering `return 200` to any path, as a second, faster sink (it answers before reading the body).
+nginx_port=$((20000 + RANDOM % 20000))
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<NGINX
+daemon off; master_process off; worker_processes 1; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log;
+events { worker_connections 256; }
+http {
+    access_log off; client_body_temp_path $work/nginx/body; keepalive_requests 100000000;
+    server {
+        listen 127.0.0.1:$nginx_port ssl http2;
+        ssl_certificate $work/nghttpd-cert.pem; ssl_certificate_key $work/nghttpd-key.pem;
+        location / { return 200; }
+    }
+}
+NGINX
+nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+pids+=($!)
+sleep 0.5
+[[ ${FANOUT_SINKS:-} ]] || FANOUT_SINKS="nghttpd nginx"
+
+echo "Fan-out of one feed update to $followers stored token followers ($configuration build; $fanout_connections connections)"
+printf '  %-24s %10s %12s %12s %7s %9s\n' sink "wall s" "pushes/s" "h2load/s" ratio "peak MiB"
 requests=$followers
-h2load_fanout=$(h2load_rate "https://127.0.0.1:$echo_port/3/device/$token" "$fanout_connections")
-fanout=$("$bin/livecast-fanout-benchmark" --database-url "postgres://livecast@127.0.0.1:$pg_port/postgres" \
-    --push-url "https://localhost:$echo_port" --ca "$work/nghttpd-cert.pem" --key "$work/key.p8" \
-    --followers "$followers" --connections "$fanout_connections")
-rate=$(sed -n 's/.* rate=\([0-9]*\) .*/\1/p' <<<"$fanout")
-seconds=$(sed -n 's/.* seconds=\([0-9.]*\) .*/\1/p' <<<"$fanout")
-peak=$(sed -n 's/.* peak_mib=\([0-9?]*\).*/\1/p' <<<"$fanout")
-[[ -n $rate && -n $h2load_fanout ]] || { echo "scripts/bench.sh: the fan-out run failed: $fanout" >&2; exit 1; }
-echo "Fan-out of one feed update to $followers stored token followers ($configuration build; $fanout_connections connections to nghttpd --echo-upload)"
-printf '  %-34s %10s s\n' "dispatcher wall time" "$seconds"
-printf '  %-34s %10s pushes/s\n' "dispatcher + client" "$rate"
-printf '  %-34s %10s req/s\n' "h2load, same sink, $followers POSTs" "$h2load_fanout"
-awk -v r="$rate" -v h="$h2load_fanout" 'BEGIN { printf "  %-34s %10.2f\n", "ratio to h2load", r / h }'
-printf '  %-34s %10s MiB\n' "peak memory of the fan-out" "$peak"
+for sink in $FANOUT_SINKS; do
+    if [[ $sink == nginx ]]; then sink_port=$nginx_port; label="nginx return 200"; else sink_port=$echo_port; label="nghttpd --echo-upload"; fi
+    "$pgbin/psql" -q -h 127.0.0.1 -p "$pg_port" -U livecast -d postgres -c "CREATE DATABASE fanout_$sink"
+    h2load_fanout=$(h2load_rate "https://127.0.0.1:$sink_port/3/device/$token" "$fanout_connections")
+    fanout=$("$bin/livecast-fanout-benchmark" --database-url "postgres://livecast@127.0.0.1:$pg_port/fanout_$sink" \
+        --push-url "https://localhost:$sink_port" --ca "$work/nghttpd-cert.pem" --key "$work/key.p8" \
+        --followers "$followers" --connections "$fanout_connections")
+    rate=$(sed -n 's/.* rate=\([0-9]*\) .*/\1/p' <<<"$fanout")
+    seconds=$(sed -n 's/.* seconds=\([0-9.]*\) .*/\1/p' <<<"$fanout")
+    peak=$(sed -n 's/.* peak_mib=\([0-9?]*\).*/\1/p' <<<"$fanout")
+    [[ -n $rate && -n $h2load_fanout ]] || { echo "scripts/bench.sh: the fan-out run failed: $fanout" >&2; exit 1; }
+    awk -v l="$label" -v s="$seconds" -v r="$rate" -v h="$h2load_fanout" -v p="$peak" \
+        'BEGIN { printf "  %-24s %10s %12d %12d %7.2f %9s\n", l, s, r, h, r / h, p }'
+done
 fi

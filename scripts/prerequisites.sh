@@ -3,7 +3,9 @@
 #   to build:                 libnghttp2-dev (the HTTP/2 engine of the APNs client), pkg-config
 #   with --tests, to test:    curl, openssl, perl, nghttp2-client (nghttp, h2load), nginx-light, and
 #                             PostgreSQL's server binaries (postgresql) unless initdb is already there
-#   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd)
+#   with --demo, for `livecast demo`: PostgreSQL's server binaries (postgresql) unless initdb is already there
+#   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd), nginx-light, and PostgreSQL's server
+#                             binaries unless initdb is already there
 set -euo pipefail
 
 wanted=(libnghttp2-dev pkg-config)
@@ -13,7 +15,13 @@ for option in "$@"; do
         wanted+=(curl openssl perl nghttp2-client nginx-light)
         command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
         ;;
-    --bench) wanted+=(nghttp2-client nghttp2-server) ;;
+    --demo)
+        command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
+        ;;
+    --bench)
+        wanted+=(nghttp2-client nghttp2-server nginx-light)
+        command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
+        ;;
     *) echo "scripts/prerequisites.sh: unknown option $option" >&2; exit 2 ;;
     esac
 done

@@ -7,7 +7,7 @@ struct Livecast: AsyncParsableCommand {
         commandName: "livecast",
         abstract: "Orchestrates iOS Live Activities: tokens, broadcast channels and ordered APNs pushes.",
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, AppsCommand.self, KeysCommand.self, ChannelsCommand.self,
+            DemoCommand.self, ServeCommand.self, MigrateCommand.self, AppsCommand.self, KeysCommand.self, ChannelsCommand.self,
             FeedsCommand.self, EmulatorCommand.self, SendCommand.self,
         ]
     )

@@ -128,7 +128,7 @@ final class HTTP2ConnectionPool: Sendable {
         let tls = self.tls
         let serverHostname = self.serverHostname
         ClientBootstrap(group: handler.eventLoop)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

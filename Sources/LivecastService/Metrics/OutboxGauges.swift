@@ -21,13 +21,13 @@ public struct OutboxGauges: Service {
 
     public func run() async throws {
         Gauge(label: "livecast_channels_limit").record(ChannelRegistry.apnsLimit)
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+        // An interval first: at start the migrations may still be on their way.
+        while (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: self.interval) })) != nil, !Task.isShuttingDownGracefully {
             do {
                 try await self.sample()
             } catch {
                 self.logger.warning("could not sample the outbox gauges", metadata: ["error": "\(String(reflecting: error))"])
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
         }
     }
 

@@ -2,11 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import LivecastServer
-import LivecastService
-import LivecastStore
 import Logging
 import Metrics
-import PostgresNIO
 import Prometheus
 
 /// `livecast serve`: the HTTP API and the dispatcher workers that send the outbox.
@@ -56,48 +53,28 @@ struct ServeCommand: AsyncParsableCommand {
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(LivecastMetrics.factory(registry: registry))
-        let database = PostgresClient(configuration: try self.database.configuration(settings), backgroundLogger: logger)
-        let appClients = AppClients(apps: Apps(client: database, masterKey: masterKey, logger: logger), overrides: overrides, logger: logger)
-        let dispatcher = DispatcherService(
-            dispatcher: Dispatcher(database: database, clientForApp: { appID in
-                let app = try await appClients.client(forApp: appID)
-                return (app.client, app.bundleID)
-            }, logger: logger),
-            database: database,
-            workers: workers,
-            logger: logger
-        )
-        let isDispatcherRunning: @Sendable () -> Bool = { dispatcher.isRunning }
-        let api = LivecastAPI(
-            database: database,
-            appClients: appClients,
+        let stack = ServerStack(
+            settings: .init(
+                database: try self.database.configuration(settings),
+                host: host,
+                port: port,
+                migrations: migrations,
+                masterKey: masterKey,
+                apnsOverrides: overrides,
+                rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst),
+                dispatchWorkers: workers
+            ),
             metrics: registry,
-            readiness: Readiness(migrations: migrations, isDispatcherRunning: workers > 0 ? isDispatcherRunning : nil),
-            configuration: .init(rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst)),
-            logger: logger
+            logger: logger,
+            onServerRunning: { port in FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8)) }
         )
-        var application = Application(
-            router: api.buildRouter(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "livecast"),
-            onServerRunning: { channel in
-                FileHandle.standardOutput.write(Data("listening on \(host):\(channel.localAddress?.port ?? port)\n".utf8))
-            },
-            logger: logger
-        )
-        application.addServices(database)
-        application.beforeServerStarts {
-            let report = try await MigrationRunner(migrations: migrations).run(on: database, logger: logger)
-            for name in report.applied { logger.info("Applied migration", metadata: ["migration": "\(name)"]) }
-        }
-        if workers > 0 { application.addServices(dispatcher) }
-        application.addServices(OutboxGauges(database: database, logger: logger))
         do {
-            try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await stack.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
-            await appClients.shutdown()
+            await stack.appClients.shutdown()
             throw error
         }
-        await appClients.shutdown()
+        await stack.appClients.shutdown()
     }
 
     /// `HOST:PORT`, with `[v6]:PORT` for IPv6 addresses.
