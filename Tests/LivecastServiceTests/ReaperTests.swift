@@ -150,8 +150,8 @@ import Testing
             }
             try await fixture.sql("UPDATE push_to_start_tokens SET last_seen_at = now() - interval '31 days' WHERE device_id = 'd1'")
             #expect(try await fixture.reaper().pass().map(\.expiredTokens) == [1])
-            #expect(try await fixture.store.rows(device: "d1").map(\.reason) == ["expired"])
-            #expect(try await fixture.store.rows(device: "d2").map(\.live) == [true])
+            #expect(try await fixture.store.rows(device: "d1").map { $0.reason } == ["expired"])
+            #expect(try await fixture.store.rows(device: "d2").map { $0.live } == [true])
             #expect(try await fixture.reaper(ReaperPolicy(tokenExpiryDays: 60)).pass().allSatisfy(\.isEmpty))
         }
     }

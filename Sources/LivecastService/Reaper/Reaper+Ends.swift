@@ -19,7 +19,7 @@ extension Reaper {
         """
         SELECT a.id, a.activity_key, a.state, false, a.channel_id IS NOT NULL FROM activities a
         WHERE a.app_id = \(app.id) AND a.feed_id IS NULL AND a.state IN ('starting', 'active')
-          AND a.stale_date + \(self.policy.staleGrace) < \(now) AND a.id > \(after)
+          AND \(unescaped: self.activityIsStale("a", now: now)) AND a.id > \(after)
         ORDER BY a.id LIMIT \(limit ?? Int(Int32.max))
         """
     }
@@ -32,7 +32,7 @@ extension Reaper {
             SELECT a.id, a.activity_key, a.state, a.feed_id IS NOT NULL, a.channel_id IS NOT NULL
             FROM activities a LEFT JOIN feeds f ON f.id = a.feed_id
             WHERE a.app_id = \(app.id) AND a.state IN ('starting', 'active') AND a.started_at < to_timestamp(\(cutoff))
-              AND NOT coalesce(a.feed_id IS NULL AND a.stale_date + \(self.policy.staleGrace) < \(now), false)
+              AND NOT coalesce(a.feed_id IS NULL AND \(unescaped: self.activityIsStale("a", now: now)), false)
               AND (f.id IS NULL OR (f.state <> 'ended' AND NOT coalesce(\(unescaped: self.feedIsStale("f", now: now)), false)))
               AND a.id > \(after)
             ORDER BY a.id LIMIT \(limit ?? Int(Int32.max))
@@ -47,6 +47,13 @@ extension Reaper {
         WHERE f.app_id = \(app.id) AND f.state = 'active' AND \(unescaped: self.feedIsStale("f", now: now)) AND f.id > \(after)
         ORDER BY f.id LIMIT \(limit ?? Int(Int32.max))
         """
+    }
+
+    /// SQL that is true for a stale activity `alias`: past its `stale-date` plus the grace, with no update since
+    /// (NULL when it has no stale date). Only integers are spliced in.
+    private func activityIsStale(_ alias: String, now: Int) -> String {
+        let deadline = "\(alias).stale_date + \(self.policy.staleGrace)"
+        return "(\(deadline) < \(now) AND coalesce(\(alias).last_timestamp, 0) < \(deadline))"
     }
 
     /// SQL that is true for a stale feed `alias` (NULL when the feed has no stale date). Only integers are spliced in.

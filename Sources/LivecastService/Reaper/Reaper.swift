@@ -48,9 +48,13 @@ public struct Reaper: Sendable {
         let seconds = Int(now.timeIntervalSince1970)
         var reports: [ReaperReport] = []
         for app in try await self.apps() {
-            let report = dryRun ? await self.preview(app, now: seconds) : await self.reap(app, now: seconds)
-            if !dryRun { ReaperMetrics.record(report) }
-            reports.append(report)
+            if dryRun {
+                reports.append(await self.preview(app, now: seconds))
+            } else {
+                let report = await self.reap(app, now: seconds)
+                ReaperMetrics.record(report)
+                reports.append(report)
+            }
         }
         if !dryRun { ReaperMetrics.recordRun(at: now) }
         return reports

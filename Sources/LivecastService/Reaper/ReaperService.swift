@@ -90,8 +90,8 @@ extension Reaper {
     /// The apps that have ever had a channel recorded: the ones worth asking APNs about.
     func appsWithChannels() async throws -> [App] {
         var apps: [App] = []
-        for app in try await self.apps() where try await self.count("SELECT 1 FROM channels WHERE app_id = \(app.id) LIMIT 1") > 0 {
-            apps.append(app)
+        for app in try await self.apps() {
+            if try await self.count("SELECT 1 FROM channels WHERE app_id = \(app.id) LIMIT 1") > 0 { apps.append(app) }
         }
         return apps
     }

@@ -41,9 +41,9 @@ public struct ChannelReconciler: Sendable {
         for channelID in atAPNs.sorted() {
             let row = recorded[channelID]
             switch row?.state {
-            case "active":
+            case "active"?:
                 continue
-            case "orphan":
+            case "orphan"?:
                 var finding = ChannelReconciliation.Finding(kind: .recordedOrphan, channelID: channelID, action: "kept")
                 if deleteOrphans {
                     do {

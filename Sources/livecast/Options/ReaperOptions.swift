@@ -20,7 +20,7 @@ struct ReaperOptions: ParsableArguments {
     func policy(_ settings: Settings) throws -> ReaperPolicy {
         let defaults = ReaperPolicy()
         func value(_ flag: Int?, env: String, key: String, default fallback: Int, minimum: Int) throws -> Int {
-            guard let text = settings.value(flag.map(String.init), env: env, key: key) else { return fallback }
+            guard let text = settings.value(flag.map { String($0) }, env: env, key: key) else { return fallback }
             guard let number = Int(text), number >= minimum else { throw ValidationError("--\(key) must be a whole number, \(minimum) or more") }
             return number
         }
