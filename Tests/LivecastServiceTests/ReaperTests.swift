@@ -28,7 +28,7 @@ import Testing
             #expect(try await fixture.state(ofActivity: "a1") == "ended")
 
             let again = try await fixture.reaper(ReaperPolicy(staleGrace: 300, staleDismissalDelay: 600)).pass()
-            #expect(again.allSatisfy(\.isEmpty))
+            #expect(again.allSatisfy { $0.isEmpty })
             #expect(try await fixture.number("SELECT count(*)::int FROM updates WHERE event = 'end'") == 1)
         }
     }
@@ -58,7 +58,7 @@ import Testing
                 #expect(shown.dismissalDate != nil)
             }
             #expect(fixture.shown(other).first?.state == .active)
-            #expect(try await fixture.reaper(ReaperPolicy(staleGrace: 3600, staleDismissalDelay: 600)).pass().allSatisfy(\.isEmpty))
+            #expect(try await fixture.reaper(ReaperPolicy(staleGrace: 3600, staleDismissalDelay: 600)).pass().allSatisfy { $0.isEmpty })
         }
     }
 
@@ -89,7 +89,7 @@ import Testing
             #expect(try await fixture.dispatcher().drain() == 1)
             #expect(fixture.shown(young).first?.contentState == .object(["home": .int(4)]))
             #expect(fixture.shown(follower).first?.contentState == .object(["home": .int(3)]))
-            #expect(try await fixture.reaper().pass().allSatisfy(\.isEmpty))
+            #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
         }
     }
 
@@ -114,7 +114,7 @@ import Testing
             var byKey: [String: String?] = [:]
             for try await (key, reason) in reasons.decode((String, String?).self) { byKey[key] = reason }
             #expect(byKey == ["a1": "dismissed", "a2": "dismissed", "a3": nil])
-            #expect(try await fixture.reaper().pass().allSatisfy(\.isEmpty))
+            #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
         }
     }
 
@@ -133,12 +133,12 @@ import Testing
             try await fixture.sql("UPDATE feeds SET ended_at = now() - interval '61 minutes' WHERE feed_key = 'game-1'")
             let reports = try await fixture.reaper().pass()
             #expect(reports.map(\.retiredChannels) == [1])
-            #expect(reports.allSatisfy(\.failures.isEmpty))
+            #expect(reports.allSatisfy { $0.failures.isEmpty })
             let (atAPNs, _) = await fixture.apns.listChannels(bundleID: EmulatorFixture.bundleID)
             #expect(atAPNs == [keptID])
             let registry = ChannelRegistry(client: fixture.store.client, apns: fixture.apns, logger: fixture.store.logger)
             #expect(try await registry.get(appID: fixture.store.appID, channelID: channelID)?.state == "retired")
-            #expect(try await fixture.reaper().pass().allSatisfy(\.isEmpty))
+            #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
         }
     }
 
@@ -152,7 +152,7 @@ import Testing
             #expect(try await fixture.reaper().pass().map(\.expiredTokens) == [1])
             #expect(try await fixture.store.rows(device: "d1").map { $0.reason } == ["expired"])
             #expect(try await fixture.store.rows(device: "d2").map { $0.live } == [true])
-            #expect(try await fixture.reaper(ReaperPolicy(tokenExpiryDays: 60)).pass().allSatisfy(\.isEmpty))
+            #expect(try await fixture.reaper(ReaperPolicy(tokenExpiryDays: 60)).pass().allSatisfy { $0.isEmpty })
         }
     }
 
@@ -178,7 +178,7 @@ import Testing
             try await fixture.sql("UPDATE activities SET state = 'dismissed', ended_at = now() - interval '32 days', dismissed_at = now() - interval '31 days'")
             #expect(try await fixture.reaper().pass().map(\.prunedRows) == [1])
             #expect(try await fixture.number("SELECT count(*)::int FROM activity_tokens") == 0)
-            #expect(try await fixture.reaper().pass().allSatisfy(\.isEmpty))
+            #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
         }
     }
 

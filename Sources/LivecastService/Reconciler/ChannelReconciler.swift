@@ -87,7 +87,7 @@ public struct ChannelReconciler: Sendable {
         }
         let outcome = await self.apns.deleteChannel(bundleID: bundleID, channelID: channelID)
         guard outcome.status == 204 || outcome.reason == .channelNotRegistered else {
-            return "not deleted: APNs answered \(outcome.status)\(outcome.reason.map { " \($0.rawValue)" } ?? "")"
+            return "not deleted: APNs answered \(outcome.status.map(String.init) ?? "nothing")\(outcome.reason.map { " \($0.rawValue)" } ?? "")"
         }
         return ChannelReconciliation.Finding.deletedAtAPNs
     }
