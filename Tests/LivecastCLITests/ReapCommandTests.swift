@@ -52,6 +52,26 @@ import Testing
         #expect(again.stdout == "com.example.game (sandbox): ended 0 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 0 tokens; pruned 0 rows\n")
     }
 
+    @Test func serveReapsPeriodicallyAndExportsItsMetrics() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "cli_serve_reap")
+        let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let port = try FreePort.next()
+        let server = try BackgroundProcess(
+            self.livecast,
+            ["serve", "--database-url", url, "--migrations", sql, "--listen", "127.0.0.1:\(port)", "--reap-interval", "1"]
+        )
+        #expect(try await server.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(server.stderr)")
+        var exported = ""
+        for _ in 0..<40 where !exported.contains("livecast_reaper_last_run_timestamp_seconds") {
+            try await Task.sleep(for: .milliseconds(250))
+            exported = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(port)/metrics"]).stdout
+        }
+        #expect(exported.contains("livecast_reaper_last_run_timestamp_seconds"), "\(exported)")
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == 0, "stderr: \(server.stderr)")
+    }
+
     @Test func badSettingsFailClearly() async throws {
         let cases: [([String], String)] = [
             (["reap"], "give --database-url or set DATABASE_URL"),
