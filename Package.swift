@@ -80,12 +80,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The long-running work: dispatchers that send the outbox.
+        // The long-running work: dispatchers that send the outbox, the reaper and the channel reconciler.
         .target(
             name: "LivecastService",
             dependencies: [
                 "APNs",
                 "LivecastStore",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

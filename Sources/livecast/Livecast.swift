@@ -7,8 +7,8 @@ struct Livecast: AsyncParsableCommand {
         commandName: "livecast",
         abstract: "Orchestrates iOS Live Activities: tokens, broadcast channels and ordered APNs pushes.",
         subcommands: [
-            DemoCommand.self, ServeCommand.self, MigrateCommand.self, AppsCommand.self, KeysCommand.self, ChannelsCommand.self,
-            FeedsCommand.self, EmulatorCommand.self, SendCommand.self,
+            DemoCommand.self, ServeCommand.self, MigrateCommand.self, ReapCommand.self, AppsCommand.self, KeysCommand.self,
+            ChannelsCommand.self, FeedsCommand.self, EmulatorCommand.self, SendCommand.self,
         ]
     )
 }

@@ -9,6 +9,8 @@ struct FeedBody: Decodable {
     /// Give the feed a broadcast channel, if it has none.
     let channel: FeedChannelBody?
     let staleAfterSeconds: Int?
+    /// Seconds after its `stale-date` before the reaper ends the feed; the reaper's `--stale-grace` when absent.
+    let staleGraceSeconds: Int?
 }
 
 /// A feed's `channel` request.

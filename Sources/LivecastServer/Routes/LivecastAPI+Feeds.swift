@@ -18,7 +18,8 @@ extension LivecastAPI {
                     feedKey: feedKey,
                     attributesType: body.attributesType,
                     attributes: body.attributes,
-                    staleAfterSeconds: body.staleAfterSeconds
+                    staleAfterSeconds: body.staleAfterSeconds,
+                    staleGraceSeconds: body.staleGraceSeconds
                 )
             )
             if let policy, feed.channelID == nil {

@@ -14,13 +14,23 @@ public struct Feeds: Sendable {
         public var attributes: RawJSON
         /// How long after an update the activity turns stale, for `stale-date` defaults.
         public var staleAfterSeconds: Int?
+        /// How long after its `stale-date` the reaper ends the feed; the reaper's global grace when `nil`.
+        public var staleGraceSeconds: Int?
 
-        public init(appID: Int64, feedKey: String, attributesType: String, attributes: RawJSON, staleAfterSeconds: Int? = nil) {
+        public init(
+            appID: Int64,
+            feedKey: String,
+            attributesType: String,
+            attributes: RawJSON,
+            staleAfterSeconds: Int? = nil,
+            staleGraceSeconds: Int? = nil
+        ) {
             self.appID = appID
             self.feedKey = feedKey
             self.attributesType = attributesType
             self.attributes = attributes
             self.staleAfterSeconds = staleAfterSeconds
+            self.staleGraceSeconds = staleGraceSeconds
         }
     }
 
@@ -63,6 +73,9 @@ public struct Feeds: Sendable {
         if let stale = definition.staleAfterSeconds, stale <= 0 {
             throw StoreError(.invalid, "staleAfterSeconds must be positive", field: "staleAfterSeconds")
         }
+        if let grace = definition.staleGraceSeconds, grace < 0 {
+            throw StoreError(.invalid, "staleGraceSeconds must not be negative", field: "staleGraceSeconds")
+        }
         let created: Bool
         do {
             created = try await self.client.withTransaction(logger: self.logger) { connection in
@@ -75,8 +88,9 @@ public struct Feeds: Sendable {
                 guard let existing else {
                     try await connection.query(
                         """
-                        INSERT INTO feeds (app_id, feed_key, attributes_type, attributes, stale_after_seconds)
-                        VALUES (\(definition.appID), \(definition.feedKey), \(definition.attributesType), \(definition.attributes.text), \(definition.staleAfterSeconds))
+                        INSERT INTO feeds (app_id, feed_key, attributes_type, attributes, stale_after_seconds, stale_grace_seconds)
+                        VALUES (\(definition.appID), \(definition.feedKey), \(definition.attributesType), \(definition.attributes.text),
+                                \(definition.staleAfterSeconds), \(definition.staleGraceSeconds))
                         """,
                         logger: self.logger
                     )
@@ -90,7 +104,8 @@ public struct Feeds: Sendable {
                 }
                 try await connection.query(
                     """
-                    UPDATE feeds SET attributes = \(definition.attributes.text), stale_after_seconds = \(definition.staleAfterSeconds), updated_at = now()
+                    UPDATE feeds SET attributes = \(definition.attributes.text), stale_after_seconds = \(definition.staleAfterSeconds),
+                        stale_grace_seconds = \(definition.staleGraceSeconds), updated_at = now()
                     WHERE app_id = \(definition.appID) AND feed_key = \(definition.feedKey)
                     """,
                     logger: self.logger

@@ -55,33 +55,68 @@ public struct ActivityUpdates: Sendable {
             if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: request.idempotencyKey, on: connection, logger: self.logger) {
                 return replay
             }
-            return try await self.accept(request, priority: priority, now: now, on: connection)
+            return try await self.accept(request, priority: priority, now: now, asFollower: false, on: connection)
         }
     }
 
-    private func accept(_ request: Request, priority: Int, now: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
+    /// Ends one token-based activity that follows a feed, on its own token and with the feed's content state, while
+    /// the feed goes on for the others (the reaper ends followers nearing ActivityKit's 8-hour limit this way). Its
+    /// timestamp comes after both the feed's and the activity's last, so it is the last push the device applies.
+    /// - Parameters:
+    ///   - dismissalDate: UNIX seconds; at most 4 hours after the end (clamped).
+    ///   - now: The server's time, in UNIX seconds.
+    /// - Throws: ``StoreError``: `notFound` activity; `activityEnded` when it, or its feed, has ended (the feed's end
+    ///   reaches it); `conflict` for a standalone or channel-based activity (a broadcast would end every follower).
+    public func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?, now: Int) async throws -> AcceptedUpdate {
+        var request = Request(appID: appID, activityKey: activityKey, event: .end)
+        request.dismissalDate = dismissalDate
+        return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
+            try await self.accept(request, priority: 5, now: now, asFollower: true, on: connection)
+        }
+    }
+
+    private func accept(_ request: Request, priority: Int, now: Int, asFollower: Bool, on connection: PostgresConnection) async throws -> AcceptedUpdate {
         let rows = try await connection.query(
             """
-            SELECT a.id, a.state, a.last_timestamp, c.state, a.feed_id IS NOT NULL FROM activities a LEFT JOIN channels c ON c.id = a.channel_id
+            SELECT a.id, a.state, a.last_timestamp, c.state, a.feed_id FROM activities a LEFT JOIN channels c ON c.id = a.channel_id
             WHERE a.app_id = \(request.appID) AND a.activity_key = \(request.activityKey) FOR UPDATE OF a
             """,
             logger: self.logger
         )
-        var found: (id: Int64, state: String, lastTimestamp: Int?, channelState: String?, followsFeed: Bool)?
-        for try await row in rows.decode((Int64, String, Int?, String?, Bool).self) { found = row }
+        var found: (id: Int64, state: String, lastTimestamp: Int?, channelState: String?, feedID: Int64?)?
+        for try await row in rows.decode((Int64, String, Int?, String?, Int64?).self) { found = row }
         guard let activity = found else { throw StoreError(.notFound, "no activity \(request.activityKey)", field: "activityId") }
         // Its feed's updates carry the feed's timestamps; updates of its own would interleave with them.
-        guard !activity.followsFeed else {
-            throw StoreError(.conflict, "the activity follows a feed: update the feed instead", field: "activityId")
+        guard (activity.feedID != nil) == asFollower else {
+            throw StoreError(
+                .conflict,
+                asFollower ? "the activity follows no feed" : "the activity follows a feed: update the feed instead",
+                field: "activityId"
+            )
         }
         guard activity.state == "active" || activity.state == "starting" else {
             throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
         }
+        // A follower's feed is read FOR SHARE: a feed end accepted meanwhile is seen, one accepted later waits.
+        var feed: (state: String, lastTimestamp: Int?, contentState: String?)?
+        if let feedID = activity.feedID {
+            let feeds = try await connection.query(
+                "SELECT state, last_timestamp, content_state FROM feeds WHERE id = \(feedID) FOR SHARE",
+                logger: self.logger
+            )
+            for try await row in feeds.decode((String, Int?, String?).self) { feed = row }
+            guard feed?.state != "ended" else { throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId") }
+        }
+        if asFollower, activity.channelState != nil {
+            throw StoreError(.conflict, "a channel-based follower cannot be ended alone: a broadcast ends every follower", field: "activityId")
+        }
         if let channelState = activity.channelState, channelState != "active" {
             throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
         }
-        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: request.timestamp, last: activity.lastTimestamp, now: now)
-        var payload = LiveActivityPayload(event: request.event, timestamp: timestamp, contentState: request.contentState)
+        let last = [activity.lastTimestamp, feed?.lastTimestamp].compactMap { $0 }.max()
+        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: request.timestamp, last: last, now: now)
+        let contentState = try request.contentState ?? feed?.contentState.map { try RawJSON(validating: $0) }
+        var payload = LiveActivityPayload(event: request.event, timestamp: timestamp, contentState: contentState)
         payload.staleDate = request.staleDate
         payload.alert = request.alert
         payload.relevanceScore = request.relevanceScore
@@ -104,7 +139,7 @@ public struct ActivityUpdates: Sendable {
             """
             INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
                                  priority, priority_downgraded, idempotency_key, not_before, payload)
-            VALUES (\(request.appID), \(activity.id), \(request.event.rawValue), \(timestamp), \(request.contentState?.text),
+            VALUES (\(request.appID), \(activity.id), \(request.event.rawValue), \(timestamp), \(contentState?.text),
                     \(payload.staleDate), \(payload.dismissalDate), \(payload.relevanceScore), \(Int16(sentPriority)),
                     \(sentPriority != priority), \(request.idempotencyKey),
                     CASE WHEN \(coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END, \(String(decoding: bytes, as: UTF8.self)))

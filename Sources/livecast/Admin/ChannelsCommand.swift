@@ -3,12 +3,12 @@ import LivecastService
 import LivecastStore
 import PostgresNIO
 
-/// `livecast channels create|list|show|retire`.
+/// `livecast channels create|list|show|retire|reconcile`.
 struct ChannelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channels",
-        abstract: "Create, list, show and retire an app's broadcast channels (kept in step with APNs).",
-        subcommands: [Create.self, List.self, Show.self, Retire.self]
+        abstract: "Create, list, show, retire and reconcile an app's broadcast channels (kept in step with APNs).",
+        subcommands: [Create.self, List.self, Show.self, Retire.self, Reconcile.self]
     )
 
     /// What every channel command needs: the app, the database, and APNs.

@@ -6,7 +6,7 @@ import Logging
 import Metrics
 import Prometheus
 
-/// `livecast serve`: the HTTP API and the dispatcher workers that send the outbox.
+/// `livecast serve`: the HTTP API, the dispatcher workers that send the outbox, and the periodic reaper.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Each setting comes from its flag, else its environment variable, else the --config file (JSON, or \
             key = value lines; keys are the flags without dashes: database-url, listen, master-key-file, \
-            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst, dispatch-workers). Prints `listening on \
+            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst, dispatch-workers, reap-interval, \
+            stale-grace, lifetime-margin, channel-retirement-delay, token-expiry-days). Prints `listening on \
             HOST:PORT` once it accepts connections, and exits 0 after a graceful shutdown.
             """
     )
@@ -24,6 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var masterKey: MasterKeyOption
     @OptionGroup var migrations: MigrationsOption
     @OptionGroup var config: ConfigFileOption
+    @OptionGroup var reaper: ReaperOptions
 
     @Option(help: "HOST:PORT to listen on (default: $LIVECAST_LISTEN, else 127.0.0.1:8080).")
     var listen: String?
@@ -37,6 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Dispatcher workers: outbox claims sent at once (default: $LIVECAST_DISPATCH_WORKERS, else 4; 0 runs none here).")
     var dispatchWorkers: Int?
 
+    @Option(help: "Seconds between reaper passes on the one instance holding the lock (default: $LIVECAST_REAP_INTERVAL, else 60; 0 disables).")
+    var reapInterval: Int?
+
     func run() async throws {
         let settings = try self.config.settings()
         let (host, port) = try Self.address(settings.value(self.listen, env: "LIVECAST_LISTEN", key: "listen") ?? "127.0.0.1:8080")
@@ -49,6 +54,11 @@ struct ServeCommand: AsyncParsableCommand {
             guard let count = Int($0), count >= 0 else { throw ValidationError("--dispatch-workers must be 0 or more") }
             return count
         } ?? 4
+        let reapInterval = try settings.value(self.reapInterval.map { "\($0)" }, env: "LIVECAST_REAP_INTERVAL", key: "reap-interval").map {
+            guard let seconds = Int($0), seconds >= 0 else { throw ValidationError("--reap-interval must be 0 or more seconds") }
+            return seconds
+        } ?? 60
+        let reaperPolicy = try self.reaper.policy(settings)
         let logger = Logger(label: "livecast")
 
         let registry = PrometheusCollectorRegistry()
@@ -62,7 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
                 masterKey: masterKey,
                 apnsOverrides: overrides,
                 rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst),
-                dispatchWorkers: workers
+                dispatchWorkers: workers,
+                reapInterval: reapInterval,
+                reaperPolicy: reaperPolicy
             ),
             metrics: registry,
             logger: logger,

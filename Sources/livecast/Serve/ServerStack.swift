@@ -7,7 +7,8 @@ import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 
-/// The HTTP API and the dispatcher service wired together as `livecast serve` runs them, for `serve` and `demo`:
+/// The HTTP API, the dispatcher service and the periodic reaper wired together as `livecast serve` runs them, for
+/// `serve` and `demo`:
 /// one PostgreSQL client, one APNs client per app, and the migrations applied before the server accepts connections.
 ///
 /// Run ``application``, then shut ``appClients`` down.
@@ -29,6 +30,10 @@ struct ServerStack {
         var rateLimit: RateLimiter.Configuration
         /// Dispatcher workers; `0` runs none in this process.
         var dispatchWorkers: Int
+        /// Seconds between reaper passes (on the one instance that takes the lock); `0` runs none here.
+        var reapInterval: Int = 0
+        /// What the reaper ends, retires, expires and prunes.
+        var reaperPolicy = ReaperPolicy()
     }
 
     /// The PostgreSQL client, a service of ``application``: usable while it runs.
@@ -51,11 +56,12 @@ struct ServerStack {
     ) {
         let database = PostgresClient(configuration: settings.database, backgroundLogger: logger)
         let appClients = AppClients(apps: Apps(client: database, masterKey: settings.masterKey, logger: logger), overrides: settings.apnsOverrides, logger: logger)
+        let clientForApp: Dispatcher.ClientForApp = { appID in
+            let app = try await appClients.client(forApp: appID)
+            return (app.client, app.bundleID)
+        }
         let dispatcher = DispatcherService(
-            dispatcher: Dispatcher(database: database, clientForApp: { appID in
-                let app = try await appClients.client(forApp: appID)
-                return (app.client, app.bundleID)
-            }, logger: logger),
+            dispatcher: Dispatcher(database: database, clientForApp: clientForApp, logger: logger),
             database: database,
             workers: settings.dispatchWorkers,
             logger: logger
@@ -86,6 +92,10 @@ struct ServerStack {
         }
         if settings.dispatchWorkers > 0 { application.addServices(AfterMigrations(migrated: migrated, service: dispatcher)) }
         application.addServices(OutboxGauges(database: database, logger: logger))
+        if settings.reapInterval > 0 {
+            let reaper = Reaper(database: database, clientForApp: clientForApp, policy: settings.reaperPolicy, logger: logger)
+            application.addServices(ReaperService(reaper: reaper, interval: .seconds(settings.reapInterval), logger: logger))
+        }
         self.database = database
         self.appClients = appClients
         self.application = application

@@ -1,0 +1,98 @@
+import Foundation
+import LivecastStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The reaper and the channel reconciler run periodically inside `serve`. Every instance ticks; at each tick the one
+/// that takes a PostgreSQL advisory lock (held by a transaction for the tick's length) runs a reaper pass, then
+/// reconciles each app's channels in report-only mode (orphans are logged, never deleted here; registry channels
+/// APNs no longer has are marked missing). The others skip that tick.
+///
+/// On graceful shutdown it stops waiting, or finishes the tick in progress, and returns.
+public struct ReaperService: Service {
+    private let reaper: Reaper
+    private let interval: Duration
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - reaper: The pass to run; its database and APNs clients serve the reconciler too.
+    ///   - interval: The time between ticks, from the end of one to the start of the next.
+    public init(reaper: Reaper, interval: Duration, logger: Logger) {
+        self.reaper = reaper
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Waits an interval before the first tick, so a starting `serve` applies its migrations first.
+    public func run() async throws {
+        while true {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+            guard !Task.isShuttingDownGracefully, !Task.isCancelled else { return }
+            await self.tick()
+        }
+    }
+
+    /// One tick: the pass and the reconciliation, if this instance takes the lock.
+    /// - Returns: Whether this instance ran them.
+    @discardableResult
+    public func tick() async -> Bool {
+        do {
+            return try await self.reaper.database.withTransaction(logger: self.logger) { connection in
+                let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(ReaperLocks.scheduleNamespace), 0)", logger: self.logger)
+                var elected = false
+                for try await value in rows.decode(Bool.self) { elected = value }
+                guard elected else { return false }
+                await self.reap()
+                await self.reconcile()
+                return true
+            }
+        } catch {
+            self.logger.error("the scheduled reaper could not run", metadata: ["error": "\(Reaper.describe(error))"])
+            return false
+        }
+    }
+
+    private func reap() async {
+        do {
+            for report in try await self.reaper.pass() {
+                for failure in report.failures {
+                    self.logger.error("reaper", metadata: ["app": "\(report.bundleID)", "failure": "\(failure)"])
+                }
+                if !report.isEmpty { self.logger.info("\(report.summary(dryRun: false))") }
+            }
+        } catch {
+            self.logger.error("reaper pass failed", metadata: ["error": "\(Reaper.describe(error))"])
+        }
+    }
+
+    private func reconcile() async {
+        do {
+            for app in try await self.reaper.appsWithChannels() {
+                do {
+                    let (client, bundleID) = try await self.reaper.clientForApp(app.id)
+                    let result = try await ChannelReconciler(database: self.reaper.database, apns: client, logger: self.logger)
+                        .reconcile(appID: app.id, bundleID: bundleID, environment: app.environment, deleteOrphans: false)
+                    for finding in result.findings {
+                        self.logger.warning("channel reconciliation: \(finding.line)", metadata: ["app": "\(bundleID)"])
+                    }
+                } catch {
+                    self.logger.warning("channel reconciliation failed", metadata: ["app": "\(app.bundleID)", "error": "\(Reaper.describe(error))"])
+                }
+            }
+        } catch {
+            self.logger.error("channel reconciliation failed", metadata: ["error": "\(Reaper.describe(error))"])
+        }
+    }
+}
+
+extension Reaper {
+    /// The apps that have ever had a channel recorded: the ones worth asking APNs about.
+    func appsWithChannels() async throws -> [App] {
+        var apps: [App] = []
+        for app in try await self.apps() {
+            if try await self.count("SELECT 1 FROM channels WHERE app_id = \(app.id) LIMIT 1") > 0 { apps.append(app) }
+        }
+        return apps
+    }
+}

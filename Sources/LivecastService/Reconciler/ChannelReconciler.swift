@@ -1,0 +1,125 @@
+import APNs
+import Foundation
+import LivecastStore
+import Logging
+import PostgresNIO
+
+/// Compares an app's channel registry with APNs' own list (`all-channels`) and settles the differences:
+/// - a channel APNs has and the registry does not (or holds as retired or missing) is an **orphan**: reported, and
+///   deleted at APNs only when asked (`deleteOrphans`), each id checked against the registry again just before;
+/// - an active registry channel APNs no longer lists is marked **missing** (nothing is broadcast to it again);
+/// - a registry row in state `orphan` (APNs created it, recording it for its feed failed) that APNs still has is
+///   reported, and with `deleteOrphans` retired (deleted at APNs, kept as retired); one APNs no longer has is marked
+///   retired, as there is nothing left to clean.
+///
+/// APNs documents no paging for `all-channels`; channels recorded within a minute before the listing are left
+/// alone, so one created while the listing runs is not taken for missing.
+public struct ChannelReconciler: Sendable {
+    private let database: PostgresClient
+    private let apns: APNsClient
+    private let logger: Logger
+
+    /// - Parameter apns: The APNs client of the app's team and environment.
+    public init(database: PostgresClient, apns: APNsClient, logger: Logger) {
+        self.database = database
+        self.apns = apns
+        self.logger = logger
+    }
+
+    /// Reconciles one app's channels.
+    /// - Parameter deleteOrphans: Delete orphans at APNs (otherwise they are only reported).
+    /// - Throws: ``StoreError`` `apnsRefused` when APNs does not list the channels; database errors.
+    public func reconcile(appID: Int64, bundleID: String, environment: String, deleteOrphans: Bool) async throws -> ChannelReconciliation {
+        let registry = ChannelRegistry(client: self.database, apns: self.apns, logger: self.logger)
+        let listedAt = Date()
+        let atAPNs = Set(try await registry.listAtAPNs(bundleID: bundleID))
+        var result = ChannelReconciliation(bundleID: bundleID, environment: environment)
+        result.atAPNs = atAPNs.count
+        let recorded = try await self.recorded(appID: appID)
+        result.activeInRegistry = recorded.values.filter { $0.state == "active" }.count
+
+        for channelID in atAPNs.sorted() {
+            let row = recorded[channelID]
+            switch row?.state {
+            case "active"?:
+                continue
+            case "orphan"?:
+                var finding = ChannelReconciliation.Finding(kind: .recordedOrphan, channelID: channelID, action: "kept")
+                if deleteOrphans {
+                    do {
+                        _ = try await registry.retire(appID: appID, bundleID: bundleID, channelID: channelID, force: true)
+                        finding.action = "retired (deleted at APNs)"
+                    } catch let error as StoreError {
+                        finding.action = "not retired: \(error.message)"
+                    }
+                }
+                result.findings.append(finding)
+            default:
+                var finding = ChannelReconciliation.Finding(kind: .orphanAtAPNs, channelID: channelID, feedKey: row?.feedKey, action: "kept")
+                if deleteOrphans { finding.action = await self.deleteOrphan(appID: appID, bundleID: bundleID, channelID: channelID) }
+                result.findings.append(finding)
+            }
+        }
+        let settled = listedAt.addingTimeInterval(-60)
+        for (channelID, row) in recorded.sorted(by: { $0.key < $1.key }) where !atAPNs.contains(channelID) && row.createdAt < settled {
+            switch row.state {
+            case "active":
+                try await self.mark(appID: appID, channelID: channelID, from: "active", to: "missing")
+                result.findings.append(.init(kind: .missingAtAPNs, channelID: channelID, feedKey: row.feedKey, action: "marked missing"))
+            case "orphan":
+                try await self.mark(appID: appID, channelID: channelID, from: "orphan", to: "retired")
+                result.findings.append(.init(kind: .recordedOrphanGone, channelID: channelID, feedKey: row.feedKey, action: "marked retired"))
+            default:
+                continue
+            }
+        }
+        return result
+    }
+
+    /// Deletes an orphan at APNs, unless the registry took it up as active meanwhile. - Returns: what was done.
+    private func deleteOrphan(appID: Int64, bundleID: String, channelID: String) async -> String {
+        do {
+            if try await self.recorded(appID: appID, channelID: channelID)[channelID]?.state == "active" {
+                return "kept: the registry recorded it meanwhile"
+            }
+        } catch {
+            return "not deleted: \(error)"
+        }
+        let outcome = await self.apns.deleteChannel(bundleID: bundleID, channelID: channelID)
+        guard outcome.status == 204 || outcome.reason == .channelNotRegistered else {
+            return "not deleted: APNs answered \(outcome.status.map(String.init) ?? "nothing")\(outcome.reason.map { " \($0.rawValue)" } ?? "")"
+        }
+        return ChannelReconciliation.Finding.deletedAtAPNs
+    }
+
+    private struct Row {
+        var state: String
+        var feedKey: String?
+        var createdAt: Date
+    }
+
+    private func recorded(appID: Int64, channelID: String? = nil) async throws -> [String: Row] {
+        let rows = try await self.database.query(
+            """
+            SELECT c.channel_id, c.state, f.feed_key, c.created_at FROM channels c LEFT JOIN feeds f ON f.id = c.feed_id
+            WHERE c.app_id = \(appID) AND (\(channelID)::text IS NULL OR c.channel_id = \(channelID))
+            """,
+            logger: self.logger
+        )
+        var recorded: [String: Row] = [:]
+        for try await (id, state, feedKey, createdAt) in rows.decode((String, String, String?, Date).self) {
+            recorded[id] = Row(state: state, feedKey: feedKey, createdAt: createdAt)
+        }
+        return recorded
+    }
+
+    private func mark(appID: Int64, channelID: String, from: String, to: String) async throws {
+        try await self.database.query(
+            """
+            UPDATE channels SET state = \(to), retired_at = CASE WHEN \(to) = 'retired' THEN now() ELSE retired_at END
+            WHERE app_id = \(appID) AND channel_id = \(channelID) AND state = \(from)
+            """,
+            logger: self.logger
+        )
+    }
+}

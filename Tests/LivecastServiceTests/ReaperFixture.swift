@@ -1,0 +1,32 @@
+import APNsEmulator
+import LivecastService
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+
+extension DispatchFixture {
+    /// A reaper on the fixture's database, deleting channels through the fixture's client.
+    func reaper(_ policy: ReaperPolicy = ReaperPolicy(staleDismissalDelay: 600)) -> Reaper {
+        let apns = self.apns
+        return Reaper(database: self.store.client, clientForApp: { _ in (apns, EmulatorFixture.bundleID) }, policy: policy, logger: self.store.logger)
+    }
+
+    /// Runs SQL for its side effects.
+    func sql(_ query: PostgresQuery) async throws {
+        try await self.store.client.query(query)
+    }
+
+    /// The single integer a query returns.
+    func number(_ query: PostgresQuery) async throws -> Int {
+        for try await value in try await self.store.client.query(query).decode(Int.self) { return value }
+        return 0
+    }
+
+    /// An activity's state in the store.
+    func state(ofActivity key: String) async throws -> String? {
+        for try await state in try await self.store.client.query("SELECT state FROM activities WHERE activity_key = \(key)").decode(String.self) {
+            return state
+        }
+        return nil
+    }
+}
