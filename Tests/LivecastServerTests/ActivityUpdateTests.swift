@@ -16,7 +16,7 @@ import Testing
                 .post,
                 "\(self.activity)/updates",
                 key: key,
-                body: #"{"contentState": {"home": 1, "away": 0}, "timestamp": \#(now - 10), "staleDate": \#(now + 900), "alert": {"title": "Goal!", "body": {"locKey": "GOAL", "locArgs": ["Giants"]}, "sound": "default"}}"#
+                body: #"{"contentState": {"home": 1, "away": 0, "clock": 2.50}, "timestamp": \#(now - 10), "staleDate": \#(now + 900), "alert": {"title": "Goal!", "body": {"locKey": "GOAL", "locArgs": ["Giants"]}, "sound": "default"}}"#
             )
             #expect(update.status == .accepted, "\(update.text)")
             #expect(update.json["timestamp"]?.intValue == now - 10)
@@ -25,6 +25,8 @@ import Testing
             let updateID = try #require(update.json["updateId"]?.intValue)
             let payloads = try await fixture.client.query("SELECT payload FROM updates WHERE id = \(updateID)")
             for try await payload in payloads.decode(String.self) {
+                // The content state goes out exactly as sent: key order, spacing and 2.50 kept.
+                #expect(payload.contains(#""content-state":{"home": 1, "away": 0, "clock": 2.50}"#), "\(payload)")
                 #expect(payload.contains(#""title":"Goal!""#))
                 #expect(payload.contains(#""loc-key":"GOAL""#))
             }

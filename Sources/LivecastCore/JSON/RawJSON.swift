@@ -19,6 +19,11 @@ public struct RawJSON: Sendable, Hashable, CustomStringConvertible {
         self.text = trimmed
     }
 
+    /// Keeps text already known to be one JSON value (a member of a document a parser accepted).
+    init(trusted text: String) {
+        self.text = text
+    }
+
     /// Encodes a parsed value as compact JSON with sorted keys.
     public init(_ value: JSONValue) {
         let encoder = JSONEncoder()
@@ -45,9 +50,19 @@ public struct RawJSON: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension RawJSON: Codable {
-    /// Decodes any JSON value and keeps it as compact JSON text.
+    /// Decodes any JSON value. A top-level member keeps the exact text the document gave it when the decoder's
+    /// `userInfo` holds the document's ``topLevelMembers(of:)`` under ``rawMembersKey``; otherwise the value is kept
+    /// as compact JSON text.
     public init(from decoder: any Decoder) throws {
-        self.init(try JSONValue(from: decoder))
+        let value = try JSONValue(from: decoder)
+        if decoder.codingPath.count == 1,
+            let members = decoder.userInfo[Self.rawMembersKey] as? [String: RawJSON],
+            let raw = members[decoder.codingPath[0].stringValue]
+        {
+            self = raw
+        } else {
+            self.init(value)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

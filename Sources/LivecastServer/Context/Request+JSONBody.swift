@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LivecastCore
 import NIOCore
 
 extension Request {
@@ -18,8 +19,11 @@ extension Request {
             throw APIError.bodyTooLarge(limit: context.maxUploadSize)
         }
         let data = Data(buffer.readableBytesView)
+        let decoder = JSONDecoder()
+        // `contentState` and `attributes` go to the devices exactly as the client wrote them (DESIGN invariant 3).
+        decoder.userInfo[RawJSON.rawMembersKey] = RawJSON.topLevelMembers(of: Array(buffer.readableBytesView))
         do {
-            return try JSONDecoder().decode(Body.self, from: data)
+            return try decoder.decode(Body.self, from: data)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && Self.isJSON(data) {
             // Foundation reports a number too large for its field as invalid JSON, with no field.
             throw APIError.malformed("a number is out of range: integers must fit in 64 bits")

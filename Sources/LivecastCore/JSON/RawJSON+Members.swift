@@ -1,0 +1,109 @@
+import Foundation
+
+extension RawJSON {
+    /// The `JSONDecoder.userInfo` key under which ``topLevelMembers(of:)`` of the document being decoded let a
+    /// top-level `RawJSON` field keep the exact text the client sent instead of a re-encoding of its value.
+    public static let rawMembersKey = CodingUserInfoKey(rawValue: "livecast.rawJSONMembers")!
+
+    /// The members of a JSON object, each value kept as the exact text it has in `bytes`.
+    /// - Parameter bytes: UTF-8 JSON text that a JSON parser has accepted.
+    /// - Returns: `nil` unless `bytes` is one JSON object.
+    public static func topLevelMembers(of bytes: [UInt8]) -> [String: RawJSON]? {
+        var scanner = MemberScanner(bytes: bytes)
+        return scanner.members()
+    }
+}
+
+/// Walks a JSON object that is known to be valid, finding where each member's value begins and ends.
+private struct MemberScanner {
+    let bytes: [UInt8]
+    var index = 0
+
+    mutating func members() -> [String: RawJSON]? {
+        self.skipWhiteSpace()
+        guard self.take(UInt8(ascii: "{")) else { return nil }
+        var members: [String: RawJSON] = [:]
+        self.skipWhiteSpace()
+        if self.take(UInt8(ascii: "}")) { return self.atEnd() ? members : nil }
+        while true {
+            self.skipWhiteSpace()
+            let keyStart = self.index
+            guard self.skipString(), let key = try? JSONDecoder().decode(String.self, from: Data(self.bytes[keyStart..<self.index])) else {
+                return nil
+            }
+            self.skipWhiteSpace()
+            guard self.take(UInt8(ascii: ":")) else { return nil }
+            self.skipWhiteSpace()
+            let valueStart = self.index
+            guard self.skipValue() else { return nil }
+            members[key] = RawJSON(trusted: String(decoding: self.bytes[valueStart..<self.index], as: UTF8.self))
+            self.skipWhiteSpace()
+            if self.take(UInt8(ascii: ",")) { continue }
+            return self.take(UInt8(ascii: "}")) && self.atEnd() ? members : nil
+        }
+    }
+
+    private mutating func atEnd() -> Bool {
+        self.skipWhiteSpace()
+        return self.index == self.bytes.count
+    }
+
+    private mutating func take(_ byte: UInt8) -> Bool {
+        guard self.index < self.bytes.count, self.bytes[self.index] == byte else { return false }
+        self.index += 1
+        return true
+    }
+
+    private mutating func skipWhiteSpace() {
+        while self.index < self.bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(self.bytes[self.index]) { self.index += 1 }
+    }
+
+    /// Skips a string, escapes included; the index ends after its closing quote.
+    private mutating func skipString() -> Bool {
+        guard self.take(UInt8(ascii: "\"")) else { return false }
+        while self.index < self.bytes.count {
+            switch self.bytes[self.index] {
+            case UInt8(ascii: "\\"): self.index += 2
+            case UInt8(ascii: "\""):
+                self.index += 1
+                return true
+            default: self.index += 1
+            }
+        }
+        return false
+    }
+
+    /// Skips one value: a string, an object or array (nesting and strings inside included), or a literal.
+    private mutating func skipValue() -> Bool {
+        guard self.index < self.bytes.count else { return false }
+        switch self.bytes[self.index] {
+        case UInt8(ascii: "\""):
+            return self.skipString()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while self.index < self.bytes.count {
+                switch self.bytes[self.index] {
+                case UInt8(ascii: "\""):
+                    guard self.skipString() else { return false }
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 {
+                        self.index += 1
+                        return true
+                    }
+                default: break
+                }
+                self.index += 1
+            }
+            return false
+        default:
+            let start = self.index
+            while self.index < self.bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(self.bytes[self.index]) {
+                self.index += 1
+            }
+            return self.index > start
+        }
+    }
+}
