@@ -26,6 +26,8 @@ public final class APNsClient: Sendable {
     private let pushPool: HTTP2ConnectionPool
     private let broadcastPool: HTTP2ConnectionPool
     private let managementPool: HTTP2ConnectionPool
+    /// Where each batch's watchdog runs.
+    private let eventLoopGroup: any EventLoopGroup
     private let templates = NIOLockedValueBox<[String: HeaderTemplate]>([:])
 
     /// Creates a client; connections are made on first use.
@@ -44,6 +46,7 @@ public final class APNsClient: Sendable {
         logger: Logger = Logger(label: "livecast.apns", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(ConfigurationError) {
         self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
         let tokens = ProviderTokens(credentials: credentials, clock: clock)
         self.tokens = tokens
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
@@ -210,6 +213,9 @@ public final class APNsClient: Sendable {
                 make(index, deadline) { result in collector.record(APNsOutcome.from(result), at: index) }
             }
             pool.submit(exchanges)
+            // The transport ends every exchange by its deadline; should one ever be dropped on the way, the caller
+            // still gets an answer for it shortly after.
+            collector.watch(self.eventLoopGroup.any().scheduleTask(deadline: deadline + .seconds(5)) { collector.expire() })
         }
     }
 
@@ -235,30 +241,73 @@ public final class APNsClient: Sendable {
 
 /// Gathers a batch's outcomes from the connections' event loops and resumes the caller once, when all are in.
 ///
-/// Each outcome goes to its own slot, so recording takes no lock: a counter says when the last one arrived.
+/// Each outcome goes to its own slot, so recording takes no lock: a slot's state (empty, being written, written, given
+/// up) is claimed with one compare-and-exchange, and a counter says when the last one arrived. A watchdog past the
+/// deadline gives up on the slots still empty, so the caller is answered even if an exchange was lost.
 private final class OutcomeCollector: @unchecked Sendable {
-    // Slots are written once each, by whichever event loop completes that exchange, and read only after the
-    // counter shows every write happened (acquiring-releasing decrement).
+    private static let empty: UInt8 = 0
+    private static let writing: UInt8 = 1
+    private static let written: UInt8 = 2
+    private static let givenUp: UInt8 = 3
+
+    // A slot is written once, by whoever claims it, and read only after the counter shows every write happened
+    // (acquiring-releasing decrement).
     private let outcomes: UnsafeMutableBufferPointer<APNsOutcome?>
+    private let states: UnsafeMutablePointer<Synchronization.Atomic<UInt8>>
     private let remaining: Synchronization.Atomic<Int>
     private let continuation: CheckedContinuation<[APNsOutcome], Never>
+    /// The watchdog, cancelled once every outcome is in; `done` once the caller was answered.
+    private let watchdog = Mutex<(task: Scheduled<Void>?, done: Bool)>((nil, false))
 
     init(count: Int, continuation: CheckedContinuation<[APNsOutcome], Never>) {
         self.outcomes = .allocate(capacity: count)
         self.outcomes.initialize(repeating: nil)
-        self.remaining = Atomic(count)
+        self.states = .allocate(capacity: count)
+        for index in 0..<count { (self.states + index).initialize(to: Synchronization.Atomic(Self.empty)) }
+        self.remaining = Synchronization.Atomic(count)
         self.continuation = continuation
     }
 
     func record(_ outcome: APNsOutcome, at index: Int) {
-        self.outcomes[index] = outcome
-        if self.remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            self.continuation.resume(returning: self.outcomes.map { $0! })
+        guard self.states[index].compareExchange(expected: Self.empty, desired: Self.writing, ordering: .acquiring).exchanged else {
+            return  // the watchdog gave up on it
         }
+        self.outcomes[index] = outcome
+        self.states[index].store(Self.written, ordering: .releasing)
+        self.countDown()
+    }
+
+    /// Keeps the watchdog's task, to cancel it once every outcome is in.
+    func watch(_ task: Scheduled<Void>) {
+        let done = self.watchdog.withLock { watchdog in
+            watchdog.task = task
+            return watchdog.done
+        }
+        if done { task.cancel() }
+    }
+
+    /// Gives up on every slot still empty, with a deadline failure.
+    func expire() {
+        for index in 0..<self.outcomes.count
+        where self.states[index].compareExchange(expected: Self.empty, desired: Self.givenUp, ordering: .acquiring).exchanged {
+            self.outcomes[index] = APNsOutcome(error: TransportError(.deadlineExceeded, "no outcome by the deadline"))
+            self.countDown()
+        }
+    }
+
+    private func countDown() {
+        guard self.remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        self.watchdog.withLock { watchdog in
+            watchdog.done = true
+            return watchdog.task
+        }?.cancel()
+        self.continuation.resume(returning: self.outcomes.map { $0! })
     }
 
     deinit {
         self.outcomes.deinitialize()
         self.outcomes.deallocate()
+        self.states.deinitialize(count: self.outcomes.count)
+        self.states.deallocate()
     }
 }

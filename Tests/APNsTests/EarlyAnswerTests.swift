@@ -66,7 +66,7 @@ struct NginxReturn200 {
             """
         try configuration.write(toFile: directory.path("nginx.conf"), atomically: false, encoding: .utf8)
         let nginx = try BackgroundProcess("nginx", ["-p", directory.url.path, "-c", directory.path("nginx.conf")])
-        defer { nginx.signal() }
+        defer { nginx.signal(SIGKILL) }  // it may inherit a mask that blocks SIGTERM from the test process
         let curl = Curl(caFile: certificate)
         var ready = false
         for _ in 0..<100 where !ready {
