@@ -71,11 +71,15 @@ public actor TestPostgres {
         }
         try await run("initdb", ["-D", "\(directory)/data", "-U", "livecast", "-A", "trust", "-E", "UTF8", "--no-sync"])
         let port = try FreePort.next()
-        // The server runs as a child left running (pg_ctl's daemon would keep Foundation from seeing pg_ctl exit).
+        // The server runs as a child left running, spawned so that it inherits no descriptor of this process (see
+        // DetachedServer; pg_ctl's daemon would likewise keep Foundation from seeing pg_ctl exit).
         let server = ["\(binaries)/postgres", "-D", "\(directory)/data", "-p", String(port), "-k", directory,
                       "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
                       "-c", "full_page_writes=off", "-c", "max_connections=300"]
-        let process = asRoot ? try BackgroundProcess("runuser", ["-u", "postgres", "--"] + server) : try BackgroundProcess(server[0], Array(server.dropFirst()))
+        let process =
+            asRoot
+            ? try DetachedServer(ExternalProcess.resolve("runuser"), ["-u", "postgres", "--"] + server, logPrefix: "\(directory)/server")
+            : try DetachedServer(server[0], Array(server.dropFirst()), logPrefix: "\(directory)/server")
         runningCluster = (process, "\(directory)/data")
         atexit {
             // Immediate shutdown of the postmaster (SIGQUIT), then the directory goes.
@@ -113,4 +117,4 @@ public actor TestPostgres {
 
 /// The server the process started, kept alive for the process's life and stopped by an `atexit` handler
 /// (which can capture nothing).
-nonisolated(unsafe) private var runningCluster: (process: BackgroundProcess, data: String)?
+nonisolated(unsafe) private var runningCluster: (process: DetachedServer, data: String)?
