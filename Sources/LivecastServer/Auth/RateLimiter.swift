@@ -29,16 +29,14 @@ public final class RateLimiter: Sendable {
     }
 
     private let configuration: Configuration
-    private let clock = ContinuousClock()
     private let buckets = Mutex<[Int64: Bucket]>([:])
 
     public init(configuration: Configuration) {
         self.configuration = configuration
     }
 
-    /// Takes a token from a key's bucket, if it has one.
-    func take(for keyID: Int64) -> Decision {
-        let now = self.clock.now
+    /// Takes a token from a key's bucket, if it has one, as of `now` (the current time unless a test says).
+    func take(for keyID: Int64, at now: ContinuousClock.Instant = ContinuousClock.now) -> Decision {
         let (rate, burst) = (self.configuration.ratePerSecond, self.configuration.burst)
         return self.buckets.withLock { buckets in
             var bucket = buckets[keyID] ?? Bucket(tokens: burst, updated: now)
