@@ -130,7 +130,7 @@ import Testing
     @Test func unreachableServerFailsByTheDeadlineWithTheCause() async throws {
         var configuration = APNsClient.Configuration()
         configuration.pushEndpoint = .init(host: "127.0.0.1", port: try FreePort.next())
-        configuration.requestTimeout = .seconds(1)
+        configuration.requestTimeout = .seconds(3)
         let key = try await ProviderKey.make()
         let client = try APNsClient(configuration: configuration, credentials: try APNsCredentials(teamID: key.teamID, keyID: key.keyID, p8File: key.path))
         let outcome = await client.send(DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))

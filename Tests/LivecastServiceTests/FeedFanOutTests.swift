@@ -90,14 +90,14 @@ import Testing
             var end = FeedUpdates.Request(
                 appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":2}"#), timestamp: update.timestamp + 1
             )
-            end.dismissalDate = fixture.now + 600
+            end.content.dismissalDate = fixture.now + 600
             let ended = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end, now: fixture.now)
             #expect(try await dispatcher.drain() == 1)
             for device in modern + older {
                 let activity = try #require(fixture.shown(device.id).first)
                 #expect(activity.state == .ended)
                 #expect(activity.contentState == .object(["home": .int(2)]))
-                #expect(activity.dismissalDate == end.dismissalDate)
+                #expect(activity.dismissalDate == end.content.dismissalDate)
             }
             let running = try await fixture.store.client.query("SELECT count(*)::int FROM activities WHERE state IN ('starting', 'active')")
             for try await count in running.decode(Int.self) { #expect(count == 0) }

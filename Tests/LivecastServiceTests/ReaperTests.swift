@@ -124,7 +124,7 @@ import Testing
             let keptID = try #require(try await fixture.feed("game-2", channelPolicy: 0))
             for key in ["game-1", "game-2"] {
                 var end = FeedUpdates.Request(appID: fixture.store.appID, feedKey: key, event: .end, contentState: try RawJSON(validating: #"{"home":1}"#))
-                end.dismissalDate = fixture.now + 60
+                end.content.dismissalDate = fixture.now + 60
                 _ = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end, now: fixture.now)
             }
             // Not before its end has gone out.

@@ -34,7 +34,7 @@ import Testing
             #expect(accepted.timestamp == self.now)
             #expect(accepted.priority == 5)
             var withAlert = try self.request(fixture, home: 2, timestamp: self.now + 5)
-            withAlert.alert = LiveActivityAlert(title: "Goal!")
+            withAlert.content.alert = LiveActivityAlert(title: "Goal!")
             #expect(try await updates.accept(withAlert, now: self.now).priority == 10)
             #expect(try await self.statuses(fixture).map(\.status) == ["pending", "pending"])
         }
@@ -66,7 +66,7 @@ import Testing
         try await StoreFixture.with("updates_end") { fixture in
             let updates = try await self.activity(fixture)
             var end = try self.request(fixture, .end, home: 5, timestamp: self.now)
-            end.dismissalDate = self.now + 10 * 3600
+            end.content.dismissalDate = self.now + 10 * 3600
             let accepted = try await updates.accept(end, now: self.now)
             #expect(accepted.dismissalDateClamped)
             let stored = try await fixture.client.query("SELECT dismissal_date FROM updates WHERE id = \(accepted.updateID)")
@@ -96,10 +96,10 @@ import Testing
                 #expect(error.message.contains("4096"))
             }
             var stale = try self.request(fixture, timestamp: self.now)
-            stale.staleDate = self.now - 1
+            stale.content.staleDate = self.now - 1
             await #expect(throws: StoreError.self) { try await updates.accept(stale, now: self.now) }
             var badPriority = try self.request(fixture)
-            badPriority.priority = 7
+            badPriority.content.priority = 7
             await #expect(throws: StoreError.self) { try await updates.accept(badPriority, now: self.now) }
             let unknown = ActivityUpdates.Request(appID: fixture.appID, activityKey: "nope", event: .update, contentState: try RawJSON(validating: "{}"))
             await #expect(throws: StoreError.self) { try await updates.accept(unknown, now: self.now) }
@@ -111,7 +111,7 @@ import Testing
         try await StoreFixture.with("updates_idempotency") { fixture in
             let updates = try await self.activity(fixture)
             var request = try self.request(fixture, timestamp: self.now)
-            request.idempotencyKey = "retry-me"
+            request.content.idempotencyKey = "retry-me"
             let first = try await updates.accept(request, now: self.now)
             let again = try await updates.accept(request, now: self.now + 3)
             #expect(again.isReplay)

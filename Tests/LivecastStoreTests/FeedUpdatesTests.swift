@@ -62,7 +62,7 @@ import Testing
             let updates = try await self.feed(fixture)
             _ = try await updates.accept(try self.update(fixture, home: 3, timestamp: self.now), now: self.now)
             var end = try self.update(fixture, .end, home: nil, timestamp: self.now + 10)
-            end.dismissalDate = self.now + 10 + 5 * 3600
+            end.content.dismissalDate = self.now + 10 + 5 * 3600
             let accepted = try await updates.accept(end, now: self.now)
             #expect(accepted.dismissalDateClamped)
             let payload = try LiveActivityPayload(decoding: Array((try await self.rows(fixture))[1].payload!.utf8))
@@ -80,7 +80,7 @@ import Testing
             let updates = try await self.feed(fixture)
             let big = try RawJSON(validating: #"{"text":"\#(String(repeating: "x", count: 4500))"}"#)
             var request = try self.update(fixture)
-            request.contentState = big
+            request.content.contentState = big
             // No channel: every follower has a token, so the device limit (4,096 bytes) applies.
             #expect(await self.code { _ = try await updates.accept(request, now: self.now) } == .payloadTooLarge)
             try await fixture.client.query(
@@ -91,7 +91,7 @@ import Testing
             _ = try await Activities(client: fixture.client, logger: fixture.logger).register(
                 .init(appID: fixture.appID, activityKey: "a1", attributesType: "GameAttributes", feedKey: "game-1", pushToken: "ab01")
             )
-            request.timestamp = self.now + 5
+            request.content.timestamp = self.now + 5
             #expect(await self.code { _ = try await updates.accept(request, now: self.now) } == .payloadTooLarge)
             #expect(try await self.rows(fixture).count == 1)
         }
@@ -104,7 +104,7 @@ import Testing
             var priorities: [(Int, Bool)] = []
             for index in 0..<3 {
                 var request = try self.update(fixture, home: index, timestamp: self.now + index * 10)
-                request.priority = 10
+                request.content.priority = 10
                 let accepted = try await updates.accept(request, now: self.now)
                 priorities.append((accepted.priority, accepted.priorityDowngraded))
             }

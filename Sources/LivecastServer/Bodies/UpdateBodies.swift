@@ -1,8 +1,15 @@
 import LivecastCore
 import LivecastStore
 
+/// A request body that says an update or an end.
+protocol UpdateContentBody: Decodable {
+    /// What the body says, its dates checked against the server's clock (`now`, UNIX seconds).
+    /// - Throws: ``APIError`` `invalid` naming the field.
+    func content(now: Int) throws -> UpdateContent
+}
+
 /// `POST /v1/apps/{bundleId}/activities/{activityId}/updates` and `POST /v1/apps/{bundleId}/feeds/{feedKey}/updates`.
-struct UpdateBody: Decodable {
+struct UpdateBody: UpdateContentBody {
     /// The `ContentState`, passed to the device as given.
     let contentState: RawJSON
     /// UNIX seconds; the server's time when absent.
@@ -13,14 +20,31 @@ struct UpdateBody: Decodable {
     /// 5 or 10; 10 with an alert, else 5, when absent.
     let priority: Int?
     let relevanceScore: Double?
+
+    func content(now: Int) throws -> UpdateContent {
+        try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: self.staleDate, now: now)
+        var content = UpdateContent(event: .update, contentState: self.contentState, timestamp: self.timestamp)
+        content.staleDate = self.staleDate
+        content.alert = self.alert?.alert
+        content.priority = self.priority
+        content.relevanceScore = self.relevanceScore
+        return content
+    }
 }
 
 /// `POST /v1/apps/{bundleId}/activities/{activityId}/end` and `POST /v1/apps/{bundleId}/feeds/{feedKey}/end`.
-struct EndBody: Decodable {
+struct EndBody: UpdateContentBody {
     let contentState: RawJSON?
     let timestamp: Int?
     /// When the ended activity leaves the Lock Screen (UNIX seconds); at most 4 hours after the end.
     let dismissalDate: Int?
+
+    func content(now: Int) throws -> UpdateContent {
+        try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: nil, now: now)
+        var content = UpdateContent(event: .end, contentState: self.contentState, timestamp: self.timestamp)
+        content.dismissalDate = self.dismissalDate
+        return content
+    }
 }
 
 /// `202` for an accepted update or end, once it is stored.

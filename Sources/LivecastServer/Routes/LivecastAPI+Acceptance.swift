@@ -39,6 +39,36 @@ extension LivecastAPI {
         return Self.accepted(answer, replayed: accepted.isReplay)
     }
 
+    /// Adds `POST {target}/updates` and `POST {target}/end` (backend): each body becomes ``UpdateContent``, with the
+    /// request's idempotency key, and `store` stores it for the target the path names.
+    /// - Parameter store: Stores the content, given the request's path parameters and the server's time.
+    func addUpdateAndEndRoutes(
+        to routes: RouteRegistrar,
+        target: String,
+        store: @escaping @Sendable (_ content: UpdateContent, _ scope: AppScope, _ parameters: Parameters, _ now: Int) async throws -> AcceptedUpdate
+    ) {
+        routes.app(.post, "\(target)/updates", role: .backend) { request, context, scope in
+            try await self.acceptContent(request, context, scope, as: UpdateBody.self, store: store)
+        }
+        routes.app(.post, "\(target)/end", role: .backend) { request, context, scope in
+            try await self.acceptContent(request, context, scope, as: EndBody.self, store: store)
+        }
+    }
+
+    private func acceptContent<Body: UpdateContentBody>(
+        _ request: Request,
+        _ context: APIRequestContext,
+        _ scope: AppScope,
+        as _: Body.Type,
+        store: (UpdateContent, AppScope, Parameters, Int) async throws -> AcceptedUpdate
+    ) async throws -> Response {
+        try await self.acceptOnce(request, scope) { idempotencyKey, now in
+            var content = try await request.decodeJSON(as: Body.self, context: context).content(now: now)
+            content.idempotencyKey = idempotencyKey
+            return try await store(content, scope, context.parameters, now)
+        }
+    }
+
     /// Dates the store cannot judge without the clock: a timestamp far ahead, a stale date already past.
     static func checkDates(timestamp: Int?, staleDate: Int?, now: Int) throws {
         if let timestamp {

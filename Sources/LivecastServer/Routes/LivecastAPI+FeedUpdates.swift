@@ -26,40 +26,9 @@ extension LivecastAPI {
                 return try await FeedStarts(client: self.database, logger: self.logger).start(start, now: now)
             }
         }
-        routes.app(.post, "/v1/apps/{bundleId}/feeds/{feedKey}/updates", role: .backend) { request, context, scope in
-            try await self.acceptOnce(request, scope) { idempotencyKey, now in
-                let body = try await request.decodeJSON(as: UpdateBody.self, context: context)
-                try Self.checkDates(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
-                var update = FeedUpdates.Request(
-                    appID: scope.appID,
-                    feedKey: try context.parameters.decoded("feedKey"),
-                    event: .update,
-                    contentState: body.contentState,
-                    timestamp: body.timestamp
-                )
-                update.staleDate = body.staleDate
-                update.alert = body.alert?.alert
-                update.priority = body.priority
-                update.relevanceScore = body.relevanceScore
-                update.idempotencyKey = idempotencyKey
-                return try await FeedUpdates(client: self.database, logger: self.logger).accept(update, now: now)
-            }
-        }
-        routes.app(.post, "/v1/apps/{bundleId}/feeds/{feedKey}/end", role: .backend) { request, context, scope in
-            try await self.acceptOnce(request, scope) { idempotencyKey, now in
-                let body = try await request.decodeJSON(as: EndBody.self, context: context)
-                try Self.checkDates(timestamp: body.timestamp, staleDate: nil, now: now)
-                var end = FeedUpdates.Request(
-                    appID: scope.appID,
-                    feedKey: try context.parameters.decoded("feedKey"),
-                    event: .end,
-                    contentState: body.contentState,
-                    timestamp: body.timestamp
-                )
-                end.dismissalDate = body.dismissalDate
-                end.idempotencyKey = idempotencyKey
-                return try await FeedUpdates(client: self.database, logger: self.logger).accept(end, now: now)
-            }
+        self.addUpdateAndEndRoutes(to: routes, target: "/v1/apps/{bundleId}/feeds/{feedKey}") { content, scope, parameters, now in
+            let request = FeedUpdates.Request(appID: scope.appID, feedKey: try parameters.decoded("feedKey"), content: content)
+            return try await FeedUpdates(client: self.database, logger: self.logger).accept(request, now: now)
         }
     }
 }

@@ -70,7 +70,7 @@ extension Reaper {
         return try await self.forEachCandidate({ self.staleActivities(app, now: now, after: $0, limit: $1) }) { candidate in
             if candidate.state == "starting" { return try await self.markEnded(candidate.id) }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
-            end.dismissalDate = now + self.policy.staleDismissalDelay
+            end.content.dismissalDate = now + self.policy.staleDismissalDelay
             return try await self.end(candidate) { _ = try await updates.accept(end, now: now) }
         }
     }
@@ -88,7 +88,7 @@ extension Reaper {
                 }
             }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
-            end.dismissalDate = dismissalDate
+            end.content.dismissalDate = dismissalDate
             return try await self.end(candidate) { _ = try await updates.accept(end, now: now) }
         }
     }
@@ -107,7 +107,7 @@ extension Reaper {
             for (id, key) in page {
                 after = id
                 var end = FeedUpdates.Request(appID: app.id, feedKey: key, event: .end)
-                end.dismissalDate = now + self.policy.staleDismissalDelay
+                end.content.dismissalDate = now + self.policy.staleDismissalDelay
                 do {
                     _ = try await updates.accept(end, now: now)
                     ended += 1

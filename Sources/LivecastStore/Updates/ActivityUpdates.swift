@@ -10,25 +10,16 @@ public struct ActivityUpdates: Sendable {
     public struct Request: Sendable, Hashable {
         public var appID: Int64
         public var activityKey: String
-        /// `.update` or `.end`.
-        public var event: LiveActivityEvent
-        public var contentState: RawJSON?
-        /// UNIX seconds; the server's time when `nil`.
-        public var timestamp: Int?
-        public var staleDate: Int?
-        public var dismissalDate: Int?
-        public var alert: LiveActivityAlert?
-        public var relevanceScore: Double?
-        /// 5 or 10; 10 when an alert is given, else 5, when `nil`.
-        public var priority: Int?
-        public var idempotencyKey: String?
+        public var content: UpdateContent
 
-        public init(appID: Int64, activityKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+        public init(appID: Int64, activityKey: String, content: UpdateContent) {
             self.appID = appID
             self.activityKey = activityKey
-            self.event = event
-            self.contentState = contentState
-            self.timestamp = timestamp
+            self.content = content
+        }
+
+        public init(appID: Int64, activityKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+            self.init(appID: appID, activityKey: activityKey, content: UpdateContent(event: event, contentState: contentState, timestamp: timestamp))
         }
     }
 
@@ -47,12 +38,13 @@ public struct ActivityUpdates: Sendable {
     ///   with the measured size; `invalid` for a start, a bad priority or payload rule (naming the field). Nothing is
     ///   written when it throws.
     public func accept(_ request: Request, now: Int) async throws -> AcceptedUpdate {
-        guard request.event != .start else {
+        guard request.content.event != .start else {
             throw StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
         }
-        let priority = try OutboxRules.priority(requested: request.priority, hasAlert: request.alert != nil)
+        let priority = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
         return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
-            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: request.idempotencyKey, on: connection, logger: self.logger) {
+            let idempotencyKey = request.content.idempotencyKey
+            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: idempotencyKey, on: connection, logger: self.logger) {
                 return replay
             }
             return try await self.accept(request, priority: priority, now: now, asFollower: false, on: connection)
@@ -69,7 +61,7 @@ public struct ActivityUpdates: Sendable {
     ///   reaches it); `conflict` for a standalone or channel-based activity (a broadcast would end every follower).
     public func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?, now: Int) async throws -> AcceptedUpdate {
         var request = Request(appID: appID, activityKey: activityKey, event: .end)
-        request.dismissalDate = dismissalDate
+        request.content.dismissalDate = dismissalDate
         return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
             try await self.accept(request, priority: 5, now: now, asFollower: true, on: connection)
         }
@@ -114,42 +106,30 @@ public struct ActivityUpdates: Sendable {
             throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
         }
         let last = [activity.lastTimestamp, feed?.lastTimestamp].compactMap { $0 }.max()
-        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: request.timestamp, last: last, now: now)
-        let contentState = try request.contentState ?? feed?.contentState.map { try RawJSON(validating: $0) }
-        var payload = LiveActivityPayload(event: request.event, timestamp: timestamp, contentState: contentState)
-        payload.staleDate = request.staleDate
-        payload.alert = request.alert
-        payload.relevanceScore = request.relevanceScore
-        var clamped = false
-        if request.event == .end {
-            (payload.dismissalDate, clamped) = OutboxRules.dismissalDate(requested: request.dismissalDate, timestamp: timestamp)
-        } else {
-            payload.dismissalDate = request.dismissalDate
-        }
+        let content = request.content
+        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: last, now: now)
+        let contentState = try content.contentState ?? feed?.contentState.map { try RawJSON(validating: $0) }
+        let (payload, clamped) = content.payload(timestamp: timestamp, contentState: contentState, staleDate: content.staleDate)
         let bytes = try OutboxRules.encode(payload, for: activity.channelState == nil ? .device : .broadcast)
         let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
-        // A coalesced update waits for its second to begin, so a later one in the same second can replace it too.
         if coalesced {
             try await connection.query(
                 "UPDATE updates SET status = 'superseded', completed_at = now() WHERE activity_id = \(activity.id) AND status = 'pending'",
                 logger: self.logger
             )
         }
-        let inserted = try await connection.query(
-            """
-            INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
-                                 priority, priority_downgraded, idempotency_key, not_before, payload)
-            VALUES (\(request.appID), \(activity.id), \(request.event.rawValue), \(timestamp), \(contentState?.text),
-                    \(payload.staleDate), \(payload.dismissalDate), \(payload.relevanceScore), \(Int16(sentPriority)),
-                    \(sentPriority != priority), \(request.idempotencyKey),
-                    CASE WHEN \(coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END, \(String(decoding: bytes, as: UTF8.self)))
-            RETURNING id
-            """,
-            logger: self.logger
+        let row = OutboxRow(
+            appID: request.appID,
+            activityID: activity.id,
+            content: payload,
+            payload: String(decoding: bytes, as: UTF8.self),
+            requestedPriority: priority,
+            sentPriority: sentPriority,
+            idempotencyKey: content.idempotencyKey,
+            coalesced: coalesced
         )
-        var updateID: Int64 = 0
-        for try await id in inserted.decode(Int64.self) { updateID = id }
-        if request.event == .end {
+        let accepted = try await row.insert(dismissalDateClamped: clamped, on: connection, logger: self.logger)
+        if content.event == .end {
             try await connection.query(
                 "UPDATE activities SET last_timestamp = \(timestamp), state = 'ended', ended_at = now(), dismissal_date = \(payload.dismissalDate) WHERE id = \(activity.id)",
                 logger: self.logger
@@ -160,15 +140,6 @@ public struct ActivityUpdates: Sendable {
                 logger: self.logger
             )
         }
-        try await OutboxRules.notifyDispatchers(on: connection, logger: self.logger)
-        return AcceptedUpdate(
-            updateID: updateID,
-            timestamp: timestamp,
-            priority: sentPriority,
-            priorityDowngraded: sentPriority != priority,
-            coalesced: coalesced,
-            dismissalDateClamped: clamped,
-            isReplay: false
-        )
+        return accepted
     }
 }

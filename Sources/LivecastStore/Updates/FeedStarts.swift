@@ -109,19 +109,19 @@ public struct FeedStarts: Sendable {
             channelForm = String(decoding: try OutboxRules.encode(payload, for: .device), as: UTF8.self)
         }
         let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
-        let inserted = try await connection.query(
-            """
-            INSERT INTO updates (app_id, feed_id, event, timestamp, content_state, stale_date, relevance_score, priority,
-                                 priority_downgraded, idempotency_key, payload, channel_payload, audience_kind, audience)
-            VALUES (\(request.appID), \(feed.id), 'start', \(timestamp), \(request.contentState.text),
-                    \(payload.staleDate), \(payload.relevanceScore), \(Int16(sentPriority)), \(sentPriority != priority),
-                    \(request.idempotencyKey), \(tokenForm), \(channelForm), \(request.audience.kind), \(request.audience.listed))
-            RETURNING id
-            """,
-            logger: self.logger
+        let row = OutboxRow(
+            appID: request.appID,
+            feedID: feed.id,
+            content: payload,
+            payload: tokenForm,
+            channelPayload: channelForm,
+            requestedPriority: priority,
+            sentPriority: sentPriority,
+            idempotencyKey: request.idempotencyKey,
+            coalesced: false,
+            audience: request.audience
         )
-        var updateID: Int64 = 0
-        for try await id in inserted.decode(Int64.self) { updateID = id }
+        let accepted = try await row.insert(dismissalDateClamped: false, on: connection, logger: self.logger)
         try await connection.query(
             """
             UPDATE feeds SET last_timestamp = \(timestamp), content_state = \(request.contentState.text), state = 'active', updated_at = now()
@@ -129,15 +129,6 @@ public struct FeedStarts: Sendable {
             """,
             logger: self.logger
         )
-        try await OutboxRules.notifyDispatchers(on: connection, logger: self.logger)
-        return AcceptedUpdate(
-            updateID: updateID,
-            timestamp: timestamp,
-            priority: sentPriority,
-            priorityDowngraded: sentPriority != priority,
-            coalesced: false,
-            dismissalDateClamped: false,
-            isReplay: false
-        )
+        return accepted
     }
 }

@@ -5,32 +5,21 @@ import PostgresNIO
 /// Accepting a feed's updates and its end into the outbox: one row, which the dispatcher fans out to the feed's
 /// channel (one broadcast) and to every activity that follows it with its own token.
 public struct FeedUpdates: Sendable {
-    /// An update or end a backend asks for.
+    /// An update or end a backend asks for. Without a `staleDate`, an update gets the timestamp plus the feed's
+    /// `staleAfterSeconds`, when it has one.
     public struct Request: Sendable, Hashable {
         public var appID: Int64
         public var feedKey: String
-        /// `.update` or `.end`.
-        public var event: LiveActivityEvent
-        /// Required for an update; an end without one keeps the feed's last content state.
-        public var contentState: RawJSON?
-        /// UNIX seconds; the server's time when `nil`.
-        public var timestamp: Int?
-        /// Defaults to the timestamp plus the feed's `staleAfterSeconds`, when it has one.
-        public var staleDate: Int?
-        /// Only on an end; at most 4 hours after it.
-        public var dismissalDate: Int?
-        public var alert: LiveActivityAlert?
-        public var relevanceScore: Double?
-        /// 5 or 10; 10 when an alert is given, else 5, when `nil`.
-        public var priority: Int?
-        public var idempotencyKey: String?
+        public var content: UpdateContent
 
-        public init(appID: Int64, feedKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+        public init(appID: Int64, feedKey: String, content: UpdateContent) {
             self.appID = appID
             self.feedKey = feedKey
-            self.event = event
-            self.contentState = contentState
-            self.timestamp = timestamp
+            self.content = content
+        }
+
+        public init(appID: Int64, feedKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+            self.init(appID: appID, feedKey: feedKey, content: UpdateContent(event: event, contentState: contentState, timestamp: timestamp))
         }
     }
 
@@ -48,10 +37,11 @@ public struct FeedUpdates: Sendable {
     ///   size (4,096 bytes while activities follow by token, else 5,120 for the channel); `invalid` for a start, a bad
     ///   priority or payload rule. Nothing is written when it throws.
     public func accept(_ request: Request, now: Int) async throws -> AcceptedUpdate {
-        guard request.event != .start else { throw StoreError(.invalid, "start a feed with FeedStarts", field: "event") }
-        let priority = try OutboxRules.priority(requested: request.priority, hasAlert: request.alert != nil)
+        guard request.content.event != .start else { throw StoreError(.invalid, "start a feed with FeedStarts", field: "event") }
+        let priority = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
         return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
-            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: request.idempotencyKey, on: connection, logger: self.logger) {
+            let idempotencyKey = request.content.idempotencyKey
+            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: idempotencyKey, on: connection, logger: self.logger) {
                 return replay
             }
             return try await self.accept(request, priority: priority, now: now, on: connection)
@@ -60,56 +50,37 @@ public struct FeedUpdates: Sendable {
 
     private func accept(_ request: Request, priority: Int, now: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
         let feed = try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: self.logger)
-        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: request.timestamp, last: feed.lastTimestamp, now: now)
-        let contentState = try request.contentState ?? (request.event == .end ? feed.contentState.map { try RawJSON(validating: $0) } : nil)
-        var payload = LiveActivityPayload(event: request.event, timestamp: timestamp, contentState: contentState)
-        payload.alert = request.alert
-        payload.relevanceScore = request.relevanceScore
-        var clamped = false
-        if request.event == .end {
-            payload.staleDate = request.staleDate
-            (payload.dismissalDate, clamped) = OutboxRules.dismissalDate(requested: request.dismissalDate, timestamp: timestamp)
-        } else {
-            payload.staleDate = feed.staleDate(requested: request.staleDate, timestamp: timestamp)
-            payload.dismissalDate = request.dismissalDate
-        }
+        let content = request.content
+        let isEnd = content.event == .end
+        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: feed.lastTimestamp, now: now)
+        let contentState = try content.contentState ?? (isEnd ? feed.contentState.map { try RawJSON(validating: $0) } : nil)
+        let staleDate = isEnd ? content.staleDate : feed.staleDate(requested: content.staleDate, timestamp: timestamp)
+        let (payload, clamped) = content.payload(timestamp: timestamp, contentState: contentState, staleDate: staleDate)
         let destination: PushDestination = feed.hasTokenFollowers || feed.channelID == nil ? .device : .broadcast
         let bytes = String(decoding: try OutboxRules.encode(payload, for: destination), as: UTF8.self)
         let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
         if coalesced { try await feed.supersedeUnstarted(on: connection, logger: self.logger) }
-        let inserted = try await connection.query(
-            """
-            INSERT INTO updates (app_id, feed_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
-                                 priority, priority_downgraded, idempotency_key, not_before, payload, channel_payload)
-            VALUES (\(request.appID), \(feed.id), \(request.event.rawValue), \(timestamp), \(contentState?.text),
-                    \(payload.staleDate), \(payload.dismissalDate), \(payload.relevanceScore), \(Int16(sentPriority)),
-                    \(sentPriority != priority), \(request.idempotencyKey),
-                    CASE WHEN \(coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END, \(bytes),
-                    \(feed.channelID == nil ? nil : bytes))
-            RETURNING id
-            """,
-            logger: self.logger
+        let row = OutboxRow(
+            appID: request.appID,
+            feedID: feed.id,
+            content: payload,
+            payload: bytes,
+            channelPayload: feed.channelID == nil ? nil : bytes,
+            requestedPriority: priority,
+            sentPriority: sentPriority,
+            idempotencyKey: content.idempotencyKey,
+            coalesced: coalesced
         )
-        var updateID: Int64 = 0
-        for try await id in inserted.decode(Int64.self) { updateID = id }
+        let accepted = try await row.insert(dismissalDateClamped: clamped, on: connection, logger: self.logger)
         try await connection.query(
             """
             UPDATE feeds SET last_timestamp = \(timestamp), content_state = coalesce(\(contentState?.text), content_state),
-                state = CASE WHEN \(request.event == .end) THEN 'ended' ELSE 'active' END,
-                ended_at = CASE WHEN \(request.event == .end) THEN now() END, updated_at = now()
+                state = CASE WHEN \(isEnd) THEN 'ended' ELSE 'active' END,
+                ended_at = CASE WHEN \(isEnd) THEN now() END, updated_at = now()
             WHERE id = \(feed.id)
             """,
             logger: self.logger
         )
-        try await OutboxRules.notifyDispatchers(on: connection, logger: self.logger)
-        return AcceptedUpdate(
-            updateID: updateID,
-            timestamp: timestamp,
-            priority: sentPriority,
-            priorityDowngraded: sentPriority != priority,
-            coalesced: coalesced,
-            dismissalDateClamped: clamped,
-            isReplay: false
-        )
+        return accepted
     }
 }

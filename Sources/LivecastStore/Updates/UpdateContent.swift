@@ -1,0 +1,46 @@
+import LivecastCore
+
+/// What a backend's update or end says, whatever it goes to (a standalone activity or a feed).
+public struct UpdateContent: Sendable, Hashable {
+    /// `.update` or `.end`.
+    public var event: LiveActivityEvent
+    /// Required for an update; an end without one keeps the last content state.
+    public var contentState: RawJSON?
+    /// UNIX seconds; the server's time when `nil`.
+    public var timestamp: Int?
+    /// UNIX seconds; a feed's update defaults it to the timestamp plus the feed's `staleAfterSeconds`.
+    public var staleDate: Int?
+    /// Only on an end: when the ended activity leaves the Lock Screen, at most 4 hours after the end (clamped).
+    public var dismissalDate: Int?
+    public var alert: LiveActivityAlert?
+    public var relevanceScore: Double?
+    /// 5 or 10; 10 when an alert is given, else 5, when `nil`.
+    public var priority: Int?
+    /// A retried request with the same key gets the first answer and stores nothing.
+    public var idempotencyKey: String?
+
+    public init(event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+        self.event = event
+        self.contentState = contentState
+        self.timestamp = timestamp
+    }
+
+    /// The payload this content makes at `timestamp`.
+    /// - Parameters:
+    ///   - contentState: The content state to send (this one, or the last one kept for an end).
+    ///   - staleDate: The `stale-date` to send, once the target's defaults are applied.
+    /// - Returns: The payload and whether its `dismissal-date` was clamped to 4 hours after the end.
+    func payload(timestamp: Int, contentState: RawJSON?, staleDate: Int?) -> (payload: LiveActivityPayload, dismissalDateClamped: Bool) {
+        var payload = LiveActivityPayload(event: self.event, timestamp: timestamp, contentState: contentState)
+        payload.staleDate = staleDate
+        payload.alert = self.alert
+        payload.relevanceScore = self.relevanceScore
+        guard self.event == .end else {
+            payload.dismissalDate = self.dismissalDate
+            return (payload, false)
+        }
+        let (dismissalDate, clamped) = OutboxRules.dismissalDate(requested: self.dismissalDate, timestamp: timestamp)
+        payload.dismissalDate = dismissalDate
+        return (payload, clamped)
+    }
+}
