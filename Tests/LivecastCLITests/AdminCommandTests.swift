@@ -62,6 +62,9 @@ import Testing
             (["apps", "add", "--bundle-id", "b", "--environment", "sandbox", "--team-id", "T", "--key-id", "K", "--key-file", "/none", "--database-url", url], "--master-key-file"),
             (["serve", "--listen", "nowhere", "--database-url", url, "--migrations", self.sql], "--listen must be HOST:PORT"),
             (["serve", "--config", "/no/such/file"], "--config: cannot read /no/such/file"),
+            (["serve", "--rate-limit", "0", "--database-url", url, "--migrations", self.sql], "--rate-limit must be a positive number"),
+            (["serve", "--reap-interval=-5", "--database-url", url, "--migrations", self.sql], "--reap-interval must be a whole number, 0 or more"),
+            (["reap", "--token-expiry-days", "0", "--database-url", url], "--token-expiry-days must be a whole number, 1 or more"),
         ]
         for (arguments, message) in cases {
             let result = try await ExternalProcess.run(self.livecast, arguments)

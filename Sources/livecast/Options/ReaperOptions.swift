@@ -19,19 +19,18 @@ struct ReaperOptions: ParsableArguments {
     /// The policy. - Throws: `ValidationError` for a value that is not a whole number in range.
     func policy(_ settings: Settings) throws -> ReaperPolicy {
         let defaults = ReaperPolicy()
-        func value(_ flag: Int?, env: String, key: String, default fallback: Int, minimum: Int) throws -> Int {
-            guard let text = settings.value(flag.map { String($0) }, env: env, key: key) else { return fallback }
-            guard let number = Int(text), number >= minimum else { throw ValidationError("--\(key) must be a whole number, \(minimum) or more") }
-            return number
-        }
         return ReaperPolicy(
-            staleGrace: try value(self.staleGrace, env: "LIVECAST_STALE_GRACE", key: "stale-grace", default: defaults.staleGrace, minimum: 0),
-            lifetimeMargin: try value(self.lifetimeMargin, env: "LIVECAST_LIFETIME_MARGIN", key: "lifetime-margin", default: defaults.lifetimeMargin, minimum: 0),
-            channelRetirementDelay: try value(
-                self.channelRetirementDelay, env: "LIVECAST_CHANNEL_RETIREMENT_DELAY", key: "channel-retirement-delay",
-                default: defaults.channelRetirementDelay, minimum: 0
+            staleGrace: try settings.integer(self.staleGrace, env: "LIVECAST_STALE_GRACE", key: "stale-grace", minimum: 0, default: defaults.staleGrace),
+            lifetimeMargin: try settings.integer(
+                self.lifetimeMargin, env: "LIVECAST_LIFETIME_MARGIN", key: "lifetime-margin", minimum: 0, default: defaults.lifetimeMargin
             ),
-            tokenExpiryDays: try value(self.tokenExpiryDays, env: "LIVECAST_TOKEN_EXPIRY_DAYS", key: "token-expiry-days", default: defaults.tokenExpiryDays, minimum: 1)
+            channelRetirementDelay: try settings.integer(
+                self.channelRetirementDelay, env: "LIVECAST_CHANNEL_RETIREMENT_DELAY", key: "channel-retirement-delay",
+                minimum: 0, default: defaults.channelRetirementDelay
+            ),
+            tokenExpiryDays: try settings.integer(
+                self.tokenExpiryDays, env: "LIVECAST_TOKEN_EXPIRY_DAYS", key: "token-expiry-days", minimum: 1, default: defaults.tokenExpiryDays
+            )
         )
     }
 }

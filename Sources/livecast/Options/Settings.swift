@@ -29,6 +29,22 @@ struct Settings {
         flag ?? self.environment[env] ?? self.file[key]
     }
 
+    /// A whole-number setting, `minimum` or more; `fallback` when none is given.
+    /// - Throws: `ValidationError` naming the flag when the value is not such a number.
+    func integer(_ flag: Int?, env: String, key: String, minimum: Int, default fallback: Int) throws -> Int {
+        guard let text = self.value(flag.map { String($0) }, env: env, key: key) else { return fallback }
+        guard let number = Int(text), number >= minimum else { throw ValidationError("--\(key) must be a whole number, \(minimum) or more") }
+        return number
+    }
+
+    /// A positive, finite number setting; `fallback` when none is given.
+    /// - Throws: `ValidationError` naming the flag when the value is not such a number.
+    func positiveNumber(_ flag: Double?, env: String, key: String, default fallback: Double) throws -> Double {
+        guard let text = self.value(flag.map { String($0) }, env: env, key: key) else { return fallback }
+        guard let number = Double(text), number > 0, number.isFinite else { throw ValidationError("--\(key) must be a positive number") }
+        return number
+    }
+
     private static func parse(_ text: String, path: String) throws -> [String: String] {
         if text.drop(while: \.isWhitespace).first == "{" {
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {

@@ -45,19 +45,13 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try self.config.settings()
         let (host, port) = try Self.address(settings.value(self.listen, env: "LIVECAST_LISTEN", key: "listen") ?? "127.0.0.1:8080")
-        let rateLimit = try Self.positive(settings.value(self.rateLimit.map { "\($0)" }, env: "LIVECAST_RATE_LIMIT", key: "rate-limit"), "rate-limit") ?? 50
-        let rateBurst = try Self.positive(settings.value(self.rateBurst.map { "\($0)" }, env: "LIVECAST_RATE_BURST", key: "rate-burst"), "rate-burst") ?? 100
+        let rateLimit = try settings.positiveNumber(self.rateLimit, env: "LIVECAST_RATE_LIMIT", key: "rate-limit", default: 50)
+        let rateBurst = try settings.positiveNumber(self.rateBurst, env: "LIVECAST_RATE_BURST", key: "rate-burst", default: 100)
         let migrations = try self.migrations.load()
         let masterKey = try self.masterKey.masterKey(settings)
         let overrides = try self.apns.overrides(settings)
-        let workers = try settings.value(self.dispatchWorkers.map { "\($0)" }, env: "LIVECAST_DISPATCH_WORKERS", key: "dispatch-workers").map {
-            guard let count = Int($0), count >= 0 else { throw ValidationError("--dispatch-workers must be 0 or more") }
-            return count
-        } ?? 4
-        let reapInterval = try settings.value(self.reapInterval.map { "\($0)" }, env: "LIVECAST_REAP_INTERVAL", key: "reap-interval").map {
-            guard let seconds = Int($0), seconds >= 0 else { throw ValidationError("--reap-interval must be 0 or more seconds") }
-            return seconds
-        } ?? 60
+        let workers = try settings.integer(self.dispatchWorkers, env: "LIVECAST_DISPATCH_WORKERS", key: "dispatch-workers", minimum: 0, default: 4)
+        let reapInterval = try settings.integer(self.reapInterval, env: "LIVECAST_REAP_INTERVAL", key: "reap-interval", minimum: 0, default: 60)
         let reaperPolicy = try self.reaper.policy(settings)
         let logger = Logger(label: "livecast")
 
@@ -97,11 +91,5 @@ struct ServeCommand: AsyncParsableCommand {
         let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         guard !host.isEmpty else { throw ValidationError("--listen must name a host, such as 0.0.0.0:8080") }
         return (host, port)
-    }
-
-    private static func positive(_ text: String?, _ name: String) throws -> Double? {
-        guard let text else { return nil }
-        guard let value = Double(text), value > 0, value.isFinite else { throw ValidationError("--\(name) must be a positive number") }
-        return value
     }
 }
