@@ -5,7 +5,9 @@ import LivecastCore
 import LivecastService
 import LivecastStore
 import LivecastTesting
+import Metrics
 import PostgresNIO
+import Prometheus
 import Testing
 
 /// The dispatcher between the outbox and the emulator's devices: what the phones show is the test.
@@ -44,6 +46,30 @@ import Testing
             #expect(try await Activities(client: fixture.store.client, logger: fixture.store.logger).liveToken(appID: fixture.store.appID, activityKey: "a1") == nil)
             let reasons = try await fixture.store.client.query("SELECT reason FROM deliveries WHERE update_id = \(accepted.updateID)")
             for try await reason in reasons.decode(String?.self) { #expect(reason == "Unregistered") }
+        }
+    }
+
+    @Test func outcomesAreCountedByTargetClassificationAndReason() async throws {
+        try await DispatchFixture.with("dispatch_metrics") { fixture in
+            let registry = PrometheusCollectorRegistry()
+            try await withMetricsFactory(PrometheusMetricsFactory(registry: registry)) {
+                let dispatcher = fixture.dispatcher()
+                _ = try await fixture.startedActivity(key: "a1")
+                _ = try await fixture.startedActivity(key: "a3")
+                let (_, gone) = try await fixture.startedActivity(key: "a2")
+                var faults = fixture.emulator.emulator.faults
+                faults.unregisteredTokens[gone] = Int(Date().timeIntervalSince1970 * 1000) + 60_000
+                fixture.emulator.emulator.setFaults(faults)
+                _ = try await self.update(fixture, key: "a1", home: 1)
+                _ = try await self.update(fixture, key: "a2", home: 1)
+                _ = try await self.update(fixture, key: "a3", home: 1)
+                _ = try await dispatcher.drain()
+            }
+            let exported = registry.emitToString()
+            #expect(exported.contains(#"livecast_pushes_total{target="device",outcome="delivered",reason=""} 2"#), "\(exported)")
+            #expect(exported.contains(#"livecast_pushes_total{target="device",outcome="tokenInvalid",reason="Unregistered"} 1"#))
+            #expect(exported.contains(#"livecast_tokens_invalidated_total{kind="update"} 1"#))
+            #expect(exported.contains("livecast_apns_request_duration_seconds_count 3"))
         }
     }
 

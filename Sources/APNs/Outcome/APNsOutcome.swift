@@ -49,6 +49,14 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
     /// Whether APNs accepted the request.
     public var isSuccess: Bool { self.classification == .delivered }
 
+    /// Why the request failed, in one word: APNs' reason, `transport:CODE` when no answer came, or `status N` for
+    /// an error answer without a reason; empty when APNs accepted it.
+    public var failureReason: String {
+        if let reason { return reason.rawValue }
+        if let transportError { return "transport:\(transportError.code.rawValue)" }
+        return self.isSuccess ? "" : "status \(self.status ?? 0)"
+    }
+
     init(response: HTTP2Response) {
         self.status = response.status
         self.apnsID = response.header("apns-id")

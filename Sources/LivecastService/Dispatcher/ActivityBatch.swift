@@ -120,7 +120,7 @@ extension Dispatcher {
         for (push, outcome) in zip(devicePushes, outcomes) {
             var verdict = self.verdict(push.claim, outcome, target: push.token)
             if outcome.classification == .tokenInvalid {
-                verdict.invalidation = (push.tokenID, Self.reason(outcome), outcome.invalidSince.map(Int64.init))
+                verdict.invalidation = (push.tokenID, outcome.failureReason, outcome.invalidSince.map(Int64.init))
             }
             verdicts.append(verdict)
         }
@@ -136,7 +136,7 @@ extension Dispatcher {
             let delay = min(pow(2.0, Double(claim.attempts)), 300) * Double.random(in: 0.8...1.2)
             return Verdict(updateID: claim.updateID, status: nil, retryAfter: delay, target: target)
         default:
-            return Verdict(updateID: claim.updateID, status: "failed", target: target, failure: (outcome.status, Self.reason(outcome)))
+            return Verdict(updateID: claim.updateID, status: "failed", target: target, failure: (outcome.status, outcome.failureReason))
         }
     }
 

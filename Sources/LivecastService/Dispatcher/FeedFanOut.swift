@@ -64,11 +64,11 @@ extension Dispatcher {
         try await connection.query(
             """
             INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
-            VALUES (\(claim.updateID), 'channel', \(channel.id), \(outcome.status), \(outcome.isSuccess ? nil : Self.reason(outcome)), \(outcome.apnsID))
+            VALUES (\(claim.updateID), 'channel', \(channel.id), \(outcome.status), \(outcome.isSuccess ? nil : outcome.failureReason), \(outcome.apnsID))
             """,
             logger: self.logger
         )
-        if outcome.classification == .retryLater { throw RetryLater(reason: Self.reason(outcome)) }
+        if outcome.classification == .retryLater { throw RetryLater(reason: outcome.failureReason) }
         if outcome.reason == .channelNotRegistered || outcome.reason == .badChannelId {
             try await connection.query("UPDATE channels SET state = 'missing' WHERE feed_id = \(claim.feedID) AND channel_id = \(channel.id)", logger: self.logger)
         }

@@ -59,7 +59,7 @@ extension Dispatcher {
                     delivery.invalidations.append(.init(tokenID: target.tokenID, token: target.token, reason: reason, invalidSinceMillis: outcome.invalidSince.map(Int64.init)))
                     delivery.failures.append(.init(token: target.token, status: outcome.status, reason: reason))
                 default:
-                    delivery.failures.append(.init(token: target.token, status: outcome.status, reason: Self.reason(outcome)))
+                    delivery.failures.append(.init(token: target.token, status: outcome.status, reason: outcome.failureReason))
                 }
             }
             pending = again
@@ -100,10 +100,5 @@ extension Dispatcher {
             }
         }
         DispatchMetrics.tokensInvalidated(invalidated, kind: tokens == .activityTokens ? "update" : "pushToStart")
-    }
-
-    /// APNs' reason for an outcome, or what went wrong on the way.
-    static func reason(_ outcome: APNsOutcome) -> String {
-        outcome.reason?.rawValue ?? outcome.transportError.map { "transport:\($0.code.rawValue)" } ?? "status \(outcome.status ?? 0)"
     }
 }

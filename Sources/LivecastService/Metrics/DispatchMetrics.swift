@@ -5,22 +5,38 @@ import Metrics
 /// `livecast_pushes_total{target, outcome, reason}`, `livecast_apns_request_duration_seconds`,
 /// `livecast_tokens_invalidated_total{kind}` and `livecast_fanout_targets_total` (followers and audience members
 /// handled: its rate is a fan-out's progress).
+/// Each call looks its metrics up in the factory in use, so a test's task-local factory sees them too.
 enum DispatchMetrics {
-    private static let latency = Timer(label: "livecast_apns_request_duration_seconds", preferredDisplayUnit: .seconds)
-    private static let fanOutTargets = Counter(label: "livecast_fanout_targets_total")
 
     /// Counts outcomes by target kind (`device`, `channel`), classification and reason, and records APNs' latency.
+    /// Outcomes are grouped before any label is made, so a batch costs one counter update per kind of outcome.
     static func record(_ outcomes: [APNsOutcome], target: String) {
-        var counts: [String: (outcome: String, reason: String, count: Int)] = [:]
+        let apnsLatency = Timer(label: "livecast_apns_request_duration_seconds", preferredDisplayUnit: .seconds)
+        var groups: [OutcomeKind: (example: APNsOutcome, count: Int)] = [:]
         for outcome in outcomes {
-            let reason = outcome.reason?.rawValue ?? outcome.transportError.map { "transport:\($0.code.rawValue)" } ?? ""
-            counts["\(outcome.classification.rawValue) \(reason)", default: (outcome.classification.rawValue, reason, 0)].count += 1
+            groups[OutcomeKind(outcome), default: (outcome, 0)].count += 1
             if let latency = outcome.latency {
-                Self.latency.recordNanoseconds(latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
+                apnsLatency.recordNanoseconds(latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
             }
         }
-        for (outcome, reason, count) in counts.values {
-            Counter(label: "livecast_pushes_total", dimensions: [("target", target), ("outcome", outcome), ("reason", reason)]).increment(by: count)
+        for (example, count) in groups.values {
+            let dimensions = [("target", target), ("outcome", example.classification.rawValue), ("reason", example.failureReason)]
+            Counter(label: "livecast_pushes_total", dimensions: dimensions).increment(by: count)
+        }
+    }
+
+    /// What tells outcomes apart in `livecast_pushes_total`.
+    private struct OutcomeKind: Hashable {
+        let classification: APNsOutcome.Classification
+        let reason: String?
+        let transportError: String?
+        let status: Int?
+
+        init(_ outcome: APNsOutcome) {
+            self.classification = outcome.classification
+            self.reason = outcome.reason?.rawValue
+            self.transportError = outcome.transportError?.code.rawValue
+            self.status = outcome.status
         }
     }
 
@@ -32,6 +48,6 @@ enum DispatchMetrics {
 
     /// Counts followers (or audience members) a fan-out handled.
     static func fanOutProgress(_ targets: Int) {
-        Self.fanOutTargets.increment(by: targets)
+        Counter(label: "livecast_fanout_targets_total").increment(by: targets)
     }
 }
