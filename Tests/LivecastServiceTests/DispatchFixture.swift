@@ -98,4 +98,54 @@ struct DispatchFixture {
     func shown(_ deviceID: String) -> [ActivitySnapshot] {
         self.emulator.emulator.device(id: deviceID)?.activities ?? []
     }
+
+    /// Started activities on emulator devices, stored as the feed's token-based followers in bulk.
+    func tokenFollowers(_ count: Int, feed: String) async throws -> [(deviceID: String, token: String)] {
+        var devices: [DeviceSnapshot] = []
+        for _ in 0..<count {
+            devices.append(try self.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: "17.5", pushToStartTokens: ["GameAttributes": ""]))
+        }
+        var start = LiveActivityPayload.start(
+            timestamp: self.now - 60,
+            attributesType: "GameAttributes",
+            attributes: try RawJSON(validating: #"{"team":"Giants"}"#),
+            contentState: try RawJSON(validating: #"{"home":0}"#),
+            alert: LiveActivityAlert(title: "Kick-off")
+        )
+        start.inputPushToken = true
+        let bytes = try start.validated(for: .device)
+        // In batches, so that no push waits behind thousands of others past its deadline on a busy machine.
+        for batch in stride(from: 0, to: devices.count, by: 500) {
+            let pushes = devices[batch..<min(batch + 500, devices.count)].map {
+                DevicePush(deviceToken: $0.pushToStartTokens["GameAttributes"]!, bundleID: EmulatorFixture.bundleID, payload: bytes)
+            }
+            let outcomes = await self.apns.send(pushes)
+            #expect(outcomes.allSatisfy { $0.isSuccess })
+        }
+        let started = try devices.map { device in
+            (deviceID: device.id, token: try #require(self.shown(device.id).first?.updateToken))
+        }
+        try await self.store.client.query(
+            """
+            WITH followers AS (
+                INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, device_id, os_version, state)
+                SELECT \(self.store.appID), device_id, 'GameAttributes', (SELECT id FROM feeds WHERE feed_key = \(feed)), device_id, '17.5', 'active'
+                FROM unnest(\(started.map(\.deviceID))::text[]) AS d(device_id)
+                RETURNING id, activity_key
+            )
+            INSERT INTO activity_tokens (app_id, activity_id, token, generation)
+            SELECT \(self.store.appID), f.id, t.token, 1
+            FROM unnest(\(started.map(\.deviceID))::text[], \(started.map(\.token))::text[]) AS t(device_id, token)
+            JOIN followers f ON f.activity_key = t.device_id
+            """
+        )
+        return started
+    }
+
+    /// How far a fan-out has checkpointed: the last follower or audience row it finished.
+    func cursor(_ updateID: Int64) async throws -> Int64 {
+        let rows = try await self.store.client.query("SELECT cursor_id FROM updates WHERE id = \(updateID)")
+        for try await cursor in rows.decode(Int64.self) { return cursor }
+        return 0
+    }
 }

@@ -39,4 +39,41 @@ import Testing
             #expect(!service.isRunning)
         }
     }
+
+    /// A graceful shutdown in the middle of a fan-out: the page in flight is finished and checkpointed, the update
+    /// goes back to the outbox unclaimed, and the next dispatcher goes on from there. No follower gets it twice.
+    @Test(.timeLimit(.minutes(5))) func aGracefulShutdownStopsAFanOutAtItsCheckpoint() async throws {
+        try await DispatchFixture.with("service_graceful_fanout") { fixture in
+            try await fixture.feed("game-1")
+            let followers = try await fixture.tokenFollowers(2000, feed: "game-1")
+            let settings = Dispatcher.Settings(pageSize: 50)
+            let service = DispatcherService(dispatcher: fixture.dispatcher(settings), database: fixture.store.client, workers: 1, logger: fixture.store.logger)
+            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
+            let running = Task { try await group.run() }
+            let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
+            let deadline = ContinuousClock.now + .seconds(120)
+            while try await fixture.cursor(update.updateID) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            await group.triggerGracefulShutdown()
+            try await running.value
+
+            let stoppedAt = try await fixture.cursor(update.updateID)
+            #expect(try await fixture.status(update.updateID) == "pending", "back in the outbox")
+            let claimedBy = try await fixture.store.client.query("SELECT claimed_by FROM updates WHERE id = \(update.updateID)")
+            for try await holder in claimedBy.decode(String?.self) { #expect(holder == nil, "still claimed") }
+            let sentBeforeStop = try await fixture.counts(update.updateID).sent
+            #expect(sentBeforeStop > 0 && sentBeforeStop < followers.count, "stopped in the middle: \(sentBeforeStop) sent, cursor \(stoppedAt)")
+            #expect(sentBeforeStop % settings.pageSize == 0, "stopped at a page's end")
+
+            _ = try await fixture.dispatcher(settings).drain()
+            #expect(try await fixture.status(update.updateID) == "sent")
+            #expect(try await fixture.counts(update.updateID) == (followers.count, 0))
+            for follower in followers {
+                let activity = try #require(fixture.shown(follower.deviceID).first)
+                #expect(activity.contentState == .object(["home": .int(1)]))
+                #expect(activity.ignoredPushes.isEmpty, "a follower got the update twice")
+            }
+        }
+    }
 }

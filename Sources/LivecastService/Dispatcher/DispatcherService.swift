@@ -41,11 +41,13 @@ public struct DispatcherService: Service {
             group.addTask {
                 await cancelWhenGracefulShutdown { await self.listen(wake) }
             }
-            for _ in 0..<self.workers {
-                group.addTask { await self.work(wake) }
+            // The workers finish what they hold on graceful shutdown (a fan-out stops at its next checkpoint); the
+            // listener stops at once, so it is waited for apart from them.
+            await withTaskGroup(of: Void.self) { workers in
+                for _ in 0..<self.workers {
+                    workers.addTask { await self.work(wake) }
+                }
             }
-            // The workers return on shutdown; the listener is cancelled with them.
-            for _ in 0..<self.workers { await group.next() }
             group.cancelAll()
         }
     }
