@@ -16,12 +16,20 @@ public struct LivecastAPI: Sendable {
     /// Settings of the API.
     public struct Configuration: Sendable, Hashable {
         /// The per-key rate limit. Defaults to 50 requests a second with bursts of 100.
-        public var rateLimit: RateLimiter.Configuration
+        public var rateLimit: RateLimit
+        /// Failed authentications one client address may make before it is refused (`429`) for a while. Defaults
+        /// to 20 at once, then one a second.
+        public var failedAuthenticationLimit: RateLimit
         /// Channels an app may have before creation is refused, ahead of APNs. Defaults to APNs' 10,000.
         public var channelLimit: Int
 
-        public init(rateLimit: RateLimiter.Configuration = .init(), channelLimit: Int = ChannelRegistry.apnsLimit) {
+        public init(
+            rateLimit: RateLimit = .perKey,
+            failedAuthenticationLimit: RateLimit = .failedAuthentications,
+            channelLimit: Int = ChannelRegistry.apnsLimit
+        ) {
             self.rateLimit = rateLimit
+            self.failedAuthenticationLimit = failedAuthenticationLimit
             self.channelLimit = channelLimit
         }
     }
@@ -67,7 +75,11 @@ public struct LivecastAPI: Sendable {
         let router = Router(context: APIRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: APIErrorMiddleware())
-        let authentication = APIKeyMiddleware(keys: self.keys, rateLimiter: RateLimiter(configuration: self.configuration.rateLimit))
+        let authentication = APIKeyMiddleware(
+            keys: self.keys,
+            perKey: RateLimiter(configuration: self.configuration.rateLimit),
+            failures: RateLimiter(configuration: self.configuration.failedAuthenticationLimit)
+        )
         let registrar = RouteRegistrar(router: router, authentication: authentication)
         self.addOperationsRoutes(to: registrar)
         self.addAppRoutes(to: registrar)

@@ -31,10 +31,12 @@ struct APIFixture: Sendable {
     /// - Parameters:
     ///   - emulator: Points the apps' APNs clients at this emulator (and signs with its key).
     ///   - configuration: The API's settings.
+    ///   - testing: How requests reach the router: `.live` goes through a real socket, so the client has an address.
     static func with(
         _ name: String,
         emulator: EmulatorFixture? = nil,
         configuration: LivecastAPI.Configuration = .init(),
+        testing: TestingSetup = .router,
         _ body: @Sendable (APIFixture, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await StoreFixture.with(name) { store in
@@ -71,7 +73,7 @@ struct APIFixture: Sendable {
             let application = Application(router: api.buildRouter(), logger: store.logger)
             do {
                 try await withMetricsFactory(LivecastMetrics.factory(registry: registry)) {
-                    try await application.test(.router) { client in try await body(fixture, client) }
+                    try await application.test(testing) { client in try await body(fixture, client) }
                 }
             } catch {
                 await appClients.shutdown()

@@ -78,4 +78,26 @@ import Testing
             #expect(try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.admin)).status == .notFound)
         }
     }
+
+    @Test func anAddressWhoseKeysKeepFailingIsRefusedBeforeAnyLookup() async throws {
+        // Three failures at once, then one per 100 s: a busy machine cannot refill it during the test.
+        let configuration = LivecastAPI.Configuration(failedAuthenticationLimit: .init(ratePerSecond: 0.01, burst: 3))
+        try await APIFixture.with("auth_failures", configuration: configuration, testing: .live) { fixture, client in
+            let path = "/v1/apps/com.example.game/updates/1"
+            // Each key that does not authenticate is a 401 and spends one of the address's three.
+            #expect(try await client.send(.get, path, key: fixture.key(.backend)).status == .notFound)
+            for guess in ["lc_0123456789ab_00", "lc_0123456789ab_01", "nonsense"] {
+                #expect(try await client.send(.get, path, key: guess).status == .unauthorized)
+            }
+            let refused = try await client.send(.get, path, key: "lc_0123456789ab_02")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.errorCode == "rate_limited")
+            let retryAfter = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
+            #expect((90...100).contains(retryAfter), "Retry-After: \(retryAfter)")
+            // While the address is refused, even a good key from it waits: nothing is looked up.
+            #expect(try await client.send(.get, path, key: fixture.key(.backend)).status == .tooManyRequests)
+            // Open routes are not behind the key middleware.
+            #expect(try await client.send(.get, "/health", key: nil).status == .ok)
+        }
+    }
 }

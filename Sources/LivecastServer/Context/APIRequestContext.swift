@@ -1,17 +1,22 @@
 import Hummingbird
 import LivecastStore
+import NIOCore
 
-/// The request context of the Livecast API: Hummingbird's core storage plus the caller once its key authenticated.
-public struct APIRequestContext: RequestContext {
+/// The request context of the Livecast API: Hummingbird's core storage, the client's address, and the caller once
+/// its key authenticated.
+public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// The largest request body the API reads: 64 KiB, far above any valid request (payloads are at most 5 KiB).
     public static let maximumBodySize = 64 * 1024
 
     public var coreContext: CoreRequestContextStorage
+    /// The connection's peer (`nil` where there is no socket, as under the router test client).
+    public let remoteAddress: SocketAddress?
     /// Who is calling, set by the API-key middleware on `/v1` routes.
     public var caller: APIKeys.Caller?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
     }
 
     public var maxUploadSize: Int { Self.maximumBodySize }

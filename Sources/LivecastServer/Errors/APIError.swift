@@ -57,6 +57,11 @@ extension APIError {
         headers: [.wwwAuthenticate: "Bearer"]
     )
 
+    /// 429: over a rate limit; `Retry-After` says when a request is allowed again.
+    static func rateLimited(_ message: String, retryAfter: Int) -> APIError {
+        APIError(.tooManyRequests, code: "rate_limited", "\(message); retry after \(retryAfter) s", headers: [.retryAfter: String(retryAfter)])
+    }
+
     /// 403: the key's role does not allow the request.
     static func forbidden(needs role: String) -> APIError {
         APIError(.forbidden, code: "forbidden", "this needs a key with the \(role) role")

@@ -27,7 +27,7 @@ struct ServerStack {
         /// The APNs hosts and trust instead of Apple's (the emulator, a proxy).
         var apnsOverrides: AppClients.Overrides
         /// Requests per API key.
-        var rateLimit: RateLimiter.Configuration
+        var rateLimit: RateLimit
         /// Dispatcher workers; `0` runs none in this process.
         var dispatchWorkers: Int
         /// Seconds between reaper passes (on the one instance that takes the lock); `0` runs none here.
