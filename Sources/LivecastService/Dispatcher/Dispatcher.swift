@@ -32,13 +32,24 @@ public struct Dispatcher: Sendable {
         public var retryRounds: Int
         /// The first backoff between those rounds, doubled each round, with ±20 % jitter. Defaults to 1 s.
         public var retryBackoff: Duration
+        /// Claims of a fan-out in a row without a checkpoint (its dispatcher died, or APNs kept asking to retry the
+        /// broadcast) before it is marked failed, so the feed's later updates go on. Defaults to 8.
+        public var fanOutAttempts: Int
 
-        public init(batchSize: Int = 500, pageSize: Int = 5000, leaseSeconds: Double = 60, retryRounds: Int = 3, retryBackoff: Duration = .seconds(1)) {
+        public init(
+            batchSize: Int = 500,
+            pageSize: Int = 5000,
+            leaseSeconds: Double = 60,
+            retryRounds: Int = 3,
+            retryBackoff: Duration = .seconds(1),
+            fanOutAttempts: Int = 8
+        ) {
             self.batchSize = batchSize
             self.pageSize = pageSize
             self.leaseSeconds = leaseSeconds
             self.retryRounds = retryRounds
             self.retryBackoff = retryBackoff
+            self.fanOutAttempts = fanOutAttempts
         }
     }
 

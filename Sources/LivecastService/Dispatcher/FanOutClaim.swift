@@ -22,6 +22,8 @@ struct FanOutClaim: Sendable {
     var audienceKind: String?
     var audience: [String]?
     var attributesType: String
+    /// Claims in a row without a checkpoint, this one included.
+    var attempts: Int
 }
 
 extension Dispatcher {
@@ -42,11 +44,11 @@ extension Dispatcher {
             FROM next, feeds f
             WHERE u.id = next.id AND f.id = u.feed_id
             RETURNING u.id, u.app_id, u.feed_id, u.event, u.timestamp, u.dismissal_date, u.payload, u.channel_payload, u.priority::int,
-                u.cursor_id, u.channel_done, u.audience_kind, u.audience, f.attributes_type
+                u.cursor_id, u.channel_done, u.audience_kind, u.audience, f.attributes_type, u.attempts
             """,
             logger: self.logger
         )
-        for try await row in rows.decode((Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String).self) {
+        for try await row in rows.decode((Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int).self) {
             return FanOutClaim(
                 updateID: row.0,
                 appID: row.1,
@@ -61,19 +63,21 @@ extension Dispatcher {
                 channelDone: row.10,
                 audienceKind: row.11,
                 audience: row.12,
-                attributesType: row.13
+                attributesType: row.13,
+                attempts: row.14
             )
         }
         return nil
     }
 
-    /// Records progress: the cursor and counts, and a fresh lease. - Throws: ``LostClaim`` when another dispatcher
+    /// Records progress: the cursor and counts, a fresh lease, and this claim as the only one since progress. - Throws: ``LostClaim`` when another dispatcher
     /// took the update over (this one's lease ran out).
     func checkpoint(_ claim: inout FanOutClaim, cursor: Int64, sent: Int, failed: Int, channelDone: Bool? = nil, on connection: PostgresConnection) async throws {
         let rows = try await connection.query(
             """
             UPDATE updates SET cursor_id = \(cursor), sent_count = sent_count + \(sent), failed_count = failed_count + \(failed),
-                channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
+                channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.settings.leaseSeconds)),
+                attempts = 1
             WHERE id = \(claim.updateID) AND claimed_by = \(self.id) AND status = 'dispatching'
             RETURNING id
             """,

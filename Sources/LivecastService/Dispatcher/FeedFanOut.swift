@@ -16,8 +16,16 @@ struct StopAtCheckpoint: Error {}
 extension Dispatcher {
     /// Sends a claimed fan-out to its end, then marks it sent. A lost claim stops it quietly (the new holder goes on
     /// from the checkpoint); a broadcast APNs wants retried puts it back with a backoff; a graceful shutdown puts it
-    /// back at its checkpoint.
+    /// back at its checkpoint. One claimed too often without progress is marked failed instead.
     func run(_ claimed: FanOutClaim) async throws {
+        guard claimed.attempts <= self.settings.fanOutAttempts else {
+            self.logger.error(
+                "gave up a fan-out claimed again and again without progress",
+                metadata: ["update": "\(claimed.updateID)", "claims": "\(claimed.attempts - 1)", "cursor": "\(claimed.cursor)"]
+            )
+            try await self.database.withConnection { try await self.release(claimed.updateID, status: "failed", on: $0) }
+            return
+        }
         let (client, bundleID) = try await self.clientForApp(claimed.appID)
         do {
             try await self.database.withConnection { connection in
@@ -36,8 +44,13 @@ extension Dispatcher {
         } catch is StopAtCheckpoint {
             try await self.database.withConnection { try await self.release(claimed.updateID, status: "pending", on: $0) }
         } catch let retry as RetryLater {
-            let attempts = try await self.attempts(of: claimed.updateID)
-            let delay = min(pow(2, Double(attempts)), 300) * Double.random(in: 0.8...1.2)
+            // No checkpoint came between the claim and the broadcast: the claim's count is the broadcast's tries.
+            guard claimed.attempts < self.settings.fanOutAttempts else {
+                self.logger.error("gave up a broadcast APNs kept asking to retry", metadata: ["update": "\(claimed.updateID)", "reason": "\(retry.reason)"])
+                try await self.database.withConnection { try await self.release(claimed.updateID, status: "failed", on: $0) }
+                return
+            }
+            let delay = min(pow(2, Double(claimed.attempts)), 300) * Double.random(in: 0.8...1.2)
             self.logger.info("broadcast to retry later", metadata: ["update": "\(claimed.updateID)", "reason": "\(retry.reason)", "in": "\(Int(delay)) s"])
             try await self.database.withConnection { try await self.release(claimed.updateID, status: "pending", retryAfter: delay, on: $0) }
         }
@@ -116,11 +129,5 @@ extension Dispatcher {
             if activityIDs.count < self.settings.pageSize { return }
             if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }
         }
-    }
-
-    private func attempts(of updateID: Int64) async throws -> Int {
-        let rows = try await self.database.query("SELECT attempts FROM updates WHERE id = \(updateID)", logger: self.logger)
-        for try await attempts in rows.decode(Int.self) { return attempts }
-        return 1
     }
 }
