@@ -111,8 +111,9 @@ extension Dispatcher {
                     activityIDs.append(activityID)
                     targets.append(PageTarget(tokenID: tokenID, token: token, payload: claim.payload))
                 }
-                return await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority)
+                return await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority, repeatable: true)
             }
+            if delivery.interrupted { throw StopAtCheckpoint() }
             guard let last = activityIDs.last else { return }
             try await self.record(delivery, updateID: claim.updateID, appID: claim.appID, tokens: .activityTokens, on: connection)
             if claim.event == .end {

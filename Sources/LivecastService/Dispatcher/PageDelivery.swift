@@ -1,6 +1,7 @@
 import APNs
 import LivecastStore
 import PostgresNIO
+import ServiceLifecycle
 
 /// One device push of a page: a token and the payload it gets.
 struct PageTarget: Sendable {
@@ -30,6 +31,9 @@ struct PageDelivery: Sendable {
     var sent = 0
     var failures: [Failure] = []
     var invalidations: [Invalidation] = []
+    /// A graceful shutdown came while APNs had pushes to retry: the page is unfinished, and is not to be recorded
+    /// or checkpointed (the next dispatcher sends it again).
+    var interrupted = false
 }
 
 /// Which table a page's tokens live in.
@@ -40,11 +44,25 @@ enum TokenTable {
 
 extension Dispatcher {
     /// Sends a page in one batch; pushes APNs asks to retry later go again after a backoff, a few rounds.
-    func deliver(_ targets: [PageTarget], client: APNsClient, bundleID: String, priority: Int) async -> PageDelivery {
+    /// - Parameter repeatable: Whether sending the page again is harmless (an update: a device ignores a timestamp
+    ///   it has). Such a page stops retrying on graceful shutdown, so the shutdown waits for one round at most.
+    func deliver(_ targets: [PageTarget], client: APNsClient, bundleID: String, priority: Int, repeatable: Bool) async -> PageDelivery {
         var delivery = PageDelivery()
         var pending = targets
         var round = 0
         while !pending.isEmpty {
+            if round > 0 {
+                let backoff = self.settings.retryBackoff * (1 << (round - 1)) * Double.random(in: 0.8...1.2)
+                if repeatable {
+                    await cancelWhenGracefulShutdown { try? await Task.sleep(for: backoff) }
+                    if Task.isShuttingDownGracefully {
+                        delivery.interrupted = true
+                        return delivery
+                    }
+                } else {
+                    try? await Task.sleep(for: backoff)
+                }
+            }
             let outcomes = await client.send(pending.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) })
             DispatchMetrics.record(outcomes, target: "device")
             var again: [PageTarget] = []
@@ -64,9 +82,6 @@ extension Dispatcher {
             }
             pending = again
             round += 1
-            if !pending.isEmpty {
-                try? await Task.sleep(for: self.settings.retryBackoff * (1 << (round - 1)) * Double.random(in: 0.8...1.2))
-            }
         }
         return delivery
     }

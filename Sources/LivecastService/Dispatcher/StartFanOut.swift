@@ -17,7 +17,8 @@ extension Dispatcher {
             let targets = page.filter { fresh.contains($0.deviceID) }.map {
                 PageTarget(tokenID: $0.tokenRowID, token: $0.token, payload: $0.onIOS18 ? channelPayload ?? claim.payload : claim.payload)
             }
-            let delivery = await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority)
+            // Not repeatable: the page's devices are recorded as started already.
+            let delivery = await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority, repeatable: false)
             try await self.record(delivery, updateID: claim.updateID, appID: claim.appID, tokens: .pushToStartTokens, on: connection)
             try await self.checkpoint(&claim, cursor: last, sent: delivery.sent, failed: delivery.failures.count, on: connection)
             DispatchMetrics.fanOutProgress(page.count)
