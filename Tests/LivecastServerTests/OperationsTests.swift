@@ -37,4 +37,21 @@ import Testing
             #expect(metrics.text.contains("livecast_http_request_duration_seconds_bucket"))
         }
     }
+
+    @Test func priorityDowngradesAreCounted() async throws {
+        try await APIFixture.with("ops_downgrades") { fixture, client in
+            let key = fixture.key(.backend)
+            try await fixture.client.query("UPDATE apps SET priority10_hourly_cap = 1 WHERE bundle_id = 'com.example.game'")
+            let activity = "/v1/apps/com.example.game/activities/a1"
+            #expect(try await client.send(.put, activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status == .created)
+            let now = Int(Date().timeIntervalSince1970)
+            for (offset, downgraded) in [(0, false), (1, true), (2, true)] {
+                let body = #"{"contentState": {"home": \#(offset)}, "timestamp": \#(now - 10 + offset), "priority": 10}"#
+                let accepted = try await client.send(.post, "\(activity)/updates", key: key, body: body)
+                #expect(accepted.json["priority"]?.intValue == (downgraded ? 5 : 10), "\(accepted.text)")
+            }
+            let metrics = try await client.send(.get, "/metrics", key: nil)
+            #expect(metrics.text.contains("livecast_priority_downgrades_total 2"), "\(metrics.text)")
+        }
+    }
 }
