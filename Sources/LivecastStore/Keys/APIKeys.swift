@@ -75,20 +75,31 @@ public struct APIKeys: Sendable {
         throw StoreError(.notFound, "no app \(appID)")
     }
 
+    /// A presented key's public part (`lc_<prefix>_<secret>`): the prefix it is looked up by, or `nil` when the key
+    /// is malformed.
+    public static func prefix(of presented: String) -> String? {
+        Self.parts(of: presented)?.prefix
+    }
+
+    private static func parts(of presented: String) -> (prefix: String, secret: String)? {
+        let parts = presented.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "lc", !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        return (String(parts[1]), String(parts[2]))
+    }
+
     /// The caller a presented key belongs to, or `nil` when the key is malformed, unknown, revoked or wrong.
     /// The secret's hash is compared in constant time.
     public func authenticate(_ presented: String) async throws -> Caller? {
-        let parts = presented.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "lc", !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        guard let (prefix, secret) = Self.parts(of: presented) else { return nil }
         let rows = try await self.client.query(
             """
             SELECT k.id, k.app_id, a.bundle_id, k.role, k.secret_hash FROM api_keys k JOIN apps a ON a.id = k.app_id
-            WHERE k.prefix = \(String(parts[1])) AND k.revoked_at IS NULL
+            WHERE k.prefix = \(prefix) AND k.revoked_at IS NULL
             """,
             logger: self.logger
         )
         for try await (id, appID, bundleID, role, storedHash) in rows.decode((Int64, Int64, String, String, ByteBuffer).self) {
-            guard Self.constantTimeEqual(Self.hash(String(parts[2])), Array(storedHash.readableBytesView)), let role = Role(rawValue: role) else {
+            guard Self.constantTimeEqual(Self.hash(secret), Array(storedHash.readableBytesView)), let role = Role(rawValue: role) else {
                 return nil
             }
             return Caller(keyID: id, appID: appID, bundleID: bundleID, role: role)
