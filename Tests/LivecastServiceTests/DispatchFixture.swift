@@ -55,6 +55,19 @@ struct DispatchFixture {
     /// (following `feed`, or standalone).
     func startedActivity(key: String, feed: String? = nil, osVersion: String = "17.5") async throws -> (deviceID: String, token: String) {
         let device = try self.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: osVersion, pushToStartTokens: ["GameAttributes": ""])
+        let outcome = await self.apns.send(
+            DevicePush(deviceToken: device.pushToStartTokens["GameAttributes"]!, bundleID: EmulatorFixture.bundleID, payload: try self.startPayload())
+        )
+        #expect(outcome.isSuccess)
+        let token = try #require(self.emulator.emulator.device(id: device.id)?.activities.first?.updateToken)
+        _ = try await Activities(client: self.store.client, logger: self.store.logger).register(
+            .init(appID: self.store.appID, activityKey: key, attributesType: "GameAttributes", feedKey: feed, pushToken: token, deviceID: device.id)
+        )
+        return (device.id, token)
+    }
+
+    /// A push-to-start of `GameAttributes` a minute ago, `{"home":0}`, asking for an update token.
+    private func startPayload() throws -> [UInt8] {
         var start = LiveActivityPayload.start(
             timestamp: self.now - 60,
             attributesType: "GameAttributes",
@@ -63,15 +76,7 @@ struct DispatchFixture {
             alert: LiveActivityAlert(title: "Kick-off")
         )
         start.inputPushToken = true
-        let outcome = await self.apns.send(
-            DevicePush(deviceToken: device.pushToStartTokens["GameAttributes"]!, bundleID: EmulatorFixture.bundleID, payload: try start.validated(for: .device))
-        )
-        #expect(outcome.isSuccess)
-        let token = try #require(self.emulator.emulator.device(id: device.id)?.activities.first?.updateToken)
-        _ = try await Activities(client: self.store.client, logger: self.store.logger).register(
-            .init(appID: self.store.appID, activityKey: key, attributesType: "GameAttributes", feedKey: feed, pushToken: token, deviceID: device.id)
-        )
-        return (device.id, token)
+        return try start.validated(for: .device)
     }
 
     /// A feed of `GameAttributes`, with a channel at the emulator when asked.
@@ -105,15 +110,7 @@ struct DispatchFixture {
         for _ in 0..<count {
             devices.append(try self.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: "17.5", pushToStartTokens: ["GameAttributes": ""]))
         }
-        var start = LiveActivityPayload.start(
-            timestamp: self.now - 60,
-            attributesType: "GameAttributes",
-            attributes: try RawJSON(validating: #"{"team":"Giants"}"#),
-            contentState: try RawJSON(validating: #"{"home":0}"#),
-            alert: LiveActivityAlert(title: "Kick-off")
-        )
-        start.inputPushToken = true
-        let bytes = try start.validated(for: .device)
+        let bytes = try self.startPayload()
         // In batches, so that no push waits behind thousands of others past its deadline on a busy machine.
         for batch in stride(from: 0, to: devices.count, by: 500) {
             let pushes = devices[batch..<min(batch + 500, devices.count)].map {
