@@ -79,10 +79,13 @@ import Testing
             _ = try await fixture.startedActivity(key: "a1")
             fixture.emulator.emulator.setFaults(FaultPlan(script: [.status(429, reason: "TooManyRequests")]))
             let accepted = try await self.update(fixture, key: "a1", home: 5)
+            let beforeTheAttempt = Date().timeIntervalSince1970
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(accepted.updateID) == "pending")
-            // Not due yet: the backoff holds it.
-            #expect(try await dispatcher.dispatchOnce() == 0)
+            // Not due before the backoff: at least 2 s less 20 % jitter after the attempt (a clock the test does
+            // not race: a second dispatch on a busy machine could come after the backoff).
+            let due = try await fixture.store.client.query("SELECT extract(epoch FROM not_before)::float8 FROM updates WHERE id = \(accepted.updateID)")
+            for try await notBefore in due.decode(Double.self) { #expect(notBefore >= beforeTheAttempt + 1.6) }
             try await fixture.store.client.query("UPDATE updates SET not_before = now() WHERE id = \(accepted.updateID)")
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(accepted.updateID) == "sent")

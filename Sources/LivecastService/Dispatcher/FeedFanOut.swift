@@ -3,7 +3,6 @@ import Foundation
 import LivecastStore
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 
 /// APNs asked to try a broadcast again later.
 struct RetryLater: Error {
@@ -100,9 +99,10 @@ extension Dispatcher {
     /// Walks the token-based followers page by page: each page is read and sent under the feed's send lock (so a
     /// token rotation never crosses it), then checkpointed; an end also ends the page's activities.
     private func sendToFollowers(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
-        while true {
-            var activityIDs: [Int64] = []
-            let delivery = try await self.withSendLocks(SendLocks.feedNamespace, [claim.feedID], on: connection) {
+        let (event, timestamp, dismissalDate) = (claim.event, claim.timestamp, claim.dismissalDate)
+        try await self.walkPages(&claim, tokens: .activityTokens, on: connection) { claim in
+            try await self.withSendLocks(SendLocks.feedNamespace, [claim.feedID], on: connection) {
+                var activityIDs: [Int64] = []
                 var targets: [PageTarget] = []
                 activityIDs.reserveCapacity(self.settings.pageSize)
                 targets.reserveCapacity(self.settings.pageSize)
@@ -111,24 +111,18 @@ extension Dispatcher {
                     activityIDs.append(activityID)
                     targets.append(PageTarget(tokenID: tokenID, token: token, payload: claim.payload))
                 }
-                return await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority, repeatable: true)
+                let delivery = await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority, repeatable: true)
+                return SentPage(rowIDs: activityIDs, delivery: delivery)
             }
-            if delivery.interrupted { throw StopAtCheckpoint() }
-            guard let last = activityIDs.last else { return }
-            try await self.record(delivery, updateID: claim.updateID, appID: claim.appID, tokens: .activityTokens, on: connection)
-            if claim.event == .end {
-                try await connection.query(
-                    """
-                    UPDATE activities SET state = 'ended', ended_at = now(), last_timestamp = \(claim.timestamp), dismissal_date = \(claim.dismissalDate)
-                    WHERE id = ANY(\(activityIDs)) AND state IN ('starting', 'active')
-                    """,
-                    logger: self.logger
-                )
-            }
-            try await self.checkpoint(&claim, cursor: last, sent: delivery.sent, failed: delivery.failures.count, on: connection)
-            DispatchMetrics.fanOutProgress(activityIDs.count)
-            if activityIDs.count < self.settings.pageSize { return }
-            if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }
+        } finish: { page in
+            guard event == .end else { return }
+            try await connection.query(
+                """
+                UPDATE activities SET state = 'ended', ended_at = now(), last_timestamp = \(timestamp), dismissal_date = \(dismissalDate)
+                WHERE id = ANY(\(page.rowIDs)) AND state IN ('starting', 'active')
+                """,
+                logger: self.logger
+            )
         }
     }
 }

@@ -2,7 +2,6 @@ import APNs
 import LivecastStore
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 
 extension Dispatcher {
     /// Walks a start's audience of push-to-start tokens page by page. Each device is recorded in `feed_starts`
@@ -10,20 +9,15 @@ extension Dispatcher {
     /// device starts on the feed's channel (while the channel lives), any other with `input-push-token: 1`.
     func sendStarts(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
         let channelPayload = try await self.channelIsLive(claim.feedID, on: connection) ? claim.channelPayload : nil
-        while true {
+        try await self.walkPages(&claim, tokens: .pushToStartTokens, on: connection) { claim in
             let page = try await self.audiencePage(claim, on: connection)
-            guard let last = page.last?.tokenRowID else { return }
-            let fresh = try await self.recordStarts(page.map(\.deviceID), claim: claim, on: connection)
+            let fresh = page.isEmpty ? [] : try await self.recordStarts(page.map(\.deviceID), claim: claim, on: connection)
             let targets = page.filter { fresh.contains($0.deviceID) }.map {
                 PageTarget(tokenID: $0.tokenRowID, token: $0.token, payload: $0.onIOS18 ? channelPayload ?? claim.payload : claim.payload)
             }
             // Not repeatable: the page's devices are recorded as started already.
             let delivery = await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority, repeatable: false)
-            try await self.record(delivery, updateID: claim.updateID, appID: claim.appID, tokens: .pushToStartTokens, on: connection)
-            try await self.checkpoint(&claim, cursor: last, sent: delivery.sent, failed: delivery.failures.count, on: connection)
-            DispatchMetrics.fanOutProgress(page.count)
-            if page.count < self.settings.pageSize { return }
-            if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }
+            return SentPage(rowIDs: page.map(\.tokenRowID), delivery: delivery)
         }
     }
 
