@@ -93,6 +93,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Starting programs without Foundation's Process (the demo's PostgreSQL, the tests' tools).
+        .target(name: "Spawning", swiftSettings: swiftSettings),
         // The HTTP API: routes, API-key auth, rate limits, errors, health and metrics, the OpenAPI document.
         .target(
             name: "LivecastServer",
@@ -122,6 +124,7 @@ let package = Package(
                 "LivecastServer",
                 "LivecastService",
                 "LivecastStore",
+                "Spawning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -163,7 +166,7 @@ let package = Package(
         // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.
         .target(
             name: "LivecastTesting",
-            dependencies: ["APNs", "APNsEmulator", "LivecastCore", "LivecastStore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["APNs", "APNsEmulator", "LivecastCore", "LivecastStore", "Spawning", .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LivecastTesting",
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 #if canImport(Glibc)
 import Glibc
@@ -6,22 +7,13 @@ import Glibc
 
 /// A program left running while a test talks to it (`livecast emulator`), with its output in files.
 public final class BackgroundProcess: Sendable {
-    private let process: Process
+    private let child: ChildProcess
     private let directory: TemporaryDirectory
 
     /// Starts `executable` with `arguments`.
     public init(_ executable: String, _ arguments: [String]) throws {
         self.directory = try TemporaryDirectory()
-        _ = FileManager.default.createFile(atPath: self.directory.path("stdout"), contents: nil)
-        _ = FileManager.default.createFile(atPath: self.directory.path("stderr"), contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ExternalProcess.resolve(executable))
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: self.directory.url.appendingPathComponent("stdout"))
-        process.standardError = try FileHandle(forWritingTo: self.directory.url.appendingPathComponent("stderr"))
-        try process.run()
-        self.process = process
+        self.child = try ChildProcess(executable, arguments, stdout: self.directory.path("stdout"), stderr: self.directory.path("stderr"))
     }
 
     /// What the program wrote to stdout so far.
@@ -39,7 +31,7 @@ public final class BackgroundProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if self.stdout.split(separator: "\n").contains(Substring(line)) { return true }
-            if !self.process.isRunning { return false }
+            if !self.child.isRunning { return false }
             try await Task.sleep(for: .milliseconds(50))
         }
         return false
@@ -47,21 +39,21 @@ public final class BackgroundProcess: Sendable {
 
     /// Sends a signal (SIGTERM by default).
     public func signal(_ signal: Int32 = SIGTERM) {
-        kill(self.process.processIdentifier, signal)
+        self.child.signal(signal)
     }
 
     /// Waits for the program to exit. - Returns: its exit status, or `nil` if it still runs after the timeout.
     public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        while self.process.isRunning {
-            guard ContinuousClock.now < deadline else { return nil }
+        while ContinuousClock.now < deadline {
+            if let status = self.child.exitStatus { return status }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return self.process.terminationStatus
+        return self.child.exitStatus
     }
 
     deinit {
-        if self.process.isRunning { self.process.terminate() }
+        self.child.signal(SIGTERM)
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
+import Spawning
 
 /// Runs another program (curl, openssl, nghttp, the `livecast` binary) to completion without blocking a thread,
-/// capturing its output in files so large outputs cannot stall it.
+/// capturing its output in files so large outputs cannot stall it (see ``ChildProcess``).
 public enum ExternalProcess {
     /// What a finished program left behind.
     public struct Result: Sendable {
@@ -20,47 +21,23 @@ public enum ExternalProcess {
     ///   - stdin: Text to feed on standard input. Defaults to none.
     public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) async throws -> Result {
         let directory = try TemporaryDirectory()
-        let stdoutURL = directory.url.appendingPathComponent("stdout")
-        let stderrURL = directory.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.resolve(executable))
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        var stdinPath: String?
         if let stdin {
-            let stdinURL = directory.url.appendingPathComponent("stdin")
-            try stdin.write(to: stdinURL, atomically: false, encoding: .utf8)
-            process.standardInput = try FileHandle(forReadingFrom: stdinURL)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            stdinPath = directory.path("stdin")
+            try stdin.write(toFile: directory.path("stdin"), atomically: false, encoding: .utf8)
         }
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let child = try ChildProcess(executable, arguments, stdin: stdinPath, stdout: directory.path("stdout"), stderr: directory.path("stderr"))
+        let status = try await child.waitForExit()
         return Result(
             status: status,
-            stdout: (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+            stdout: (try? String(contentsOfFile: directory.path("stdout"), encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: directory.path("stderr"), encoding: .utf8)) ?? ""
         )
     }
 
     /// Finds a program in `PATH`, or returns the name unchanged when it is a path.
     public static func resolve(_ executable: String) -> String {
-        guard !executable.contains("/") else { return executable }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = "\(directory)/\(executable)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return executable
+        ChildProcess.resolve(executable)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Logging
 import LivecastStore
 import PostgresNIO
@@ -72,14 +73,12 @@ public actor TestPostgres {
         try await run("initdb", ["-D", "\(directory)/data", "-U", "livecast", "-A", "trust", "-E", "UTF8", "--no-sync"])
         let port = try FreePort.next()
         // The server runs as a child left running, spawned so that it inherits no descriptor of this process (see
-        // DetachedServer; pg_ctl's daemon would likewise keep Foundation from seeing pg_ctl exit).
+        // ChildProcess), rather than through pg_ctl, whose daemon would outlive it.
         let server = ["\(binaries)/postgres", "-D", "\(directory)/data", "-p", String(port), "-k", directory,
                       "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
                       "-c", "full_page_writes=off", "-c", "max_connections=300"]
-        let process =
-            asRoot
-            ? try DetachedServer(ExternalProcess.resolve("runuser"), ["-u", "postgres", "--"] + server, logPrefix: "\(directory)/server")
-            : try DetachedServer(server[0], Array(server.dropFirst()), logPrefix: "\(directory)/server")
+        let command = asRoot ? ["runuser", "-u", "postgres", "--"] + server : server
+        let process = try ChildProcess(command[0], Array(command.dropFirst()), stdout: "\(directory)/server.stdout", stderr: "\(directory)/server.stderr")
         runningCluster = (process, "\(directory)/data")
         atexit {
             // Immediate shutdown of the postmaster (SIGQUIT), then the directory goes.
@@ -98,7 +97,8 @@ public actor TestPostgres {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestFailure("PostgreSQL did not start: \(process.stderr)")
+        let log = (try? String(contentsOfFile: "\(directory)/server.stderr", encoding: .utf8)) ?? ""
+        throw TestFailure("PostgreSQL did not start (exit status \(process.exitStatus.map(String.init) ?? "none yet")): \(log)")
     }
 
     /// The directory of `initdb` and `postgres`: on `PATH`, or Debian's `/usr/lib/postgresql/<version>/bin`.
@@ -117,4 +117,4 @@ public actor TestPostgres {
 
 /// The server the process started, kept alive for the process's life and stopped by an `atexit` handler
 /// (which can capture nothing).
-nonisolated(unsafe) private var runningCluster: (process: DetachedServer, data: String)?
+nonisolated(unsafe) private var runningCluster: (process: ChildProcess, data: String)?

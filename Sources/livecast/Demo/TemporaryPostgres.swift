@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import Spawning
 
 #if canImport(Glibc)
 import Glibc
@@ -24,10 +25,10 @@ final class TemporaryPostgres: Sendable {
     let version: String
     /// The temporary directory: the cluster, its socket and its log.
     let directory: URL
-    private let server: Process
+    private let server: ChildProcess
     private let dataDirectory: URL
 
-    private init(configuration: PostgresClient.Configuration, version: String, directory: URL, server: Process) {
+    private init(configuration: PostgresClient.Configuration, version: String, directory: URL, server: ChildProcess) {
         self.configuration = configuration
         self.version = version
         self.directory = directory
@@ -120,12 +121,12 @@ final class TemporaryPostgres: Sendable {
             .flatMap { $0.split(separator: "\n").first }
             .flatMap { pid_t($0) }
         // Under `runuser` the child process is runuser; the postmaster's own pid is in postmaster.pid.
-        let target = postmasterPID ?? server.processIdentifier
+        let target = postmasterPID ?? server.pid
         await Task {
             for (signal, patience) in [(SIGINT, 10), (SIGQUIT, 5), (SIGKILL, 5)] {
                 guard server.isRunning else { return }
                 kill(target, signal)
-                if signal == SIGKILL { kill(server.processIdentifier, SIGKILL) }
+                if signal == SIGKILL { server.signal(SIGKILL) }
                 let deadline = ContinuousClock.now + .seconds(patience)
                 while server.isRunning, ContinuousClock.now < deadline {
                     try? await Task.sleep(for: .milliseconds(50))
@@ -143,39 +144,17 @@ final class TemporaryPostgres: Sendable {
     }
 
     /// Starts a program in the background with its output appended to `log`.
-    private static func launch(_ command: (String, [String]), log: URL) throws -> Process {
-        let process = try Self.process(command, log: log)
-        try process.run()
-        return process
+    private static func launch(_ command: (String, [String]), log: URL) throws -> ChildProcess {
+        do {
+            return try ChildProcess(command.0, command.1, stdout: log.path, stderr: log.path, appending: true)
+        } catch {
+            throw DemoFailure("cannot run \(command.0): \(error)")
+        }
     }
 
     /// Runs a program to its end with its output appended to `log`. - Returns: its exit status.
     private static func runToExit(_ command: (String, [String]), log: URL) async throws -> Int32 {
-        let process = try Self.process(command, log: log)
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: DemoFailure("cannot run \(command.0): \(error.localizedDescription)"))
-            }
-        }
-    }
-
-    private static func process(_ command: (String, [String]), log: URL) throws -> Process {
-        if !FileManager.default.fileExists(atPath: log.path) {
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        }
-        let output = try FileHandle(forWritingTo: log)
-        try output.seekToEnd()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command.0)
-        process.arguments = command.1
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        return process
+        try await Self.launch(command, log: log).waitForExit()
     }
 
     /// The last lines of a log, for an error message.
