@@ -76,12 +76,25 @@ public final class ChildProcess: Sendable {
 
     /// Waits for it to end, without holding a thread. - Returns: ``exitStatus``.
     public func waitForExit() async throws -> Int32 {
-        var interval = Duration.milliseconds(1)
         while true {
+            if let status = try await self.waitForExit(until: nil) { return status }
+        }
+    }
+
+    /// Waits for it to end, at most `timeout`. - Returns: ``exitStatus``; `nil` if it still runs after the timeout.
+    public func waitForExit(timeout: Duration) async throws -> Int32? {
+        try await self.waitForExit(until: ContinuousClock.now + timeout)
+    }
+
+    /// Polls ``exitStatus``, more slowly as time passes (every 20 ms at most), until it ends or the deadline.
+    private func waitForExit(until deadline: ContinuousClock.Instant?) async throws -> Int32? {
+        var interval = Duration.milliseconds(1)
+        while deadline.map({ ContinuousClock.now < $0 }) ?? true {
             if let status = self.exitStatus { return status }
             try await Task.sleep(for: interval)
             interval = min(interval * 2, .milliseconds(20))
         }
+        return self.exitStatus
     }
 
     /// Sends it a signal (SIGTERM by default), unless it has ended.

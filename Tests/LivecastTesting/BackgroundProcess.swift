@@ -44,12 +44,7 @@ public final class BackgroundProcess: Sendable {
 
     /// Waits for the program to exit. - Returns: its exit status, or `nil` if it still runs after the timeout.
     public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let status = self.child.exitStatus { return status }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return self.child.exitStatus
+        try await self.child.waitForExit(timeout: timeout)
     }
 
     deinit {

@@ -23,8 +23,9 @@ public enum ExternalProcess {
         let directory = try TemporaryDirectory()
         var stdinPath: String?
         if let stdin {
-            stdinPath = directory.path("stdin")
-            try stdin.write(toFile: directory.path("stdin"), atomically: false, encoding: .utf8)
+            let path = directory.path("stdin")
+            try stdin.write(toFile: path, atomically: false, encoding: .utf8)
+            stdinPath = path
         }
         let child = try ChildProcess(executable, arguments, stdin: stdinPath, stdout: directory.path("stdout"), stderr: directory.path("stderr"))
         let status = try await child.waitForExit()
@@ -33,11 +34,6 @@ public enum ExternalProcess {
             stdout: (try? String(contentsOfFile: directory.path("stdout"), encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: directory.path("stderr"), encoding: .utf8)) ?? ""
         )
-    }
-
-    /// Finds a program in `PATH`, or returns the name unchanged when it is a path.
-    public static func resolve(_ executable: String) -> String {
-        ChildProcess.resolve(executable)
     }
 }
 

@@ -103,7 +103,7 @@ public actor TestPostgres {
 
     /// The directory of `initdb` and `postgres`: on `PATH`, or Debian's `/usr/lib/postgresql/<version>/bin`.
     private static func binaryDirectory() throws -> String {
-        let initdb = ExternalProcess.resolve("initdb")
+        let initdb = ChildProcess.resolve("initdb")
         if initdb.hasPrefix("/") {
             return URL(fileURLWithPath: initdb).resolvingSymlinksInPath().deletingLastPathComponent().path
         }

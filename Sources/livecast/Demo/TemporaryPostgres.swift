@@ -127,10 +127,7 @@ final class TemporaryPostgres: Sendable {
                 guard server.isRunning else { return }
                 kill(target, signal)
                 if signal == SIGKILL { server.signal(SIGKILL) }
-                let deadline = ContinuousClock.now + .seconds(patience)
-                while server.isRunning, ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(50))
-                }
+                _ = try? await server.waitForExit(timeout: .seconds(patience))
             }
         }.value
     }
