@@ -68,11 +68,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // PostgreSQL: the migration runner (reads sql/), tokens, activities, feeds, and channels (kept with APNs).
+        // PostgreSQL only: the migration runner (reads sql/), apps, keys, tokens, activities, feeds, channels, the outbox.
         .target(
             name: "LivecastStore",
             dependencies: [
-                "APNs",
                 "LivecastCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -80,11 +79,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The long-running work: dispatchers that send the outbox, the reaper and the channel reconciler.
+        // Workflows that need both APNs and the database: the channel registry and reconciler, the dispatchers that
+        // send the outbox, the reaper, and the apps' APNs clients.
         .target(
             name: "LivecastService",
             dependencies: [
                 "APNs",
+                "LivecastCore",
                 "LivecastStore",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -95,7 +96,8 @@ let package = Package(
         ),
         // Starting programs without Foundation's Process (the demo's PostgreSQL, the tests' tools).
         .target(name: "Spawning", swiftSettings: swiftSettings),
-        // The HTTP API: routes, API-key auth, rate limits, errors, health and metrics, the OpenAPI document.
+        // The HTTP API (routes, API-key auth, rate limits, errors, health and metrics, the OpenAPI document) and the
+        // composition root that builds the whole running service.
         .target(
             name: "LivecastServer",
             dependencies: [
@@ -110,6 +112,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
@@ -184,7 +187,7 @@ let package = Package(
         .testTarget(
             name: "LivecastStoreTests",
             dependencies: [
-                "APNs", "APNsEmulator", "LivecastStore", "LivecastTesting",
+                "LivecastCore", "LivecastStore", "LivecastTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

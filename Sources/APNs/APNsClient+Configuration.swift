@@ -1,10 +1,6 @@
-extension APNsClient {
-    /// An APNs environment: sandbox (development builds) or production.
-    public enum Environment: String, Sendable, CaseIterable {
-        case sandbox
-        case production
-    }
+import LivecastCore
 
+extension APNsClient {
     /// A host and port.
     public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         public var host: String
@@ -41,7 +37,7 @@ extension APNsClient {
     /// Where the client connects and how it behaves.
     public struct Configuration: Sendable {
         /// Sandbox or production. Defaults to `sandbox`.
-        public var environment: Environment
+        public var environment: APNsEnvironment
         /// Device pushes. Defaults to Apple's host for the environment, port 443.
         public var pushEndpoint: Endpoint
         /// Broadcasts. Defaults to the push endpoint (Apple's prose names the same host; APNS-REFERENCE §2.1).
@@ -61,7 +57,7 @@ extension APNsClient {
         public var idlePingInterval: Duration
 
         /// Apple's hosts for an environment, and the defaults above.
-        public init(environment: Environment = .sandbox) {
+        public init(environment: APNsEnvironment = .sandbox) {
             self.environment = environment
             let pushHost = environment == .sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com"
             self.pushEndpoint = Endpoint(host: pushHost, port: 443)

@@ -26,7 +26,7 @@ public struct LivecastAPI: Sendable {
         public init(
             rateLimit: RateLimit = .perKey,
             failedAuthenticationLimit: RateLimit = .failedAuthentications,
-            channelLimit: Int = ChannelRegistry.apnsLimit
+            channelLimit: Int = Channels.apnsLimit
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
@@ -100,6 +100,6 @@ public struct LivecastAPI: Sendable {
     /// The channel registry of an app, over its APNs client.
     func channels(_ scope: AppScope) async throws -> ChannelRegistry {
         let apns = try await self.appClients.client(forApp: scope.appID)
-        return ChannelRegistry(client: self.database, apns: apns.client, limit: self.configuration.channelLimit, logger: self.logger)
+        return ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: apns.client, limit: self.configuration.channelLimit, logger: self.logger)
     }
 }

@@ -26,8 +26,6 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         public static let channelRetired = Code(rawValue: "channel_retired")
         /// The payload would exceed APNs' size limit.
         public static let payloadTooLarge = Code(rawValue: "payload_too_large")
-        /// APNs refused or did not answer; the message carries its status and reason.
-        public static let apnsRefused = Code(rawValue: "apns_refused")
     }
 
     /// What is wrong.

@@ -77,7 +77,7 @@ struct SendCommand: AsyncParsableCommand {
         }
     }
 
-    private static let environments: [String: APNsClient.Environment] = ["sandbox": .sandbox, "production": .production]
+    private static let environments: [String: APNsEnvironment] = ["sandbox": .sandbox, "production": .production]
 
     func run() async throws {
         let credentials: APNsCredentials

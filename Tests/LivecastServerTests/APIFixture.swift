@@ -14,7 +14,8 @@ import PostgresNIO
 import Prometheus
 
 /// A migrated database with two apps (`com.example.game`, the fixture's, and `com.example.other`), a key of each
-/// role for the first and an admin key for the second, and the API's router over them.
+/// role for the first and an admin key for the second, and the service built by the same composition root as
+/// `livecast serve` (``LivecastApplication``, without dispatcher workers) over them.
 struct APIFixture: Sendable {
     let store: StoreFixture
     let api: LivecastAPI
@@ -59,27 +60,22 @@ struct APIFixture: Sendable {
             var keys: [APIKeys.Role: String] = [:]
             for role in APIKeys.Role.allCases { keys[role] = try await keyStore.create(appID: store.appID, role: role).secret }
             let otherKey = try await keyStore.create(appID: otherAppID, role: .admin).secret
-            let appClients = AppClients(apps: Apps(client: store.client, masterKey: nil, logger: store.logger), overrides: overrides, logger: store.logger)
             let registry = PrometheusCollectorRegistry()
-            let api = LivecastAPI(
-                database: store.client,
-                appClients: appClients,
+            let livecast = LivecastApplication(
+                settings: .init(
+                    database: store.configuration,
+                    migrations: try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path),
+                    apnsOverrides: overrides,
+                    api: configuration,
+                    dispatchWorkers: 0
+                ),
                 metrics: registry,
-                readiness: Readiness(migrations: try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path)),
-                configuration: configuration,
                 logger: store.logger
             )
-            let fixture = APIFixture(store: store, api: api, registry: registry, otherAppID: otherAppID, keys: keys, otherKey: otherKey)
-            let application = Application(router: api.buildRouter(), logger: store.logger)
-            do {
-                try await withMetricsFactory(LivecastMetrics.factory(registry: registry)) {
-                    try await application.test(testing) { client in try await body(fixture, client) }
-                }
-            } catch {
-                await appClients.shutdown()
-                throw error
+            let fixture = APIFixture(store: store, api: livecast.api, registry: registry, otherAppID: otherAppID, keys: keys, otherKey: otherKey)
+            try await withMetricsFactory(LivecastMetrics.factory(registry: registry)) {
+                try await livecast.application.test(testing) { client in try await body(fixture, client) }
             }
-            await appClients.shutdown()
         }
     }
 

@@ -87,7 +87,7 @@ struct DispatchFixture {
             .init(appID: self.store.appID, feedKey: key, attributesType: "GameAttributes", attributes: try RawJSON(validating: #"{"team":"Giants"}"#), staleAfterSeconds: staleAfterSeconds)
         )
         guard let channelPolicy else { return nil }
-        let registry = ChannelRegistry(client: self.store.client, apns: self.apns, logger: self.store.logger)
+        let registry = ChannelRegistry(channels: Channels(client: self.store.client, logger: self.store.logger), apns: self.apns, logger: self.store.logger)
         return try await registry.create(appID: self.store.appID, bundleID: EmulatorFixture.bundleID, storagePolicy: channelPolicy, feedKey: key).channelID
     }
 

@@ -136,7 +136,7 @@ import Testing
             #expect(reports.allSatisfy { $0.failures.isEmpty })
             let (atAPNs, _) = await fixture.apns.listChannels(bundleID: EmulatorFixture.bundleID)
             #expect(atAPNs == [keptID])
-            let registry = ChannelRegistry(client: fixture.store.client, apns: fixture.apns, logger: fixture.store.logger)
+            let registry = ChannelRegistry(channels: Channels(client: fixture.store.client, logger: fixture.store.logger), apns: fixture.apns, logger: fixture.store.logger)
             #expect(try await registry.get(appID: fixture.store.appID, channelID: channelID)?.state == "retired")
             #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
         }

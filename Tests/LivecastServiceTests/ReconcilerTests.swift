@@ -27,7 +27,7 @@ import Testing
                 "missing \(gone): marked missing",
             ])
             #expect(report.summary == "com.example.game (sandbox): 3 channels at APNs, 2 active in the registry; 1 orphans (0 deleted), 1 missing, 1 recorded orphans (0 retired)")
-            let registry = ChannelRegistry(client: fixture.store.client, apns: fixture.apns, logger: fixture.store.logger)
+            let registry = ChannelRegistry(channels: Channels(client: fixture.store.client, logger: fixture.store.logger), apns: fixture.apns, logger: fixture.store.logger)
             #expect(try await registry.get(appID: fixture.store.appID, channelID: gone)?.state == "missing")
             #expect(Set(try await registry.listAtAPNs(bundleID: EmulatorFixture.bundleID)) == [live, unknown, recordedOrphan])
 
@@ -67,7 +67,7 @@ import Testing
             #expect(!skipped)
             #expect(await service.tick())
             // Report only: the orphan is still at APNs.
-            #expect(try await ChannelRegistry(client: fixture.store.client, apns: fixture.apns, logger: fixture.store.logger)
+            #expect(try await ChannelRegistry(channels: Channels(client: fixture.store.client, logger: fixture.store.logger), apns: fixture.apns, logger: fixture.store.logger)
                 .listAtAPNs(bundleID: EmulatorFixture.bundleID).contains(unknown))
         }
     }

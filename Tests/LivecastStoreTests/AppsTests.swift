@@ -1,4 +1,4 @@
-import APNs
+import LivecastCore
 import Crypto
 import Foundation
 import LivecastStore

@@ -39,7 +39,7 @@ struct ChannelBody: Encodable {
     /// Running activities subscribed to it.
     let followers: Int
 
-    init(_ channel: ChannelRegistry.Channel) {
+    init(_ channel: Channels.Channel) {
         self.channelId = channel.channelID
         self.storagePolicy = StoragePolicyName(apnsValue: channel.storagePolicy).rawValue
         self.feed = channel.feedKey

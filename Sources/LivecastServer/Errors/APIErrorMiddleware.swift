@@ -1,11 +1,12 @@
 import Hummingbird
 import NIOCore
+import LivecastService
 import LivecastStore
 import Logging
 import PostgresNIO
 
-/// Turns every error into the API's error body: ``APIError`` as is, the store's refusals through
-/// ``APIError/init(_:)``, Hummingbird's own errors by status, and anything else into a logged, generic 500.
+/// Turns every error into the API's error body: ``APIError`` as is, the store's and APNs' refusals
+/// through ``APIError``'s initializers, Hummingbird's own errors by status, and anything else into a logged, generic 500.
 struct APIErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -16,6 +17,8 @@ struct APIErrorMiddleware: RouterMiddleware {
             throw error
         } catch let error as StoreError {
             throw APIError(error)
+        } catch let refusal as APNsRefusal {
+            throw APIError(refusal)
         } catch is NIOTooManyBytesError {
             throw APIError.bodyTooLarge(limit: context.maxUploadSize)
         } catch let error as HTTPError {

@@ -1,12 +1,17 @@
 import APNs
-import Logging
+import LivecastCore
 import LivecastStore
+import Logging
+import ServiceLifecycle
 
 /// One APNs client per app, made on first use from the app's stored credentials and environment, and kept.
 ///
 /// Without overrides a client talks to Apple's hosts for the app's environment; the overrides point every app at
 /// other hosts (the emulator, a proxy) and add a CA to trust.
-public actor AppClients {
+///
+/// A `Service`: run it in the service group, after the database it reads the apps from; on graceful shutdown it
+/// closes every client it made.
+public actor AppClients: Service {
     /// Hosts and trust that replace Apple's for every app.
     public struct Overrides: Sendable {
         /// Device pushes and broadcasts, such as `https://localhost:2197`.
@@ -71,7 +76,13 @@ public actor AppClients {
         await (try? existing.value)?.client.shutdown()
     }
 
-    /// Closes every client.
+    /// Waits for graceful shutdown (or cancellation), then closes every client.
+    public func run() async {
+        try? await gracefulShutdown()
+        await self.shutdown()
+    }
+
+    /// Closes every client; ``run()`` does this on graceful shutdown.
     public func shutdown() async {
         let all = self.clients.values
         self.clients = [:]
@@ -80,7 +91,7 @@ public actor AppClients {
 
     private func make(_ appID: Int64) async throws -> AppClient {
         guard let app = try await self.apps.app(id: appID) else { throw StoreError(.notFound, "no app \(appID)") }
-        var configuration = APNsClient.Configuration(environment: APNsClient.Environment(rawValue: app.environment) ?? .sandbox)
+        var configuration = APNsClient.Configuration(environment: APNsEnvironment(rawValue: app.environment) ?? .sandbox)
         if let push = self.overrides.pushEndpoint {
             configuration.pushEndpoint = push
             configuration.broadcastEndpoint = push
@@ -89,7 +100,9 @@ public actor AppClients {
         if let caFile = self.overrides.caFile { configuration.additionalTrustRootFiles = [caFile] }
         if let connections = self.overrides.connectionsPerEndpoint { configuration.connectionsPerEndpoint = connections }
         if let timeout = self.overrides.requestTimeout { configuration.requestTimeout = timeout }
-        let client = try APNsClient(configuration: configuration, credentials: try await self.apps.credentials(appID: appID), logger: self.logger)
+        let stored = try await self.apps.credentials(appID: appID)
+        let credentials = APNsCredentials(teamID: stored.teamID, keyID: stored.keyID, privateKey: stored.privateKey)
+        let client = try APNsClient(configuration: configuration, credentials: credentials, logger: self.logger)
         return AppClient(client: client, bundleID: app.bundleID)
     }
 }

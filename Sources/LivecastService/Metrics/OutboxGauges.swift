@@ -20,7 +20,7 @@ public struct OutboxGauges: Service {
     }
 
     public func run() async throws {
-        Gauge(label: "livecast_channels_limit").record(ChannelRegistry.apnsLimit)
+        Gauge(label: "livecast_channels_limit").record(Channels.apnsLimit)
         // An interval first: at start the migrations may still be on their way.
         while (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: self.interval) })) != nil, !Task.isShuttingDownGracefully {
             do {

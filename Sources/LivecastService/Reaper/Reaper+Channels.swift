@@ -23,7 +23,7 @@ extension Reaper {
         }
         guard !channelIDs.isEmpty else { return (0, []) }
         let (apns, bundleID) = try await self.clientForApp(app.id)
-        let registry = ChannelRegistry(client: self.database, apns: apns, logger: self.logger)
+        let registry = ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: apns, logger: self.logger)
         var retired = 0
         var failures: [String] = []
         for channelID in channelIDs {
@@ -32,6 +32,8 @@ extension Reaper {
                 retired += 1
             } catch let error as StoreError {
                 failures.append("retiring channel \(channelID): \(error.message)")
+            } catch let refusal as APNsRefusal {
+                failures.append("retiring channel \(channelID): \(refusal.message)")
             }
         }
         return (retired, failures)

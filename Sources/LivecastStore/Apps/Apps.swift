@@ -1,5 +1,6 @@
-import APNs
+import Crypto
 import Foundation
+import LivecastCore
 import Logging
 import PostgresNIO
 
@@ -23,6 +24,18 @@ public struct Apps: Sendable {
         public var priority10HourlyCap: Int?
     }
 
+    /// An app's signing credentials, opened: what its provider tokens are signed with. Never logged.
+    public struct Credentials: Sendable, CustomStringConvertible {
+        /// The 10-character team id.
+        public var teamID: String
+        /// The 10-character key id.
+        public var keyID: String
+        /// The `.p8` key.
+        public var privateKey: P256.Signing.PrivateKey
+
+        public var description: String { "Apps.Credentials(teamID: \(self.teamID), keyID: \(self.keyID), key: <redacted>)" }
+    }
+
     private let client: PostgresClient
     private let masterKey: MasterKey?
     private let logger: Logger
@@ -39,7 +52,7 @@ public struct Apps: Sendable {
     ///   without a master key; `conflict` when the bundle id exists in that environment.
     public func add(
         bundleID: String,
-        environment: APNsClient.Environment,
+        environment: APNsEnvironment,
         teamID: String,
         keyID: String,
         signingKey: SigningKey,
@@ -55,7 +68,7 @@ public struct Apps: Sendable {
         var path: String?
         switch signingKey {
         case .sealed(let pem):
-            guard (try? APNsCredentials(teamID: teamID, keyID: keyID, p8: pem)) != nil else {
+            guard (try? Self.privateKey(pem: pem)) != nil else {
                 throw StoreError(.invalid, "the key is not a P-256 private key in PEM (.p8) form", field: "key")
             }
             guard let masterKey = self.masterKey else {
@@ -63,7 +76,7 @@ public struct Apps: Sendable {
             }
             sealed = masterKey.seal(Data(pem.utf8), context: Self.sealingContext(bundleID, environment.rawValue))
         case .path(let keyPath):
-            guard (try? APNsCredentials(teamID: teamID, keyID: keyID, p8File: keyPath)) != nil else {
+            guard (try? Self.privateKey(file: keyPath)) != nil else {
                 throw StoreError(.invalid, "\(keyPath) is not a readable P-256 .p8 key", field: "key")
             }
             path = keyPath
@@ -88,24 +101,23 @@ public struct Apps: Sendable {
 
     /// The signing credentials of an app, opened with the master key or read from the key's path.
     /// - Throws: ``StoreError`` `notFound`, or `invalid` when the key cannot be opened or read.
-    public func credentials(appID: Int64) async throws -> APNsCredentials {
+    public func credentials(appID: Int64) async throws -> Credentials {
         let rows = try await self.client.query(
             "SELECT bundle_id, environment, team_id, key_id, signing_key_sealed, signing_key_path FROM apps WHERE id = \(appID)",
             logger: self.logger
         )
         for try await (bundleID, environment, teamID, keyID, sealed, path) in rows.decode((String, String, String, String, ByteBuffer?, String?).self) {
+            let privateKey: P256.Signing.PrivateKey
             if let sealed {
                 guard let masterKey = self.masterKey else {
                     throw StoreError(.invalid, "a master key is needed to open the signing key", field: "masterKey")
                 }
                 let pem = try masterKey.open(Data(sealed.readableBytesView), context: Self.sealingContext(bundleID, environment))
-                return try Self.credentials { () throws(APNsCredentials.KeyError) in
-                    try APNsCredentials(teamID: teamID, keyID: keyID, p8: String(decoding: pem, as: UTF8.self))
-                }
+                privateKey = try Self.privateKey(pem: String(decoding: pem, as: UTF8.self))
+            } else {
+                privateKey = try Self.privateKey(file: path ?? "")
             }
-            return try Self.credentials { () throws(APNsCredentials.KeyError) in
-                try APNsCredentials(teamID: teamID, keyID: keyID, p8File: path ?? "")
-            }
+            return Credentials(teamID: teamID, keyID: keyID, privateKey: privateKey)
         }
         throw StoreError(.notFound, "no app \(appID)")
     }
@@ -152,11 +164,22 @@ public struct Apps: Sendable {
         "livecast.app-key:\(bundleID):\(environment)"
     }
 
-    private static func credentials(_ make: () throws(APNsCredentials.KeyError) -> APNsCredentials) throws(StoreError) -> APNsCredentials {
-        do {
-            return try make()
-        } catch {
-            throw StoreError(.invalid, "the app's signing key is unusable: \(error.message)", field: "key")
+    /// A `.p8` key from its PEM text. - Throws: ``StoreError`` `invalid` when it is not a P-256 private key.
+    private static func privateKey(pem: String) throws(StoreError) -> P256.Signing.PrivateKey {
+        guard let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else {
+            throw StoreError(.invalid, "the app's signing key is unusable: not a P-256 private key in PEM (.p8) form", field: "key")
         }
+        return key
+    }
+
+    /// A `.p8` key from a file. - Throws: ``StoreError`` `invalid` when it cannot be read or holds no P-256 key.
+    private static func privateKey(file path: String) throws(StoreError) -> P256.Signing.PrivateKey {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw StoreError(.invalid, "the app's signing key is unusable: cannot read key file \(path)", field: "key")
+        }
+        guard let key = try? P256.Signing.PrivateKey(pemRepresentation: text) else {
+            throw StoreError(.invalid, "the app's signing key is unusable: \(path): not a P-256 private key in PEM (.p8) form", field: "key")
+        }
+        return key
     }
 }

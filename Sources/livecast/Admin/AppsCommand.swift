@@ -1,3 +1,4 @@
+import LivecastCore
 import APNs
 import ArgumentParser
 import Foundation
@@ -43,7 +44,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            guard let environment = APNsClient.Environment(rawValue: self.environment) else {
+            guard let environment = APNsEnvironment(rawValue: self.environment) else {
                 throw ValidationError("--environment must be sandbox or production")
             }
             let settings = try self.config.settings()

@@ -30,7 +30,7 @@ struct ChannelsCommand: AsyncParsableCommand {
                 let clients = AppClients(apps: apps, overrides: overrides, logger: .disabled)
                 do {
                     let apns = try await clients.client(forApp: app.id)
-                    let result = try await body(app, ChannelRegistry(client: client, apns: apns.client, logger: .disabled))
+                    let result = try await body(app, ChannelRegistry(channels: Channels(client: client, logger: .disabled), apns: apns.client, logger: .disabled))
                     await clients.shutdown()
                     return result
                 } catch {
@@ -84,7 +84,7 @@ struct ChannelsCommand: AsyncParsableCommand {
             for line in lines { print(line) }
         }
 
-        static func line(_ channel: ChannelRegistry.Channel) -> String {
+        static func line(_ channel: Channels.Channel) -> String {
             "\(channel.channelID)\t\(channel.storagePolicy == 1 ? "mostRecentMessage" : "noStorage")\t\(channel.state)\t\(channel.followers)\t\(channel.feedKey ?? "-")"
         }
     }

@@ -1,6 +1,7 @@
 import APNsEmulator
 import Crypto
 import Foundation
+import LivecastServer
 import LivecastStore
 import Logging
 import Prometheus
@@ -43,11 +44,12 @@ struct DemoStack: Service {
         }
     }
 
-    /// Runs the server and the session until the session is done (or Ctrl-C), then closes the APNs clients.
+    /// Runs the server (with the APNs clients and the dispatcher as its services) and the session until the session
+    /// is done (or Ctrl-C).
     private func serve(postgres: TemporaryPostgres, emulator: APNsEmulator, certificate: String, signingKey: P256.Signing.PrivateKey) async throws {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let masterKey = MasterKey.random()
-        let stack = ServerStack(
+        let livecast = LivecastApplication(
             settings: .init(
                 database: postgres.configuration,
                 host: "127.0.0.1",
@@ -60,7 +62,7 @@ struct DemoStack: Service {
                     caFile: certificate
                 ),
                 // Generous: `--devices 1000` registers a thousand tokens as fast as it can.
-                rateLimit: .init(ratePerSecond: 1000, burst: 2000),
+                api: .init(rateLimit: .init(ratePerSecond: 1000, burst: 2000)),
                 dispatchWorkers: 2
             ),
             metrics: self.metrics,
@@ -72,7 +74,7 @@ struct DemoStack: Service {
         )
         let session = DemoSession(
             serverPort: ports,
-            database: stack.database,
+            database: livecast.database,
             emulator: emulator,
             emulatorCertificate: certificate,
             masterKey: masterKey,
@@ -85,17 +87,13 @@ struct DemoStack: Service {
         let group = ServiceGroup(
             configuration: .init(
                 services: [
-                    .init(service: stack.application, serviceName: "server"),
+                    .init(service: livecast.application, serviceName: "server"),
                     .init(service: session, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
                 ],
                 logger: self.logger
             )
         )
-        try await Self.withCleanup {
-            try await group.run()
-        } cleanup: {
-            await stack.appClients.shutdown()
-        }
+        try await group.run()
     }
 
     /// Runs `body`, then `cleanup` however `body` ends.

@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(LivecastMetrics.factory(registry: registry))
-        let stack = ServerStack(
+        let livecast = LivecastApplication(
             settings: .init(
                 database: try self.database.configuration(settings),
                 host: host,
@@ -65,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
                 migrations: migrations,
                 masterKey: masterKey,
                 apnsOverrides: overrides,
-                rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst),
+                api: .init(rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst)),
                 dispatchWorkers: workers,
                 reapInterval: reapInterval,
                 reaperPolicy: reaperPolicy
@@ -74,13 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger,
             onServerRunning: { port in FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8)) }
         )
-        do {
-            try await stack.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-        } catch {
-            await stack.appClients.shutdown()
-            throw error
-        }
-        await stack.appClients.shutdown()
+        try await livecast.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
     /// `HOST:PORT`, with `[v6]:PORT` for IPv6 addresses.

@@ -28,9 +28,9 @@ public struct ChannelReconciler: Sendable {
 
     /// Reconciles one app's channels.
     /// - Parameter deleteOrphans: Delete orphans at APNs (otherwise they are only reported).
-    /// - Throws: ``StoreError`` `apnsRefused` when APNs does not list the channels; database errors.
+    /// - Throws: ``APNsRefusal`` when APNs does not list the channels; database errors.
     public func reconcile(appID: Int64, bundleID: String, environment: String, deleteOrphans: Bool) async throws -> ChannelReconciliation {
-        let registry = ChannelRegistry(client: self.database, apns: self.apns, logger: self.logger)
+        let registry = ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: self.apns, logger: self.logger)
         let listedAt = Date()
         let atAPNs = Set(try await registry.listAtAPNs(bundleID: bundleID))
         var result = ChannelReconciliation(bundleID: bundleID, environment: environment)
@@ -51,6 +51,8 @@ public struct ChannelReconciler: Sendable {
                         finding.action = "retired (deleted at APNs)"
                     } catch let error as StoreError {
                         finding.action = "not retired: \(error.message)"
+                    } catch let refusal as APNsRefusal {
+                        finding.action = "not retired: \(refusal.message)"
                     }
                 }
                 result.findings.append(finding)

@@ -2,6 +2,7 @@ import APNs
 import APNsEmulator
 import Foundation
 import LivecastCore
+import LivecastService
 import LivecastStore
 import LivecastTesting
 import PostgresNIO
@@ -11,12 +12,12 @@ import Testing
 @Suite struct ChannelRegistryTests {
     private static let bundleID = EmulatorFixture.bundleID
 
-    private func withRegistry(_ name: String, limit: Int = ChannelRegistry.apnsLimit, _ body: (StoreFixture, EmulatorFixture, ChannelRegistry) async throws -> Void) async throws {
+    private func withRegistry(_ name: String, limit: Int = Channels.apnsLimit, _ body: (StoreFixture, EmulatorFixture, ChannelRegistry) async throws -> Void) async throws {
         try await EmulatorFixture.with { emulator in
             let apns = try emulator.makeClient()
             do {
                 try await StoreFixture.with(name) { store in
-                    try await body(store, emulator, ChannelRegistry(client: store.client, apns: apns, limit: limit, logger: store.logger))
+                    try await body(store, emulator, ChannelRegistry(channels: Channels(client: store.client, logger: store.logger), apns: apns, limit: limit, logger: store.logger))
                 }
             } catch {
                 await apns.shutdown()
@@ -91,9 +92,8 @@ import Testing
             do {
                 _ = try await registry.create(appID: store.appID, bundleID: "\(Self.bundleID).push-type.liveactivity", storagePolicy: 0, feedKey: nil)
                 Issue.record("APNs' refusal was not reported")
-            } catch let error as StoreError {
-                #expect(error.code == .apnsRefused)
-                #expect(error.message.contains("TopicDisallowed"))
+            } catch let refusal as APNsRefusal {
+                #expect(refusal.message.contains("TopicDisallowed"))
             }
             await #expect(throws: StoreError.self) { try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 2, feedKey: nil) }
             await #expect(throws: StoreError.self) { try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 0, feedKey: "no-such-feed") }

@@ -1,4 +1,5 @@
 import Hummingbird
+import LivecastService
 import LivecastStore
 
 extension APIError {
@@ -10,9 +11,13 @@ extension APIError {
         case .invalid: status = .unprocessableContent
         case .conflict, .staleTimestamp, .activityEnded, .feedEnded, .channelRetired, .limitReached: status = .conflict
         case .payloadTooLarge: status = .contentTooLarge
-        case .apnsRefused: status = .badGateway
         default: status = .conflict
         }
         self.init(status, code: error.code.rawValue, error.message, field: error.field)
+    }
+
+    /// APNs refused what a workflow asked of it (creating, listing or deleting a channel): `502 apns_refused`.
+    init(_ refusal: APNsRefusal) {
+        self.init(.badGateway, code: "apns_refused", refusal.message)
     }
 }

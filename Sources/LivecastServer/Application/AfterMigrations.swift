@@ -1,0 +1,15 @@
+import ServiceLifecycle
+
+/// Runs a service once the migrations are applied, so that it never meets a schema that is not there yet (a new
+/// database), and not at all when they fail or the server stops first.
+struct AfterMigrations: Service {
+    /// Finishes when the migrations are applied.
+    let migrated: AsyncStream<Void>
+    let service: any Service
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { for await _ in self.migrated {} }
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
+        try await self.service.run()
+    }
+}

@@ -1,0 +1,92 @@
+import Hummingbird
+import LivecastService
+import LivecastStore
+import Logging
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+/// The whole running Livecast service, built from its settings: the one composition root that `livecast serve`,
+/// `livecast demo` and the tests share.
+///
+/// Everything long-running is a service of ``application``, started in this order and stopped in reverse: the
+/// PostgreSQL client, the apps' APNs clients, the dispatcher (once the migrations are applied), the outbox gauges,
+/// the periodic reaper, and last the HTTP server, which applies the migrations before it accepts connections.
+///
+/// ```swift
+/// let livecast = LivecastApplication(settings: settings, metrics: registry, logger: logger) { port in print(port) }
+/// try await livecast.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+/// ```
+public struct LivecastApplication: Sendable {
+    /// The PostgreSQL client; usable while ``application`` runs.
+    public let database: PostgresClient
+    /// The HTTP API that ``application`` serves.
+    public let api: LivecastAPI
+    /// The server with every other part as its services.
+    public let application: Application<RouterResponder<APIRequestContext>>
+
+    /// - Parameters:
+    ///   - settings: What to build.
+    ///   - metrics: The registry `/metrics` shows; swift-metrics should be bootstrapped over it
+    ///     (``LivecastMetrics/factory(registry:)``).
+    ///   - logger: The logger of the store, the dispatcher, the APNs clients and the server.
+    ///   - onServerRunning: Called with the bound port once the server accepts connections.
+    public init(
+        settings: Settings,
+        metrics: PrometheusCollectorRegistry,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) {
+        let database = PostgresClient(configuration: settings.database, backgroundLogger: logger)
+        let apps = Apps(client: database, masterKey: settings.masterKey, logger: logger)
+        let appClients = AppClients(apps: apps, overrides: settings.apnsOverrides, logger: logger)
+        let clientForApp: Dispatcher.ClientForApp = { appID in
+            let app = try await appClients.client(forApp: appID)
+            return (app.client, app.bundleID)
+        }
+        let dispatcher = DispatcherService(
+            dispatcher: Dispatcher(database: database, clientForApp: clientForApp, logger: logger),
+            database: database,
+            workers: settings.dispatchWorkers,
+            logger: logger
+        )
+        let isDispatcherRunning: @Sendable () -> Bool = { dispatcher.isRunning }
+        let api = LivecastAPI(
+            database: database,
+            appClients: appClients,
+            metrics: metrics,
+            readiness: Readiness(
+                migrations: settings.migrations,
+                isDispatcherRunning: settings.dispatchWorkers > 0 ? isDispatcherRunning : nil
+            ),
+            configuration: settings.api,
+            logger: logger
+        )
+        let port = settings.port
+        var application = Application(
+            router: api.buildRouter(),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "livecast"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+        application.addServices(database, appClients)
+        let migrations = settings.migrations
+        let (migrated, migratedContinuation) = AsyncStream.makeStream(of: Void.self)
+        application.beforeServerStarts {
+            let report = try await MigrationRunner(migrations: migrations).run(on: database, logger: logger)
+            for name in report.applied { logger.info("Applied migration", metadata: ["migration": "\(name)"]) }
+            migratedContinuation.finish()
+        }
+        if settings.dispatchWorkers > 0 {
+            application.addServices(AfterMigrations(migrated: migrated, service: dispatcher))
+        }
+        application.addServices(OutboxGauges(database: database, logger: logger))
+        if settings.reapInterval > 0 {
+            let reaper = Reaper(database: database, clientForApp: clientForApp, policy: settings.reaperPolicy, logger: logger)
+            application.addServices(ReaperService(reaper: reaper, interval: .seconds(settings.reapInterval), logger: logger))
+        }
+        self.database = database
+        self.api = api
+        self.application = application
+    }
+}

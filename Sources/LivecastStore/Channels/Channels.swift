@@ -1,0 +1,125 @@
+import Logging
+import PostgresNIO
+
+/// The registry of broadcast channels as PostgreSQL holds it: which channels an app has, for which feed, in which
+/// state. Talking to APNs is not its business: `LivecastService`'s `ChannelRegistry` creates and deletes channels
+/// there and records the outcome here.
+public struct Channels: Sendable {
+    /// A channel as the registry holds it.
+    public struct Channel: Sendable, Hashable {
+        /// APNs' base64 id.
+        public var channelID: String
+        /// `0` No Message Stored, `1` Most Recent Message Stored.
+        public var storagePolicy: Int
+        /// The feed it belongs to, if any.
+        public var feedKey: String?
+        /// `active`, `orphan`, `retired` or `missing`.
+        public var state: String
+        /// Running activities subscribed to it.
+        public var followers: Int
+
+        public init(channelID: String, storagePolicy: Int, feedKey: String?, state: String, followers: Int) {
+            self.channelID = channelID
+            self.storagePolicy = storagePolicy
+            self.feedKey = feedKey
+            self.state = state
+            self.followers = followers
+        }
+    }
+
+    /// APNs' cap on channels per app and environment.
+    public static let apnsLimit = 10_000
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Channels of the app that are not retired: what counts against APNs' cap.
+    public func liveCount(appID: Int64) async throws -> Int {
+        let rows = try await self.client.query(
+            "SELECT count(*)::int FROM channels WHERE app_id = \(appID) AND state <> 'retired'",
+            logger: self.logger
+        )
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// The id of a feed that may be given a new channel.
+    /// - Throws: ``StoreError``: `notFound` feed; `conflict` when the feed already has an active channel.
+    public func feedAwaitingChannel(appID: Int64, feedKey: String) async throws -> Int64 {
+        let rows = try await self.client.query(
+            """
+            SELECT id, (SELECT count(*)::int FROM channels c WHERE c.feed_id = f.id AND c.state = 'active')
+            FROM feeds f WHERE app_id = \(appID) AND feed_key = \(feedKey)
+            """,
+            logger: self.logger
+        )
+        for try await (id, channels) in rows.decode((Int64, Int).self) {
+            guard channels == 0 else { throw StoreError(.conflict, "the feed already has a channel", field: "feed") }
+            return id
+        }
+        throw StoreError(.notFound, "no feed \(feedKey)", field: "feed")
+    }
+
+    /// Records a channel APNs has created, active and attached to a feed if one is given.
+    public func recordActive(appID: Int64, channelID: String, storagePolicy: Int, feedID: Int64?) async throws {
+        try await self.client.query(
+            """
+            INSERT INTO channels (app_id, channel_id, storage_policy, feed_id)
+            VALUES (\(appID), \(channelID), \(storagePolicy), \(feedID))
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Records a channel APNs has created but that could not be attached to its feed, for reconciliation to find.
+    public func recordOrphan(appID: Int64, channelID: String, storagePolicy: Int) async throws {
+        try await self.client.query(
+            """
+            INSERT INTO channels (app_id, channel_id, storage_policy, state)
+            VALUES (\(appID), \(channelID), \(storagePolicy), 'orphan')
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Marks a channel retired: it is never sent to again.
+    public func markRetired(appID: Int64, channelID: String) async throws {
+        try await self.client.query(
+            "UPDATE channels SET state = 'retired', retired_at = now() WHERE app_id = \(appID) AND channel_id = \(channelID)",
+            logger: self.logger
+        )
+    }
+
+    /// One channel of the app, or `nil`.
+    public func get(appID: Int64, channelID: String) async throws -> Channel? {
+        try await self.channels(appID: appID, channelID: channelID).first
+    }
+
+    /// The app's channels, retired ones included, oldest first.
+    public func list(appID: Int64) async throws -> [Channel] {
+        try await self.channels(appID: appID, channelID: nil)
+    }
+
+    private func channels(appID: Int64, channelID: String?) async throws -> [Channel] {
+        let rows = try await self.client.query(
+            """
+            SELECT c.channel_id, c.storage_policy::int, f.feed_key, c.state,
+                (SELECT count(*)::int FROM activities a WHERE a.channel_id = c.id AND a.state IN ('starting', 'active'))
+            FROM channels c LEFT JOIN feeds f ON f.id = c.feed_id
+            WHERE c.app_id = \(appID) AND (\(channelID)::text IS NULL OR c.channel_id = \(channelID))
+            ORDER BY c.id
+            """,
+            logger: self.logger
+        )
+        var channels: [Channel] = []
+        for try await (id, policy, feedKey, state, followers) in rows.decode((String, Int, String?, String, Int).self) {
+            channels.append(Channel(channelID: id, storagePolicy: policy, feedKey: feedKey, state: state, followers: followers))
+        }
+        return channels
+    }
+}
