@@ -9,7 +9,9 @@ import Testing
 
     @Test func missingMalformedAndUnknownKeysGet401() async throws {
         try await APIFixture.with("auth_401") { fixture, client in
-            for key in [nil, "", "lc_nope", "lc_0123456789ab_00", "Basic abc", String(fixture.key(.admin).dropLast()) + "0"] as [String?] {
+            let admin = fixture.key(.admin)
+            let wrongSecret = String(admin.dropLast()) + (admin.hasSuffix("0") ? "1" : "0")
+            for key in [nil, "", "lc_nope", "lc_0123456789ab_00", "Basic abc", wrongSecret] as [String?] {
                 let response = try await client.send(.put, self.tokenPath, key: key, body: #"{"token": "aa"}"#)
                 #expect(response.status == .unauthorized, "\(key ?? "nil")")
                 #expect(response.errorCode == "unauthenticated")

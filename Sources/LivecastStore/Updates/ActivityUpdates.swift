@@ -41,13 +41,9 @@ public struct ActivityUpdates: Sendable {
         guard request.content.event != .start else {
             throw StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
         }
-        let priority = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
-        return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
-            let idempotencyKey = request.content.idempotencyKey
-            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: idempotencyKey, on: connection, logger: self.logger) {
-                return replay
-            }
-            return try await self.accept(request, priority: priority, now: now, asFollower: false, on: connection)
+        return try await UpdateAcceptance.accept(request.content, appID: request.appID, now: now, client: self.client, logger: self.logger) {
+            [logger] connection in
+            try await ActivityTarget.lock(appID: request.appID, activityKey: request.activityKey, asFollower: false, on: connection, logger: logger)
         }
     }
 
@@ -60,86 +56,11 @@ public struct ActivityUpdates: Sendable {
     /// - Throws: ``StoreError``: `notFound` activity; `activityEnded` when it, or its feed, has ended (the feed's end
     ///   reaches it); `conflict` for a standalone or channel-based activity (a broadcast would end every follower).
     public func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?, now: Int) async throws -> AcceptedUpdate {
-        var request = Request(appID: appID, activityKey: activityKey, event: .end)
-        request.content.dismissalDate = dismissalDate
+        var content = UpdateContent(event: .end)
+        content.dismissalDate = dismissalDate
         return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
-            try await self.accept(request, priority: 5, now: now, asFollower: true, on: connection)
+            let target = try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: self.logger)
+            return try await UpdateAcceptance.accept(content, appID: appID, priority: 5, into: target, now: now, on: connection, logger: self.logger)
         }
-    }
-
-    private func accept(_ request: Request, priority: Int, now: Int, asFollower: Bool, on connection: PostgresConnection) async throws -> AcceptedUpdate {
-        let rows = try await connection.query(
-            """
-            SELECT a.id, a.state, a.last_timestamp, c.state, a.feed_id FROM activities a LEFT JOIN channels c ON c.id = a.channel_id
-            WHERE a.app_id = \(request.appID) AND a.activity_key = \(request.activityKey) FOR UPDATE OF a
-            """,
-            logger: self.logger
-        )
-        var found: (id: Int64, state: String, lastTimestamp: Int?, channelState: String?, feedID: Int64?)?
-        for try await row in rows.decode((Int64, String, Int?, String?, Int64?).self) { found = row }
-        guard let activity = found else { throw StoreError(.notFound, "no activity \(request.activityKey)", field: "activityId") }
-        // Its feed's updates carry the feed's timestamps; updates of its own would interleave with them.
-        guard (activity.feedID != nil) == asFollower else {
-            throw StoreError(
-                .conflict,
-                asFollower ? "the activity follows no feed" : "the activity follows a feed: update the feed instead",
-                field: "activityId"
-            )
-        }
-        guard activity.state == "active" || activity.state == "starting" else {
-            throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
-        }
-        // A follower's feed is read FOR SHARE: a feed end accepted meanwhile is seen, one accepted later waits.
-        var feed: (state: String, lastTimestamp: Int?, contentState: String?)?
-        if let feedID = activity.feedID {
-            let feeds = try await connection.query(
-                "SELECT state, last_timestamp, content_state FROM feeds WHERE id = \(feedID) FOR SHARE",
-                logger: self.logger
-            )
-            for try await row in feeds.decode((String, Int?, String?).self) { feed = row }
-            guard feed?.state != "ended" else { throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId") }
-        }
-        if asFollower, activity.channelState != nil {
-            throw StoreError(.conflict, "a channel-based follower cannot be ended alone: a broadcast ends every follower", field: "activityId")
-        }
-        if let channelState = activity.channelState, channelState != "active" {
-            throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
-        }
-        let last = [activity.lastTimestamp, feed?.lastTimestamp].compactMap { $0 }.max()
-        let content = request.content
-        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: last, now: now)
-        let contentState = try content.contentState ?? feed?.contentState.map { try RawJSON(validating: $0) }
-        let (payload, clamped) = content.payload(timestamp: timestamp, contentState: contentState, staleDate: content.staleDate)
-        let bytes = try OutboxRules.encode(payload, for: activity.channelState == nil ? .device : .broadcast)
-        let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
-        if coalesced {
-            try await connection.query(
-                "UPDATE updates SET status = 'superseded', completed_at = now() WHERE activity_id = \(activity.id) AND status = 'pending'",
-                logger: self.logger
-            )
-        }
-        let row = OutboxRow(
-            appID: request.appID,
-            activityID: activity.id,
-            content: payload,
-            payload: String(decoding: bytes, as: UTF8.self),
-            requestedPriority: priority,
-            sentPriority: sentPriority,
-            idempotencyKey: content.idempotencyKey,
-            coalesced: coalesced
-        )
-        let accepted = try await row.insert(dismissalDateClamped: clamped, on: connection, logger: self.logger)
-        if content.event == .end {
-            try await connection.query(
-                "UPDATE activities SET last_timestamp = \(timestamp), state = 'ended', ended_at = now(), dismissal_date = \(payload.dismissalDate) WHERE id = \(activity.id)",
-                logger: self.logger
-            )
-        } else {
-            try await connection.query(
-                "UPDATE activities SET last_timestamp = \(timestamp), stale_date = coalesce(\(payload.staleDate), stale_date) WHERE id = \(activity.id)",
-                logger: self.logger
-            )
-        }
-        return accepted
     }
 }

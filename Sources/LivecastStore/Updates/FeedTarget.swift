@@ -1,8 +1,9 @@
+import LivecastCore
 import Logging
 import PostgresNIO
 
 /// A feed as an update sees it, locked for the transaction that accepts the update.
-struct FeedTarget {
+struct FeedTarget: UpdateTarget {
     var id: Int64
     var attributesType: String
     var attributes: String
@@ -44,17 +45,52 @@ struct FeedTarget {
         throw StoreError(.notFound, "no feed \(feedKey)", field: "feedKey")
     }
 
-    /// The `stale-date` an update gets: the one asked for, or the feed's policy applied to its timestamp.
+    /// Token followers get device pushes, so the payload must fit one; a channel alone takes a broadcast's size.
+    var destination: PushDestination { self.hasTokenFollowers || self.channelID == nil ? .device : .broadcast }
+
+    /// An update's own content state; an end without one repeats the feed's last.
+    func contentState(for content: UpdateContent) throws -> RawJSON? {
+        guard content.contentState == nil, content.event == .end else { return content.contentState }
+        return try self.contentState.map { try RawJSON(validating: $0) }
+    }
+
+    /// The `stale-date` an update gets (see ``staleDate(requested:timestamp:)``); an end keeps only the one asked for.
+    func staleDate(for content: UpdateContent, timestamp: Int) -> Int? {
+        guard content.event != .end else { return content.staleDate }
+        return self.staleDate(requested: content.staleDate, timestamp: timestamp)
+    }
+
+    /// The `stale-date` a start or an update gets: the one asked for, or the feed's policy applied to its timestamp.
     func staleDate(requested: Int?, timestamp: Int) -> Int? {
         requested ?? self.staleAfterSeconds.map { timestamp + $0 }
     }
 
     /// Supersedes the feed's pending updates that no dispatcher has begun: a newer one replaces them.
-    func supersedeUnstarted(on connection: PostgresConnection, logger: Logger) async throws {
+    func supersedePending(on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             """
             UPDATE updates SET status = 'superseded', completed_at = now()
             WHERE feed_id = \(self.id) AND status = 'pending' AND cursor_id = 0 AND NOT channel_done AND event <> 'start'
+            """,
+            logger: logger
+        )
+    }
+
+    /// The row fans out from the feed; its channel, when it has one, gets the same bytes.
+    func address(_ row: inout OutboxRow) {
+        row.feedID = self.id
+        row.channelPayload = self.channelID == nil ? nil : row.payload
+    }
+
+    /// The feed's timestamp and content state move on; an end ends it.
+    func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
+        let isEnd = payload.event == .end
+        try await connection.query(
+            """
+            UPDATE feeds SET last_timestamp = \(payload.timestamp), content_state = coalesce(\(payload.contentState?.text), content_state),
+                state = CASE WHEN \(isEnd) THEN 'ended' ELSE 'active' END,
+                ended_at = CASE WHEN \(isEnd) THEN now() END, updated_at = now()
+            WHERE id = \(self.id)
             """,
             logger: logger
         )

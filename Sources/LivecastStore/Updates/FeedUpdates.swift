@@ -38,49 +38,9 @@ public struct FeedUpdates: Sendable {
     ///   priority or payload rule. Nothing is written when it throws.
     public func accept(_ request: Request, now: Int) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw StoreError(.invalid, "start a feed with FeedStarts", field: "event") }
-        let priority = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
-        return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
-            let idempotencyKey = request.content.idempotencyKey
-            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: idempotencyKey, on: connection, logger: self.logger) {
-                return replay
-            }
-            return try await self.accept(request, priority: priority, now: now, on: connection)
+        return try await UpdateAcceptance.accept(request.content, appID: request.appID, now: now, client: self.client, logger: self.logger) {
+            [logger] connection in
+            try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: logger)
         }
-    }
-
-    private func accept(_ request: Request, priority: Int, now: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
-        let feed = try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: self.logger)
-        let content = request.content
-        let isEnd = content.event == .end
-        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: feed.lastTimestamp, now: now)
-        let contentState = try content.contentState ?? (isEnd ? feed.contentState.map { try RawJSON(validating: $0) } : nil)
-        let staleDate = isEnd ? content.staleDate : feed.staleDate(requested: content.staleDate, timestamp: timestamp)
-        let (payload, clamped) = content.payload(timestamp: timestamp, contentState: contentState, staleDate: staleDate)
-        let destination: PushDestination = feed.hasTokenFollowers || feed.channelID == nil ? .device : .broadcast
-        let bytes = String(decoding: try OutboxRules.encode(payload, for: destination), as: UTF8.self)
-        let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
-        if coalesced { try await feed.supersedeUnstarted(on: connection, logger: self.logger) }
-        let row = OutboxRow(
-            appID: request.appID,
-            feedID: feed.id,
-            content: payload,
-            payload: bytes,
-            channelPayload: feed.channelID == nil ? nil : bytes,
-            requestedPriority: priority,
-            sentPriority: sentPriority,
-            idempotencyKey: content.idempotencyKey,
-            coalesced: coalesced
-        )
-        let accepted = try await row.insert(dismissalDateClamped: clamped, on: connection, logger: self.logger)
-        try await connection.query(
-            """
-            UPDATE feeds SET last_timestamp = \(timestamp), content_state = coalesce(\(contentState?.text), content_state),
-                state = CASE WHEN \(isEnd) THEN 'ended' ELSE 'active' END,
-                ended_at = CASE WHEN \(isEnd) THEN now() END, updated_at = now()
-            WHERE id = \(feed.id)
-            """,
-            logger: self.logger
-        )
-        return accepted
     }
 }

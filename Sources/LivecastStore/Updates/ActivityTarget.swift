@@ -1,0 +1,117 @@
+import LivecastCore
+import Logging
+import PostgresNIO
+
+/// A single activity as its own update or end sees it, locked for the transaction that accepts it: a standalone
+/// activity, or a token-based follower ended alone (its feed is then read too, `FOR SHARE`).
+struct ActivityTarget: UpdateTarget {
+    var id: Int64
+    /// The state of its channel, for a channel-based activity.
+    var channelState: String?
+    /// The later of its own last timestamp and its feed's.
+    var lastTimestamp: Int?
+    /// Its feed's content state, for a follower.
+    var feedContentState: String?
+
+    /// Locks and reads an activity that takes an update of its own.
+    /// - Parameter asFollower: Whether it must follow a feed (ended alone) or must not (a standalone activity).
+    /// - Throws: ``StoreError``: `notFound`; `conflict` when it follows a feed and `asFollower` is not set (or the
+    ///   other way round), or is a channel-based follower; `activityEnded` when it or its feed has ended;
+    ///   `channelRetired` when its channel is no longer active.
+    static func lock(
+        appID: Int64,
+        activityKey: String,
+        asFollower: Bool,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> ActivityTarget {
+        let rows = try await connection.query(
+            """
+            SELECT a.id, a.state, a.last_timestamp, c.state, a.feed_id FROM activities a LEFT JOIN channels c ON c.id = a.channel_id
+            WHERE a.app_id = \(appID) AND a.activity_key = \(activityKey) FOR UPDATE OF a
+            """,
+            logger: logger
+        )
+        var found: (id: Int64, state: String, lastTimestamp: Int?, channelState: String?, feedID: Int64?)?
+        for try await row in rows.decode((Int64, String, Int?, String?, Int64?).self) { found = row }
+        guard let activity = found else { throw StoreError(.notFound, "no activity \(activityKey)", field: "activityId") }
+        // Its feed's updates carry the feed's timestamps; updates of its own would interleave with them.
+        guard (activity.feedID != nil) == asFollower else {
+            throw StoreError(
+                .conflict,
+                asFollower ? "the activity follows no feed" : "the activity follows a feed: update the feed instead",
+                field: "activityId"
+            )
+        }
+        guard activity.state == "active" || activity.state == "starting" else {
+            throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
+        }
+        // A follower's feed is read FOR SHARE: a feed end accepted meanwhile is seen, one accepted later waits.
+        var feed: (state: String, lastTimestamp: Int?, contentState: String?)?
+        if let feedID = activity.feedID {
+            let feeds = try await connection.query(
+                "SELECT state, last_timestamp, content_state FROM feeds WHERE id = \(feedID) FOR SHARE",
+                logger: logger
+            )
+            for try await row in feeds.decode((String, Int?, String?).self) { feed = row }
+            guard feed?.state != "ended" else { throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId") }
+        }
+        if asFollower, activity.channelState != nil {
+            throw StoreError(.conflict, "a channel-based follower cannot be ended alone: a broadcast ends every follower", field: "activityId")
+        }
+        if let channelState = activity.channelState, channelState != "active" {
+            throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
+        }
+        return ActivityTarget(
+            id: activity.id,
+            channelState: activity.channelState,
+            lastTimestamp: [activity.lastTimestamp, feed?.lastTimestamp].compactMap { $0 }.max(),
+            feedContentState: feed?.contentState
+        )
+    }
+
+    /// A channel-based activity is reached by a broadcast, a token-based one by a device push.
+    var destination: PushDestination { self.channelState == nil ? .device : .broadcast }
+
+    /// The content's own state, else its feed's last (a follower ended alone).
+    func contentState(for content: UpdateContent) throws -> RawJSON? {
+        try content.contentState ?? self.feedContentState.map { try RawJSON(validating: $0) }
+    }
+
+    /// Only the one asked for.
+    func staleDate(for content: UpdateContent, timestamp: Int) -> Int? { content.staleDate }
+
+    /// Supersedes the activity's pending updates: a newer one replaces them.
+    func supersedePending(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            "UPDATE updates SET status = 'superseded', completed_at = now() WHERE activity_id = \(self.id) AND status = 'pending'",
+            logger: logger
+        )
+    }
+
+    func address(_ row: inout OutboxRow) {
+        row.activityID = self.id
+    }
+
+    /// The activity's timestamp and stale date move on; an end ends it with its dismissal date.
+    func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
+        if payload.event == .end {
+            try await connection.query(
+                """
+                UPDATE activities SET last_timestamp = \(payload.timestamp), state = 'ended', ended_at = now(),
+                    dismissal_date = \(payload.dismissalDate)
+                WHERE id = \(self.id)
+                """,
+                logger: logger
+            )
+        } else {
+            try await connection.query(
+                """
+                UPDATE activities SET last_timestamp = \(payload.timestamp), stale_date = coalesce(\(payload.staleDate), stale_date)
+                WHERE id = \(self.id)
+                """,
+                logger: logger
+            )
+        }
+    }
+}

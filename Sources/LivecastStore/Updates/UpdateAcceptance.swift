@@ -1,0 +1,66 @@
+import LivecastCore
+import Logging
+import PostgresNIO
+
+/// The one way an update or end of a feed or an activity enters the outbox: in one transaction, the idempotency
+/// replay, the target's lock, the ordering of timestamps, the payload's checks, the priority budget, coalescing, the
+/// outbox row and the target's new state (DESIGN.md invariants 1, 2, 4 and 7).
+enum UpdateAcceptance {
+    /// Accepts `content` for the target that `lock` reads and locks, in a transaction of its own.
+    /// - Parameters:
+    ///   - now: The server's time, in UNIX seconds.
+    ///   - lock: Reads and locks the target, throwing ``StoreError``s for one that takes no updates.
+    /// - Throws: ``StoreError``: `invalid` for a bad priority or payload rule; `staleTimestamp`; `payloadTooLarge`;
+    ///   whatever `lock` throws. Nothing is written when it throws.
+    static func accept(
+        _ content: UpdateContent,
+        appID: Int64,
+        now: Int,
+        client: PostgresClient,
+        logger: Logger,
+        lock: @escaping @Sendable (PostgresConnection) async throws -> some UpdateTarget
+    ) async throws -> AcceptedUpdate {
+        let priority = try OutboxRules.priority(requested: content.priority, hasAlert: content.alert != nil)
+        return try await OutboxRules.transaction(client, logger: logger) { connection in
+            if let replay = try await OutboxRules.replay(appID: appID, idempotencyKey: content.idempotencyKey, on: connection, logger: logger) {
+                return replay
+            }
+            let target = try await lock(connection)
+            return try await Self.accept(content, appID: appID, priority: priority, into: target, now: now, on: connection, logger: logger)
+        }
+    }
+
+    /// Accepts `content` into a target already locked by the caller's transaction.
+    static func accept(
+        _ content: UpdateContent,
+        appID: Int64,
+        priority: Int,
+        into target: some UpdateTarget,
+        now: Int,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> AcceptedUpdate {
+        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: target.lastTimestamp, now: now)
+        let (payload, clamped) = content.payload(
+            timestamp: timestamp,
+            contentState: try target.contentState(for: content),
+            staleDate: target.staleDate(for: content, timestamp: timestamp)
+        )
+        let bytes = String(decoding: try OutboxRules.encode(payload, for: target.destination), as: UTF8.self)
+        let sentPriority = try await OutboxRules.budgeted(priority, appID: appID, on: connection, logger: logger)
+        if coalesced { try await target.supersedePending(on: connection, logger: logger) }
+        var row = OutboxRow(
+            appID: appID,
+            content: payload,
+            payload: bytes,
+            requestedPriority: priority,
+            sentPriority: sentPriority,
+            idempotencyKey: content.idempotencyKey,
+            coalesced: coalesced
+        )
+        target.address(&row)
+        let accepted = try await row.insert(dismissalDateClamped: clamped, on: connection, logger: logger)
+        try await target.recordAccepted(payload, on: connection, logger: logger)
+        return accepted
+    }
+}
