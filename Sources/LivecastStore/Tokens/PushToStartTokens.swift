@@ -168,7 +168,7 @@ public struct PushToStartTokens: Sendable {
         return found
     }
 
-    /// Applies an APNs verdict on a token (APNS-REFERENCE §4.1, DESIGN invariant 6): `BadDeviceToken` and
+    /// Applies an APNs verdict on a token (APNS-REFERENCE §4.1, docs/ARCHITECTURE.md invariant 6): `BadDeviceToken` and
     /// `DeviceTokenNotForTopic` invalidate at once; `Unregistered`/`ExpiredToken` only when APNs learnt it after
     /// the token's last registration, so a token the device re-registered meanwhile stays.
     /// - Parameters:
