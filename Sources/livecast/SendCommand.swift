@@ -17,11 +17,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "The app's bundle id.")
     var bundleId: String
 
-    @Option(help: "The team id of the signing key.")
-    var teamId: String
-
-    @Option(help: "The key id of the signing key.")
-    var keyId: String
+    @OptionGroup var signingKey: SigningKeyOptions
 
     @Option(help: "The .p8 signing key file.")
     var key: String
@@ -82,7 +78,7 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         let credentials: APNsCredentials
         do {
-            credentials = try APNsCredentials(teamID: self.teamId, keyID: self.keyId, p8File: self.key)
+            credentials = try APNsCredentials(teamID: self.signingKey.teamId, keyID: self.signingKey.keyId, p8File: self.key)
         } catch {
             throw ValidationError("--key: \(error.message)")
         }

@@ -43,7 +43,8 @@ import Testing
             let accepted = try await self.update(fixture, key: "a1", home: 4)
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(accepted.updateID) == "failed")
-            #expect(try await Activities(client: fixture.store.client, logger: fixture.store.logger).liveToken(appID: fixture.store.appID, activityKey: "a1") == nil)
+            let live = try await fixture.store.client.query("SELECT count(*)::int FROM activity_tokens WHERE token = \(token) AND invalidated_at IS NULL")
+            for try await count in live.decode(Int.self) { #expect(count == 0, "an invalidated token is not live") }
             let reasons = try await fixture.store.client.query("SELECT reason FROM deliveries WHERE update_id = \(accepted.updateID)")
             for try await reason in reasons.decode(String?.self) { #expect(reason == "Unregistered") }
         }

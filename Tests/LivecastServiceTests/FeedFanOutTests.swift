@@ -122,6 +122,25 @@ import Testing
         }
     }
 
+    /// A start to everyone walks the live push-to-start tokens page by page in keyset order: every live token once,
+    /// none that was deleted or invalidated.
+    @Test func aStartWalksTheLivePushToStartTokensPageByPage() async throws {
+        try await DispatchFixture.with("fanout_start_pages") { fixture in
+            try await fixture.feed("game-1")
+            let devices = try await self.devices(fixture, count: 25, osVersion: "17.5")
+            let tokens = PushToStartTokens(client: fixture.store.client, logger: fixture.store.logger)
+            #expect(try await tokens.delete(appID: fixture.store.appID, deviceID: devices[3].id, attributesType: "GameAttributes"))
+            let invalid = devices[17].pushToStartTokens["GameAttributes"]!
+            #expect(try await tokens.invalidate(appID: fixture.store.appID, token: invalid, reason: .badDeviceToken))
+            let started = try await self.start(fixture, feed: "game-1", audience: .everyone)
+            #expect(try await fixture.dispatcher(Dispatcher.Settings(batchSize: 5, pageSize: 10)).drain() == 1)
+            #expect(try await fixture.counts(started.updateID) == (23, 0))
+            for (index, device) in devices.enumerated() {
+                #expect(fixture.shown(device.id).count == ([3, 17].contains(index) ? 0 : 1), "device \(index)")
+            }
+        }
+    }
+
     @Test func twoDispatchersNeverSendATargetTheSameTimestampTwice() async throws {
         try await DispatchFixture.with("fanout_two") { fixture in
             try await fixture.feed("game-1")

@@ -1,5 +1,5 @@
 /// A `reason` from an APNs error answer (APNS-REFERENCE §4). Any string is kept, so a reason Apple adds later is
-/// still reported; ``isDocumented`` says whether it is one of the documented ones.
+/// still reported.
 public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -51,19 +51,4 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let topicMismatch = Self(rawValue: "TopicMismatch")
     /// Apple's broadcast table prints the 503 reason with a space.
     public static let serviceUnavailableWithSpace = Self(rawValue: "Service Unavailable")
-
-    /// Every reason Apple documents.
-    public static let documented: Set<APNsReason> = [
-        .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-        .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken, .missingTopic,
-        .payloadEmpty, .topicDisallowed, .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
-        .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken,
-        .badEnvironmentKeyInToken, .badPath, .methodNotAllowed, .expiredToken, .unregistered, .payloadTooLarge,
-        .tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown,
-        .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
-        .badRequestPayload, .missingPushType, .cannotCreateChannelConfig, .topicMismatch, .serviceUnavailableWithSpace,
-    ]
-
-    /// Whether Apple documents this reason.
-    public var isDocumented: Bool { Self.documented.contains(self) }
 }

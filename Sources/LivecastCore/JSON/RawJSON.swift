@@ -2,8 +2,8 @@ import Foundation
 
 /// JSON text that has been checked to parse, kept byte for byte as it was given.
 ///
-/// `content-state` and `attributes` travel to the device exactly as the backend wrote them (DESIGN.md, invariant 3),
-/// so Livecast splices this text into payloads instead of re-encoding it.
+/// `content-state` and `attributes` travel to the device exactly as the backend wrote them (docs/ARCHITECTURE.md,
+/// invariant 3), so Livecast splices this text into payloads instead of re-encoding it.
 public struct RawJSON: Sendable, Hashable, CustomStringConvertible {
     /// The JSON text, without surrounding white space.
     public let text: String

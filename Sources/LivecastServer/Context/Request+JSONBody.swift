@@ -20,7 +20,7 @@ extension Request {
         }
         let data = Data(buffer.readableBytesView)
         let decoder = JSONDecoder()
-        // `contentState` and `attributes` go to the devices exactly as the client wrote them (DESIGN invariant 3).
+        // `contentState` and `attributes` go to the devices exactly as the client wrote them (docs/ARCHITECTURE.md, invariant 3).
         decoder.userInfo[RawJSON.rawMembersKey] = RawJSON.topLevelMembers(of: Array(buffer.readableBytesView))
         do {
             return try decoder.decode(Body.self, from: data)

@@ -67,7 +67,7 @@ extension Dispatcher {
             try await self.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
             return
         }
-        // No Storage: expiration 0; Most Recent Message: kept at most 8 hours (DESIGN invariant 5).
+        // No Storage: expiration 0; Most Recent Message: kept at most 8 hours (docs/ARCHITECTURE.md, invariant 5).
         let expiration = channel.storagePolicy == 0 ? 0 : Int(Date().timeIntervalSince1970) + 8 * 3600
         let outcome = await client.broadcast(
             BroadcastPush(channelID: channel.id, bundleID: bundleID, payload: payload, priority: claim.priority, expiration: expiration)

@@ -276,17 +276,4 @@ public struct Activities: Sendable {
         for try await _ in rows.decode(Int64.self) { invalidated = true }
         return invalidated
     }
-
-    /// The live update token of an activity, if it is token-based and running.
-    public func liveToken(appID: Int64, activityKey: String) async throws -> String? {
-        let rows = try await self.client.query(
-            """
-            SELECT t.token FROM activities a JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
-            WHERE a.app_id = \(appID) AND a.activity_key = \(activityKey) AND a.state IN ('starting', 'active')
-            """,
-            logger: self.logger
-        )
-        for try await token in rows.decode(String.self) { return token }
-        return nil
-    }
 }

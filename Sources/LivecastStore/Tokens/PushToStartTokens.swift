@@ -168,7 +168,7 @@ public struct PushToStartTokens: Sendable {
         return found
     }
 
-    /// Applies an APNs verdict on a token (APNS-REFERENCE §4.1, DESIGN invariant 6): `BadDeviceToken` and
+    /// Applies an APNs verdict on a token (APNS-REFERENCE §4.1, docs/ARCHITECTURE.md invariant 6): `BadDeviceToken` and
     /// `DeviceTokenNotForTopic` invalidate at once; `Unregistered`/`ExpiredToken` only when APNs learnt it after
     /// the token's last registration, so a token the device re-registered meanwhile stays.
     /// - Parameters:
@@ -188,47 +188,5 @@ public struct PushToStartTokens: Sendable {
         var invalidated = false
         for try await _ in rows.decode(Int64.self) { invalidated = true }
         return invalidated
-    }
-
-    /// A live token as the store holds it.
-    public struct LiveToken: Sendable, Hashable {
-        public var id: Int64
-        public var deviceID: String
-        public var token: String
-        public var userID: String?
-        public var osVersion: String?
-    }
-
-    /// The live token of a device for a type, if any.
-    public func live(appID: Int64, deviceID: String, attributesType: String) async throws -> LiveToken? {
-        let rows = try await self.client.query(
-            """
-            SELECT id, device_id, token, user_id, os_version FROM push_to_start_tokens
-            WHERE app_id = \(appID) AND device_id = \(deviceID) AND attributes_type = \(attributesType) AND invalidated_at IS NULL
-            """,
-            logger: self.logger
-        )
-        for try await (id, device, token, user, os) in rows.decode((Int64, String, String, String?, String?).self) {
-            return LiveToken(id: id, deviceID: device, token: token, userID: user, osVersion: os)
-        }
-        return nil
-    }
-
-    /// One page of an attributes type's live tokens in keyset order (`id > after`), for starting a feed for
-    /// everyone without holding them all in memory.
-    public func page(appID: Int64, attributesType: String, after: Int64, limit: Int) async throws -> [LiveToken] {
-        let rows = try await self.client.query(
-            """
-            SELECT id, device_id, token, user_id, os_version FROM push_to_start_tokens
-            WHERE app_id = \(appID) AND attributes_type = \(attributesType) AND invalidated_at IS NULL AND id > \(after)
-            ORDER BY id LIMIT \(limit)
-            """,
-            logger: self.logger
-        )
-        var page: [LiveToken] = []
-        for try await (id, device, token, user, os) in rows.decode((Int64, String, String, String?, String?).self) {
-            page.append(LiveToken(id: id, deviceID: device, token: token, userID: user, osVersion: os))
-        }
-        return page
     }
 }

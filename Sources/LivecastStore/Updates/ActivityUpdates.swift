@@ -3,8 +3,8 @@ import LivecastCore
 import Logging
 import PostgresNIO
 
-/// Accepting updates and ends for one standalone activity into the outbox, with DESIGN.md's ordering and
-/// lifecycle rules checked in the same transaction that stores the update.
+/// Accepting updates and ends for one standalone activity into the outbox, with the ordering and lifecycle
+/// rules (docs/ARCHITECTURE.md, invariants 1 and 2) checked in the same transaction that stores the update.
 public struct ActivityUpdates: Sendable {
     /// An update or end a backend asks for.
     public struct Request: Sendable, Hashable {

@@ -2,7 +2,7 @@ import LivecastCore
 import Logging
 import PostgresNIO
 
-/// The rules every update follows when it is accepted, whatever its target (DESIGN.md invariants 1, 2, 4 and 7).
+/// The rules every update follows when it is accepted, whatever its target (docs/ARCHITECTURE.md, invariants 1, 2, 4 and 7).
 enum OutboxRules {
     /// The longest an ended activity may stay on the Lock Screen after its end.
     static let maximumDismissalDelay = 4 * 3600

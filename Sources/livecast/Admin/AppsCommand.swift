@@ -24,11 +24,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "sandbox or production.")
         var environment: String
 
-        @Option(help: "The team id of the signing key (10 characters).")
-        var teamId: String
-
-        @Option(help: "The key id of the signing key (10 characters).")
-        var keyId: String
+        @OptionGroup var signingKey: SigningKeyOptions
 
         @Option(help: "The .p8 signing key file.")
         var keyFile: String
@@ -49,9 +45,9 @@ struct AppsCommand: AsyncParsableCommand {
             }
             let settings = try self.config.settings()
             let masterKey = try self.masterKey.masterKey(settings)
-            let signingKey: Apps.SigningKey
+            let storedKey: Apps.SigningKey
             if self.keyByPath {
-                signingKey = .path(URL(fileURLWithPath: self.keyFile).standardizedFileURL.path)
+                storedKey = .path(URL(fileURLWithPath: self.keyFile).standardizedFileURL.path)
             } else {
                 guard masterKey != nil else {
                     throw ValidationError("sealing the key needs --master-key-file (or LIVECAST_MASTER_KEY_FILE); or give --key-by-path")
@@ -59,15 +55,15 @@ struct AppsCommand: AsyncParsableCommand {
                 guard let pem = try? String(contentsOfFile: self.keyFile, encoding: .utf8) else {
                     throw ValidationError("--key-file: cannot read \(self.keyFile)")
                 }
-                signingKey = .sealed(p8: pem)
+                storedKey = .sealed(p8: pem)
             }
             let app = try await self.database.withClient(settings, logger: .disabled) { client in
                 try await Apps(client: client, masterKey: masterKey, logger: .disabled).add(
                     bundleID: self.bundleId,
                     environment: environment,
-                    teamID: self.teamId,
-                    keyID: self.keyId,
-                    signingKey: signingKey,
+                    teamID: self.signingKey.teamId,
+                    keyID: self.signingKey.keyId,
+                    signingKey: storedKey,
                     priority10HourlyCap: self.priority10HourlyCap
                 )
             }
