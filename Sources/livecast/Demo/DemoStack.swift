@@ -2,6 +2,7 @@ import APNsEmulator
 import Crypto
 import Foundation
 import LivecastStore
+import LocalPostgres
 import Logging
 import Prometheus
 import ServiceLifecycle
