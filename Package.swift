@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
@@ -94,8 +96,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Starting programs without Foundation's Process (the demo's PostgreSQL, the tests' tools).
-        .target(name: "Spawning", swiftSettings: swiftSettings),
+        // A throwaway PostgreSQL (a cluster in a temporary directory, on a free loopback port) for the demo, the tests
+        // and the fan-out benchmark; programs are started with swift-subprocess.
+        .target(
+            name: "LocalPostgres",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP API (routes, API-key auth, rate limits, errors, health and metrics, the OpenAPI document) and the
         // composition root that builds the whole running service.
         .target(
@@ -127,7 +138,7 @@ let package = Package(
                 "LivecastServer",
                 "LivecastService",
                 "LivecastStore",
-                "Spawning",
+                "LocalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -158,6 +169,7 @@ let package = Package(
                 "LivecastCore",
                 "LivecastService",
                 "LivecastStore",
+                "LocalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -169,11 +181,21 @@ let package = Package(
         // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.
         .target(
             name: "LivecastTesting",
-            dependencies: ["APNs", "APNsEmulator", "LivecastCore", "LivecastStore", "Spawning", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "APNs", "APNsEmulator", "LivecastCore", "LivecastStore", "LocalPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Tests/LivecastTesting",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivecastCoreTests", dependencies: ["LivecastCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LocalPostgresTests",
+            dependencies: ["LocalPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "APNsEmulatorTests",
             dependencies: ["APNsEmulator", "LivecastCore", "LivecastTesting"],

@@ -9,10 +9,11 @@
 # Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
 # streams each; medians of the rounds and their ratio.
 # Emulator: h2load posts the same pushes to the APNs emulator and, for scale, to nghttpd.
-# Fan-out: one feed update to 1,000,000 token-based followers stored in a throwaway PostgreSQL, through the
-# dispatcher and the client to a sink that answers 200 to any path (each follower has its own token): nghttpd
-# --echo-upload, then nginx's `return 200`; against h2load posting as many pushes to the same sink with as many
-# connections; wall time, rate, ratio and the benchmark's peak memory. FANOUT_SINKS="nginx" picks one.
+# Fan-out: one feed update to 1,000,000 token-based followers stored in a throwaway PostgreSQL (the benchmark
+# starts one per run with LocalPostgres, as the demo and the tests do), through the dispatcher and the client to a
+# sink that answers 200 to any path (each follower has its own token): nghttpd --echo-upload, then nginx's
+# `return 200`; against h2load posting as many pushes to the same sink with as many connections; wall time, rate,
+# ratio and the benchmark's peak memory. FANOUT_SINKS="nginx" picks one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +30,6 @@ bin="$(swift build -c "$configuration" --show-bin-path)"
 livecast="$bin/livecast"
 
 work=$(mktemp -d)
-chmod 755 "$work"  # PostgreSQL runs as its own user
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
@@ -100,16 +100,7 @@ echo
 fi
 
 if [[ $sections == *fanout* ]]; then
-# A throwaway PostgreSQL (as the postgres user when run as root: PostgreSQL refuses root) and an echoing nghttpd.
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-mkdir -p "$work/pg" && { [[ $(id -u) != 0 ]] || chown postgres "$work/pg"; }
-as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U livecast >/dev/null
-pg_port=$((20000 + RANDOM % 20000))
-as_postgres "$pgbin/postgres" -D "$work/pg/data" -p "$pg_port" -k "$work/pg" -c listen_addresses=127.0.0.1 \
-    -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=256MB >"$work/pg.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break; sleep 0.1; done
+# An echoing nghttpd.
 echo_port=$((20000 + RANDOM % 20000))
 nghttpd --echo-upload -d "$work/www" "$echo_port" "$work/nghttpd-key.pem" "$work/nghttpd-cert.pem" >/dev/null 2>&1 &
 pids+=($!)
@@ -141,9 +132,8 @@ printf '  %-24s %10s %12s %12s %7s %9s\n' sink "wall s" "pushes/s" "h2load/s" ra
 requests=$followers
 for sink in $FANOUT_SINKS; do
     if [[ $sink == nginx ]]; then sink_port=$nginx_port; label="nginx return 200"; else sink_port=$echo_port; label="nghttpd --echo-upload"; fi
-    "$pgbin/psql" -q -h 127.0.0.1 -p "$pg_port" -U livecast -d postgres -c "CREATE DATABASE fanout_$sink"
     h2load_fanout=$(h2load_rate "https://127.0.0.1:$sink_port/3/device/$token" "$fanout_connections")
-    fanout=$("$bin/livecast-fanout-benchmark" --database-url "postgres://livecast@127.0.0.1:$pg_port/fanout_$sink" \
+    fanout=$("$bin/livecast-fanout-benchmark" \
         --push-url "https://localhost:$sink_port" --ca "$work/nghttpd-cert.pem" --key "$work/key.p8" \
         --followers "$followers" --connections "$fanout_connections")
     rate=$(sed -n 's/.* rate=\([0-9]*\) .*/\1/p' <<<"$fanout")

@@ -4,6 +4,7 @@ import Foundation
 import LivecastCore
 import LivecastService
 import LivecastStore
+import LocalPostgres
 import Logging
 import NIOPosix
 import PostgresNIO
@@ -17,8 +18,8 @@ struct FanOutBenchmark: AsyncParsableCommand {
         abstract: "Fan one feed update out to N stored followers and print the wall time, pushes per second and peak memory."
     )
 
-    @Option(help: "An empty PostgreSQL database: postgres://USER@HOST:PORT/DATABASE.")
-    var databaseUrl: String
+    @Option(help: "An empty PostgreSQL database: postgres://USER@HOST:PORT/DATABASE. Without it, a throwaway PostgreSQL is started for the run.")
+    var databaseUrl: String?
 
     @Option(help: "The push server, https://HOST:PORT (it must answer 200 to any POST, as nghttpd --echo-upload does).")
     var pushUrl: String
@@ -46,8 +47,23 @@ struct FanOutBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         guard let endpoint = APNsClient.Endpoint(url: self.pushUrl) else { throw ValidationError("--push-url must be https://HOST:PORT") }
+        if let databaseUrl {
+            try await self.benchmark(database: try PostgresClient.Configuration(url: databaseUrl), endpoint: endpoint)
+        } else {
+            let postgres = try await TemporaryPostgres.start(settings: ["shared_buffers": "256MB"])
+            do {
+                try await self.benchmark(database: postgres.configuration, endpoint: endpoint)
+            } catch {
+                await postgres.stop()
+                throw error
+            }
+            await postgres.stop()
+        }
+    }
+
+    private func benchmark(database databaseConfiguration: PostgresClient.Configuration, endpoint: APNsClient.Endpoint) async throws {
         let logger = Logger(label: "livecast.bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        let database = PostgresClient(configuration: try PostgresClient.Configuration(url: self.databaseUrl), backgroundLogger: logger)
+        let database = PostgresClient(configuration: databaseConfiguration, backgroundLogger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: self.threads)
         var configuration = APNsClient.Configuration(environment: .sandbox)
         configuration.pushEndpoint = endpoint

@@ -65,7 +65,7 @@ struct NginxReturn200 {
             }
             """
         try configuration.write(toFile: directory.path("nginx.conf"), atomically: false, encoding: .utf8)
-        let nginx = try BackgroundProcess("nginx", ["-p", directory.url.path, "-c", directory.path("nginx.conf")])
+        let nginx = try await BackgroundProcess("nginx", ["-p", directory.url.path, "-c", directory.path("nginx.conf")])
         defer { nginx.signal(SIGKILL) }  // it may inherit a mask that blocks SIGTERM from the test process
         let curl = Curl(caFile: certificate)
         var ready = false

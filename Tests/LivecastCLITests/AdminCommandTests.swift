@@ -80,7 +80,7 @@ import Testing
         let config = directory.path("livecast.conf")
         let port = try FreePort.next()
         try "# Livecast\ndatabase-url = \(url)\nlisten = 127.0.0.1:\(port)\n".write(toFile: config, atomically: false, encoding: .utf8)
-        let server = try BackgroundProcess(self.livecast, ["serve", "--config", config, "--migrations", self.sql])
+        let server = try await BackgroundProcess(self.livecast, ["serve", "--config", config, "--migrations", self.sql])
         #expect(try await server.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(server.stderr)")
         let health = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(port)/ready"])
         #expect(health.stdout.contains(#""status":"ready""#), "\(health.stdout)")

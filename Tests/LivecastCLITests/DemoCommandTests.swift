@@ -34,7 +34,7 @@ import Glibc
     }
 
     @Test func keptTheStackAnswersTheCurlExamplesUntilCtrlC() async throws {
-        let demo = try BackgroundProcess(self.livecast, ["demo", "--keep", "--quiet", "--devices", "2", "--migrations", self.sql])
+        let demo = try await BackgroundProcess(self.livecast, ["demo", "--keep", "--quiet", "--devices", "2", "--migrations", self.sql])
         let deadline = ContinuousClock.now + .seconds(60)
         while !demo.stdout.contains("/emulator/devices"), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))

@@ -19,7 +19,7 @@ import Glibc
         let second = try await ProviderKey.make(teamID: "TEAM000002", keyID: "KEY0000002")
         let (port, managementPort) = (try FreePort.next(), try FreePort.next())
         let certificate = directory.path("emulator.pem")
-        let emulator = try BackgroundProcess(
+        let emulator = try await BackgroundProcess(
             self.livecast,
             [
                 "emulator", "--port", String(port), "--management-port", String(managementPort), "--cert-out", certificate,
@@ -64,7 +64,7 @@ import Glibc
         let directory = try TemporaryDirectory()
         let (port, managementPort) = (try FreePort.next(), try FreePort.next())
         let keyPath = directory.path("demo.p8")
-        let emulator = try BackgroundProcess(
+        let emulator = try await BackgroundProcess(
             self.livecast,
             ["emulator", "--port", String(port), "--management-port", String(managementPort), "--cert-out", directory.path("c.pem"),
              "--generate-key", "DEMOTEAM01:DEMOKEY001:\(keyPath)"]

@@ -57,7 +57,7 @@ import Testing
         let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
         let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
         let port = try FreePort.next()
-        let server = try BackgroundProcess(
+        let server = try await BackgroundProcess(
             self.livecast,
             ["serve", "--database-url", url, "--migrations", sql, "--listen", "127.0.0.1:\(port)", "--reap-interval", "1"]
         )

@@ -1,8 +1,8 @@
-import Foundation
-import Spawning
+import Subprocess
+import SystemPackage
 
-/// Runs another program (curl, openssl, nghttp, the `livecast` binary) to completion without blocking a thread,
-/// capturing its output in files so large outputs cannot stall it (see ``ChildProcess``).
+/// Runs another program (curl, openssl, nghttp, the `livecast` binary) to completion with swift-subprocess, without
+/// holding a thread, collecting all its output.
 public enum ExternalProcess {
     /// What a finished program left behind.
     public struct Result: Sendable {
@@ -20,39 +20,22 @@ public enum ExternalProcess {
     ///   - arguments: The arguments.
     ///   - stdin: Text to feed on standard input. Defaults to none.
     public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) async throws -> Result {
-        let directory = try TemporaryDirectory()
-        var stdinPath: String?
-        if let stdin {
-            let path = directory.path("stdin")
-            try stdin.write(toFile: path, atomically: false, encoding: .utf8)
-            stdinPath = path
-        }
-        let child = try ChildProcess(executable, arguments, stdin: stdinPath, stdout: directory.path("stdout"), stderr: directory.path("stderr"))
-        let status = try await child.waitForExit()
-        return Result(
-            status: status,
-            stdout: (try? String(contentsOfFile: directory.path("stdout"), encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: directory.path("stderr"), encoding: .utf8)) ?? ""
-        )
+        let program: Executable = executable.contains("/") ? .path(FilePath(executable)) : .name(executable)
+        let result =
+            if let stdin {
+                try await Subprocess.run(program, arguments: Arguments(arguments), input: .string(stdin), output: .string(limit: .max), error: .string(limit: .max))
+            } else {
+                try await Subprocess.run(program, arguments: Arguments(arguments), output: .string(limit: .max), error: .string(limit: .max))
+            }
+        return Result(status: result.terminationStatus.code, stdout: result.standardOutput, stderr: result.standardError)
     }
 }
 
-/// A directory under the system's temporary directory, removed when the value is released.
-public final class TemporaryDirectory: Sendable {
-    /// The directory.
-    public let url: URL
-
-    public init() throws {
-        self.url = FileManager.default.temporaryDirectory.appendingPathComponent("livecast-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: self.url, withIntermediateDirectories: true)
-    }
-
-    /// A path inside the directory.
-    public func path(_ name: String) -> String {
-        self.url.appendingPathComponent(name).path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: self.url)
+extension TerminationStatus {
+    /// The exit status, or the number of the signal that ended it.
+    public var code: Int32 {
+        switch self {
+        case .exited(let status), .signaled(let status): status
+        }
     }
 }

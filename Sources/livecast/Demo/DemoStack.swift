@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import LivecastServer
 import LivecastStore
+import LocalPostgres
 import Logging
 import Prometheus
 import ServiceLifecycle
