@@ -67,6 +67,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -203,7 +204,11 @@ let package = Package(
         ),
         .testTarget(
             name: "APNsTests",
-            dependencies: ["APNs", "APNsEmulator", "LivecastCore", "LivecastTesting"],
+            dependencies: [
+                "APNs", "APNsEmulator", "LivecastCore", "LivecastTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import ServiceLifecycle
 import Synchronization
 
 /// An APNs client for one team and environment: device pushes, broadcasts and channel management over pooled
@@ -14,6 +15,9 @@ import Synchronization
 /// ``APNsOutcome/Classification`` saying what to do next. Batches (``send(_:)-([DevicePush])``) cost one hop per
 /// connection, not a task per push.
 ///
+/// The client is a `Service`: run it in a `ServiceGroup` before the services that use it, and graceful shutdown
+/// closes its connections after theirs. Owners that manage it themselves call ``shutdown()`` instead.
+///
 /// ```swift
 /// let client = try APNsClient(configuration: .init(environment: .sandbox), credentials: credentials)
 /// let outcome = await client.send(DevicePush(deviceToken: token, bundleID: "com.example.game", payload: bytes))
@@ -22,7 +26,7 @@ import Synchronization
 public final class APNsClient: Sendable {
     /// How the client was configured.
     public let configuration: Configuration
-    private let tokens: ProviderTokens
+    private let authorization: ProviderTokenAuthorization
     private let pushPool: HTTP2ConnectionPool
     private let broadcastPool: HTTP2ConnectionPool
     private let managementPool: HTTP2ConnectionPool
@@ -47,8 +51,8 @@ public final class APNsClient: Sendable {
     ) throws(ConfigurationError) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
-        let tokens = ProviderTokens(credentials: credentials, clock: clock)
-        self.tokens = tokens
+        let authorization = ProviderTokenAuthorization(tokens: ProviderTokens(credentials: credentials, clock: clock))
+        self.authorization = authorization
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         tlsConfiguration.applicationProtocols = ["h2"]
         tlsConfiguration.minimumTLSVersion = .tlsv12
@@ -74,7 +78,7 @@ public final class APNsClient: Sendable {
                 endpoint: endpoint,
                 connections: connections,
                 tls: tls,
-                tokens: tokens,
+                authorization: authorization,
                 settings: settings,
                 group: eventLoopGroup,
                 logger: logger
@@ -198,11 +202,12 @@ public final class APNsClient: Sendable {
 
     // MARK: - Plumbing
 
-    /// Builds `count` exchanges, submits them as one batch and waits for every outcome.
+    /// Builds `count` exchanges, submits them as one batch and waits for every outcome. An answer of
+    /// `ExpiredProviderToken` may send a request once more (``ProviderTokenAuthorization``).
     private func exchange(
         _ count: Int,
         on pool: HTTP2ConnectionPool,
-        make: (Int, NIODeadline, @escaping @Sendable (HTTP2Result) -> Void) -> HTTP2Exchange
+        make: (Int, NIODeadline, @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void) -> HTTP2Exchange
     ) async -> [APNsOutcome] {
         guard count > 0 else { return [] }
         let deadline = NIODeadline.now() + .nanoseconds(Int64(self.configuration.requestTimeout.components.seconds) * 1_000_000_000
@@ -210,7 +215,14 @@ public final class APNsClient: Sendable {
         return await withCheckedContinuation { continuation in
             let collector = OutcomeCollector(count: count, continuation: continuation)
             let exchanges = (0..<count).map { index in
-                make(index, deadline) { result in collector.record(APNsOutcome.from(result), at: index) }
+                make(index, deadline) { exchange, result in
+                    let outcome = APNsOutcome.from(result)
+                    if self.authorization.mayResend(exchange, answered: outcome) {
+                        pool.submit([exchange.resend()])
+                    } else {
+                        collector.record(outcome, at: index)
+                    }
+                }
             }
             pool.submit(exchanges)
             // The transport ends every exchange by its deadline; should one ever be dropped on the way, the caller
@@ -236,6 +248,15 @@ public final class APNsClient: Sendable {
         /// What is wrong.
         public let message: String
         public var description: String { self.message }
+    }
+}
+
+extension APNsClient: Service {
+    /// Waits for graceful shutdown (or cancellation), then closes every connection as ``shutdown()`` does.
+    /// Requests still waiting then fail with ``TransportError/Code/shutdown``.
+    public func run() async {
+        try? await gracefulShutdown()
+        await self.shutdown()
     }
 }
 

@@ -1,7 +1,8 @@
-import APNs
+@testable import APNs
 import Crypto
 import Foundation
 import LivecastCore
+import NIOCore
 import Testing
 
 /// Provider tokens: ES256 JWTs with Apple's header and claims, cached and refreshed by the rules, with a moved clock.
@@ -58,6 +59,46 @@ import Testing
         // A second rejection of the old token (another connection) gets the new one, not a third.
         #expect(tokens.replace(rejected: first) == second)
         #expect(tokens.token() == second)
+    }
+
+    @Test func anExpiredTokenAnswerSendsTheRequestOnceMoreWithANewerToken() {
+        let clock = ManualWallClock(start: 1_800_000_000)
+        let authorization = ProviderTokenAuthorization(tokens: self.tokens(clock))
+        func answer(_ reason: String) -> APNsOutcome {
+            APNsOutcome(response: HTTP2Response(status: 403, headers: [], body: Array(#"{"reason":"\#(reason)"}"#.utf8), attempts: 1, latency: .zero))
+        }
+        func sent(with authorization: String) -> HTTP2Exchange {
+            let template = HeaderTemplate(method: "POST", authority: "localhost", headers: [])
+            let exchange = HTTP2Exchange(template: template, path: "/3/device/abcd", extraHeaders: [], body: [], deadline: .now() + .seconds(15)) { _, _ in }
+            exchange.authorization = authorization
+            exchange.attempts = 1
+            return exchange
+        }
+        let expired = answer("ExpiredProviderToken")
+        let first = authorization.headerValue()
+        #expect(first.hasPrefix("bearer "))
+        // A token younger than 20 minutes is not re-signed: the answer stands.
+        clock.advance(by: 19 * 60)
+        #expect(!authorization.mayResend(sent(with: first), answered: expired))
+        #expect(authorization.headerValue() == first)
+        // At 20 minutes it is re-signed, once.
+        clock.advance(by: 60)
+        let exchange = sent(with: first)
+        #expect(authorization.mayResend(exchange, answered: expired))
+        let second = authorization.headerValue()
+        #expect(second != first)
+        // Another request refused with the old token goes out again with the new one; no third token is made.
+        #expect(authorization.mayResend(sent(with: first), answered: expired))
+        #expect(authorization.headerValue() == second)
+        // The request sent again keeps its attempts and is not sent a third time, even when re-signing is allowed.
+        let resent = exchange.resend()
+        #expect(resent.attempts == 1)
+        resent.authorization = second
+        clock.advance(by: 20 * 60)
+        #expect(!authorization.mayResend(resent, answered: expired))
+        #expect(authorization.headerValue() == second)
+        // Other refusals are not sent again.
+        #expect(!authorization.mayResend(sent(with: second), answered: answer("InvalidProviderToken")))
     }
 
     @Test func credentialsNeverPrintTheKey() throws {

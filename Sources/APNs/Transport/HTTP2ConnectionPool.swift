@@ -5,11 +5,11 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-/// A fixed number of HTTP/2 connections to one host and port, sharing one provider token.
+/// A fixed number of HTTP/2 connections to one host and port, sharing one `authorization` source.
 ///
 /// Batches are spread over the connections in one hop per connection. A connection that drains (GOAWAY) or drops
-/// is replaced at once (or after a growing, jittered delay while connecting keeps failing), and its unanswered
-/// requests move to the new one.
+/// is replaced at once (or after a growing, jittered delay while connecting keeps failing), and the requests it
+/// hands back move to the new one.
 final class HTTP2ConnectionPool: Sendable {
     private struct Slot {
         var handler: NIOLoopBoundBox<HTTP2ConnectionHandler>
@@ -28,7 +28,7 @@ final class HTTP2ConnectionPool: Sendable {
     let endpoint: APNsClient.Endpoint
     private let tls: NIOSSLContext
     private let serverHostname: String?
-    private let tokens: ProviderTokens
+    private let authorization: any HTTP2Authorization
     private let settings: TransportSettings
     private let group: any EventLoopGroup
     private let logger: Logger
@@ -39,7 +39,7 @@ final class HTTP2ConnectionPool: Sendable {
         endpoint: APNsClient.Endpoint,
         connections: Int,
         tls: NIOSSLContext,
-        tokens: ProviderTokens,
+        authorization: any HTTP2Authorization,
         settings: TransportSettings,
         group: any EventLoopGroup,
         logger: Logger
@@ -48,7 +48,7 @@ final class HTTP2ConnectionPool: Sendable {
         self.tls = tls
         // SNI takes a name, not an address.
         self.serverHostname = endpoint.host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" } ? nil : endpoint.host
-        self.tokens = tokens
+        self.authorization = authorization
         self.settings = settings
         self.group = group
         self.logger = logger
@@ -81,6 +81,12 @@ final class HTTP2ConnectionPool: Sendable {
         }
     }
 
+    /// Sends again exchanges a connection handed back, forgetting any partial response.
+    func resend(_ exchanges: [HTTP2Exchange]) {
+        for exchange in exchanges { exchange.resetForRetry() }
+        self.submit(exchanges)
+    }
+
     /// Closes every connection; what is unanswered fails with ``TransportError/Code/shutdown``.
     func shutdown() async {
         let slots = self.state.withLockedValue { state in
@@ -106,12 +112,12 @@ final class HTTP2ConnectionPool: Sendable {
         let handler = HTTP2ConnectionHandler(
             eventLoop: eventLoop,
             previousError: previousError,
-            tokens: self.tokens,
+            authorization: self.authorization,
             settings: self.settings,
             events: HTTP2ConnectionHandler.Events(
-                draining: { [self] handler, queued in self.replace(handler, unfinished: queued, error: nil) },
-                closed: { [self] handler, unfinished, error in self.replace(handler, unfinished: unfinished, error: error) },
-                retry: { [self] exchange in self.submit([exchange]) }
+                draining: { [self] handler, retry in self.replace(handler, retry: retry, error: nil) },
+                closed: { [self] handler, retry, error in self.replace(handler, retry: retry, error: error) },
+                retry: { [self] exchanges in self.resend(exchanges) }
             )
         )
         let identity = ObjectIdentifier(handler)
@@ -151,9 +157,10 @@ final class HTTP2ConnectionPool: Sendable {
             }
     }
 
-    /// Puts a new connection in a finished one's place and hands it the unanswered exchanges. A connection already
-    /// replaced (it drained after GOAWAY, then closed) hands its last exchanges to the pool's current connections.
-    private func replace(_ handler: HTTP2ConnectionHandler, unfinished: [HTTP2Exchange], error: TransportError?) {
+    /// Puts a new connection in a finished one's place and hands it the exchanges to send again. A connection
+    /// already replaced (it drained after GOAWAY, then closed) hands its last exchanges to the pool's current
+    /// connections.
+    private func replace(_ handler: HTTP2ConnectionHandler, retry exchanges: [HTTP2Exchange], error: TransportError?) {
         let identity = ObjectIdentifier(handler)
         let (replacement, isShutDown): (NIOLoopBoundBox<HTTP2ConnectionHandler>?, Bool) = self.state.withLockedValue { state in
             guard !state.isShutDown else { return (nil, true) }
@@ -166,22 +173,16 @@ final class HTTP2ConnectionPool: Sendable {
         if let error {
             self.logger.debug("APNs connection closed", metadata: ["apns.endpoint": "\(self.endpoint.host):\(self.endpoint.port)", "error": "\(error)"])
         }
-        var retry: [HTTP2Exchange] = []
-        for exchange in unfinished {
-            if isShutDown {
-                exchange.complete(.failure(TransportError(.shutdown, "the APNs client was shut down")))
-            } else if exchange.lostInFlight >= self.settings.maximumAttempts {
-                exchange.complete(.failure(error ?? TransportError(.connectionLost, "the connection closed")))
-            } else {
-                exchange.resetForRetry()
-                retry.append(exchange)
-            }
+        guard !exchanges.isEmpty else { return }
+        if isShutDown {
+            for exchange in exchanges { exchange.complete(.failure(TransportError(.shutdown, "the APNs client was shut down"))) }
+            return
         }
-        guard !retry.isEmpty else { return }
+        for exchange in exchanges { exchange.resetForRetry() }
         if let replacement {
-            Self.dispatch(retry, to: replacement)
+            Self.dispatch(exchanges, to: replacement)
         } else {
-            self.submit(retry)
+            self.submit(exchanges)
         }
     }
 

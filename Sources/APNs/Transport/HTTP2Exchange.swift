@@ -5,6 +5,10 @@ import NIOCore
 /// A class so the transport can track it by identity without copying. It is owned by exactly one event loop at a
 /// time: handed to a connection's loop to be sent, and back to the pool to be retried; hence `@unchecked Sendable`.
 final class HTTP2Exchange: @unchecked Sendable {
+    /// Sent as `apns-*` etc.: the only response headers kept.
+    private static let keptResponseHeaderPrefixes = [Array("apns-".utf8), Array("retry-after".utf8), Array("content-type".utf8)]
+    private static let maximumResponseBody = 64 * 1024
+
     /// The constant headers.
     let template: HeaderTemplate
     /// `:path`.
@@ -15,8 +19,10 @@ final class HTTP2Exchange: @unchecked Sendable {
     let body: [UInt8]
     /// When the caller stops waiting.
     let deadline: NIODeadline
-    /// Called once, on some event loop, with the outcome.
-    private let completion: @Sendable (HTTP2Result) -> Void
+    /// Called once, on some event loop, with the exchange and its outcome.
+    private let completion: @Sendable (HTTP2Exchange, HTTP2Result) -> Void
+    /// Whether the layer above already sent this request once more after an answer (see ``resend()``).
+    let isResend: Bool
 
     /// How often the transport sent it (retries after GOAWAY, refused streams and dropped connections count).
     var attempts = 0
@@ -26,8 +32,8 @@ final class HTTP2Exchange: @unchecked Sendable {
     var lostInFlight = 0
     /// When its last attempt went to nghttp2.
     var sentAt = NIODeadline.distantPast
-    /// Whether it was already retried with a newer provider token after `ExpiredProviderToken`.
-    var wasReauthenticated = false
+    /// The `authorization` header its last attempt carried.
+    var authorization: String?
     /// How much of the body nghttp2 has taken.
     var bodyOffset = 0
     /// The response as it arrives.
@@ -43,7 +49,7 @@ final class HTTP2Exchange: @unchecked Sendable {
         extraHeaders: [(String, String)],
         body: [UInt8],
         deadline: NIODeadline,
-        completion: @escaping @Sendable (HTTP2Result) -> Void
+        completion: @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void
     ) {
         self.template = template
         self.path = path
@@ -51,6 +57,25 @@ final class HTTP2Exchange: @unchecked Sendable {
         self.body = body
         self.deadline = deadline
         self.completion = completion
+        self.isResend = false
+    }
+
+    private init(resending exchange: HTTP2Exchange) {
+        self.template = exchange.template
+        self.path = exchange.path
+        self.extraHeaders = exchange.extraHeaders
+        self.body = exchange.body
+        self.deadline = exchange.deadline
+        self.completion = exchange.completion
+        self.isResend = true
+        self.attempts = exchange.attempts
+        self.lostInFlight = exchange.lostInFlight
+    }
+
+    /// The same request, to send once more after its answer (the layer above decides when), with the same
+    /// deadline and completion and the attempts so far.
+    func resend() -> HTTP2Exchange {
+        HTTP2Exchange(resending: self)
     }
 
     /// Forgets any partial response before the exchange is sent again.
@@ -66,7 +91,36 @@ final class HTTP2Exchange: @unchecked Sendable {
     func complete(_ result: HTTP2Result) {
         guard !self.isCompleted else { return }
         self.isCompleted = true
-        self.completion(result)
+        self.completion(self, result)
+    }
+
+    // MARK: - The response as nghttp2 decodes it
+
+    /// Keeps `:status` and the headers the APNs layer reads.
+    func receiveHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        if name.first == UInt8(ascii: ":") {
+            if name.elementsEqual(":status".utf8) {
+                self.status = value.reduce(0) { $0 * 10 + Int($1 &- UInt8(ascii: "0")) }
+            }
+        } else if Self.keptResponseHeaderPrefixes.contains(where: { name.starts(with: $0) }) {
+            self.responseHeaders.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    /// Keeps the first 64 KiB of the response body.
+    func receiveData(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard self.responseBody.count < Self.maximumResponseBody else { return }
+        self.responseBody.append(contentsOf: bytes.prefix(Self.maximumResponseBody - self.responseBody.count))
+    }
+
+    /// Copies the next piece of the request body. - Returns: how many bytes, and whether the body is done.
+    func readBody(into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, isDone: Bool) {
+        let count = min(buffer.count, self.body.count - self.bodyOffset)
+        self.body.withUnsafeBufferPointer { body in
+            _ = buffer.initialize(from: body[self.bodyOffset..<self.bodyOffset + count])
+        }
+        self.bodyOffset += count
+        return (count, self.bodyOffset == self.body.count)
     }
 
     /// Reports the response received.

@@ -1,0 +1,35 @@
+import APNs
+import APNsEmulator
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// The client as a swift-service-lifecycle service.
+@Suite struct APNsClientServiceTests {
+    @Test func gracefulShutdownOfItsServiceGroupClosesTheConnections() async throws {
+        try await ClientFixture.with(emulator: { $0.acceptsUnknownTokens = true }, client: { $0.connectionsPerEndpoint = 2 }) { fixture in
+            let emulator = fixture.emulator.emulator
+            let push = DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+            let group = ServiceGroup(services: [fixture.client], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                #expect(await fixture.client.send(push).status == 200)
+                #expect(try await Self.waitUntil { emulator.openConnections == 2 })
+                await group.triggerGracefulShutdown()
+                // The group ends once the client's run() returned, which it does after closing its connections.
+                try await tasks.waitForAll()
+            }
+            #expect(try await Self.waitUntil { emulator.openConnections == 0 })
+            let refused = await fixture.client.send(push)
+            #expect(refused.transportError?.code == .shutdown)
+        }
+    }
+
+    private static func waitUntil(_ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+}
