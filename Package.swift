@@ -42,8 +42,10 @@ let package = Package(
             name: "APNsEmulator",
             dependencies: [
                 "LivecastCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -61,6 +63,7 @@ let package = Package(
                 "CNGHTTP2",
                 "LivecastCore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -113,7 +116,6 @@ let package = Package(
         .target(
             name: "LivecastServer",
             dependencies: [
-                "APNs",
                 "LivecastCore",
                 "LivecastService",
                 "LivecastStore",
@@ -184,6 +186,7 @@ let package = Package(
             name: "LivecastTesting",
             dependencies: [
                 "APNs", "APNsEmulator", "LivecastCore", "LivecastStore", "LocalPostgres",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -194,7 +197,12 @@ let package = Package(
         .testTarget(name: "LivecastCoreTests", dependencies: ["LivecastCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LocalPostgresTests",
-            dependencies: ["LocalPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "LocalPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -206,7 +214,9 @@ let package = Package(
             name: "APNsTests",
             dependencies: [
                 "APNs", "APNsEmulator", "LivecastCore", "LivecastTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -217,6 +227,7 @@ let package = Package(
                 "LivecastCore", "LivecastStore", "LivecastTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -224,6 +235,7 @@ let package = Package(
             name: "LivecastServiceTests",
             dependencies: [
                 "APNs", "APNsEmulator", "LivecastCore", "LivecastService", "LivecastStore", "LivecastTesting",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -238,7 +250,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),
@@ -248,7 +262,9 @@ let package = Package(
         .testTarget(
             name: "LivecastCLITests",
             dependencies: [
-                "livecast", "APNsEmulator", "LivecastCore", "LivecastStore", "LivecastTesting",
+                "livecast", "LivecastStore", "LivecastTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
