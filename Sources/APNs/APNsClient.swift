@@ -114,7 +114,14 @@ public final class APNsClient: Sendable {
             let push = pushes[index]
             let key = DeviceTemplateKey(pushType: push.pushType, bundleID: push.bundleID, priority: push.priority)
             if last?.key != key {
-                last = (key, self.template("POST", self.pushPool.endpoint, [("apns-push-type", push.pushType), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]))
+                last = (
+                    key,
+                    self.template(
+                        "POST",
+                        self.pushPool.endpoint,
+                        [("apns-push-type", push.pushType), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
+                    )
+                )
             }
             var extra: [(String, String)] = []
             if let expiration = push.expiration { extra.append(("apns-expiration", String(expiration))) }
@@ -146,7 +153,11 @@ public final class APNsClient: Sendable {
             var extra = [("apns-channel-id", push.channelID), ("apns-expiration", String(push.expiration))]
             if let requestID = push.requestID { extra.append(("apns-request-id", requestID)) }
             return HTTP2Exchange(
-                template: self.template("POST", self.broadcastPool.endpoint, [("apns-push-type", "liveactivity"), ("apns-priority", String(push.priority))]),
+                template: self.template(
+                    "POST",
+                    self.broadcastPool.endpoint,
+                    [("apns-push-type", "liveactivity"), ("apns-priority", String(push.priority))]
+                ),
                 path: "/4/broadcasts/apps/\(push.bundleID)",
                 extraHeaders: extra,
                 body: push.payload,
@@ -210,8 +221,12 @@ public final class APNsClient: Sendable {
         make: (Int, NIODeadline, @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void) -> HTTP2Exchange
     ) async -> [APNsOutcome] {
         guard count > 0 else { return [] }
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(self.configuration.requestTimeout.components.seconds) * 1_000_000_000
-            + self.configuration.requestTimeout.components.attoseconds / 1_000_000_000)
+        let deadline =
+            NIODeadline.now()
+            + .nanoseconds(
+                Int64(self.configuration.requestTimeout.components.seconds) * 1_000_000_000
+                    + self.configuration.requestTimeout.components.attoseconds / 1_000_000_000
+            )
         return await withCheckedContinuation { continuation in
             let collector = OutcomeCollector(count: count, continuation: continuation)
             let exchanges = (0..<count).map { index in
@@ -262,73 +277,64 @@ extension APNsClient: Service {
 
 /// Gathers a batch's outcomes from the connections' event loops and resumes the caller once, when all are in.
 ///
-/// Each outcome goes to its own slot, so recording takes no lock: a slot's state (empty, being written, written, given
-/// up) is claimed with one compare-and-exchange, and a counter says when the last one arrived. A watchdog past the
-/// deadline gives up on the slots still empty, so the caller is answered even if an exchange was lost.
-private final class OutcomeCollector: @unchecked Sendable {
-    private static let empty: UInt8 = 0
-    private static let writing: UInt8 = 1
-    private static let written: UInt8 = 2
-    private static let givenUp: UInt8 = 3
+/// The outcomes sit behind one lock: a record takes it for a few instructions. (A lock-free version, a slot per outcome
+/// claimed by compare-and-exchange, was no faster in `scripts/bench.sh`'s client rounds, so the simpler one stays.) A
+/// watchdog past the deadline gives up on the slots still empty, so the caller is answered even if an exchange was
+/// lost.
+private final class OutcomeCollector: Sendable {
+    private struct Slots {
+        var outcomes: [APNsOutcome?]
+        var remaining: Int
+        /// The watchdog, cancelled once every outcome is in.
+        var watchdog: Scheduled<Void>?
+    }
 
-    // A slot is written once, by whoever claims it, and read only after the counter shows every write happened
-    // (acquiring-releasing decrement).
-    private let outcomes: UnsafeMutableBufferPointer<APNsOutcome?>
-    private let states: UnsafeMutablePointer<Synchronization.Atomic<UInt8>>
-    private let remaining: Synchronization.Atomic<Int>
+    private let slots: Mutex<Slots>
     private let continuation: CheckedContinuation<[APNsOutcome], Never>
-    /// The watchdog, cancelled once every outcome is in; `done` once the caller was answered.
-    private let watchdog = Mutex<(task: Scheduled<Void>?, done: Bool)>((nil, false))
 
     init(count: Int, continuation: CheckedContinuation<[APNsOutcome], Never>) {
-        self.outcomes = .allocate(capacity: count)
-        self.outcomes.initialize(repeating: nil)
-        self.states = .allocate(capacity: count)
-        for index in 0..<count { (self.states + index).initialize(to: Synchronization.Atomic(Self.empty)) }
-        self.remaining = Synchronization.Atomic(count)
+        self.slots = Mutex(Slots(outcomes: Array(repeating: nil, count: count), remaining: count))
         self.continuation = continuation
     }
 
+    /// Keeps `outcome` unless the slot was already given up on.
     func record(_ outcome: APNsOutcome, at index: Int) {
-        guard self.states[index].compareExchange(expected: Self.empty, desired: Self.writing, ordering: .acquiring).exchanged else {
-            return  // the watchdog gave up on it
+        self.finish { slots in
+            guard slots.outcomes[index] == nil else { return }
+            slots.outcomes[index] = outcome
+            slots.remaining -= 1
         }
-        self.outcomes[index] = outcome
-        self.states[index].store(Self.written, ordering: .releasing)
-        self.countDown()
     }
 
     /// Keeps the watchdog's task, to cancel it once every outcome is in.
     func watch(_ task: Scheduled<Void>) {
-        let done = self.watchdog.withLock { watchdog in
-            watchdog.task = task
-            return watchdog.done
+        let done = self.slots.withLock { slots in
+            slots.watchdog = task
+            return slots.remaining == 0
         }
         if done { task.cancel() }
     }
 
     /// Gives up on every slot still empty, with a deadline failure.
     func expire() {
-        for index in 0..<self.outcomes.count
-        where self.states[index].compareExchange(expected: Self.empty, desired: Self.givenUp, ordering: .acquiring).exchanged {
-            self.outcomes[index] = APNsOutcome(error: TransportError(.deadlineExceeded, "no outcome by the deadline"))
-            self.countDown()
+        self.finish { slots in
+            for index in slots.outcomes.indices where slots.outcomes[index] == nil {
+                slots.outcomes[index] = APNsOutcome(error: TransportError(.deadlineExceeded, "no outcome by the deadline"))
+                slots.remaining -= 1
+            }
         }
     }
 
-    private func countDown() {
-        guard self.remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        self.watchdog.withLock { watchdog in
-            watchdog.done = true
-            return watchdog.task
-        }?.cancel()
-        self.continuation.resume(returning: self.outcomes.map { $0! })
-    }
-
-    deinit {
-        self.outcomes.deinitialize()
-        self.outcomes.deallocate()
-        self.states.deinitialize(count: self.outcomes.count)
-        self.states.deallocate()
+    /// Applies `change`; if it filled the last slot, cancels the watchdog and answers the caller.
+    private func finish(_ change: (inout Slots) -> Void) {
+        let finished: (outcomes: [APNsOutcome], watchdog: Scheduled<Void>?)? = self.slots.withLock { slots in
+            guard slots.remaining > 0 else { return nil }
+            change(&slots)
+            guard slots.remaining == 0 else { return nil }
+            return (slots.outcomes.map { $0! }, slots.watchdog)
+        }
+        guard let finished else { return }
+        finished.watchdog?.cancel()
+        self.continuation.resume(returning: finished.outcomes)
     }
 }

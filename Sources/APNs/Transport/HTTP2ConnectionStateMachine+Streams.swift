@@ -47,7 +47,7 @@ extension HTTP2ConnectionStateMachine {
         switch self.state {
         case .active(var active):
             self.state = .modifying
-            _ = maxConcurrentStreams
+            active.streamLimit = maxConcurrentStreams
             self.state = .active(active)
         case .draining, .closing:
             break  // no new streams are opened any more
