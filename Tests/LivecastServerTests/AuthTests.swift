@@ -65,8 +65,9 @@ import Testing
     }
 
     @Test func eachKeyIsRateLimitedWithRetryAfter() async throws {
-        // One token per 100 s, so a slow machine cannot refill the bucket between the requests.
-        let configuration = LivecastAPI.Configuration(rateLimit: .init(ratePerSecond: 0.01, burst: 3))
+        // One token per 1,000 s, so a slow machine cannot refill the bucket between the requests, and Retry-After
+        // (the time to the next token) stays within 100 s of 1,000 even when the requests take that long.
+        let configuration = LivecastAPI.Configuration(rateLimit: .init(ratePerSecond: 0.001, burst: 3))
         try await APIFixture.with("auth_rate", configuration: configuration) { fixture, client in
             for _ in 0..<3 {
                 #expect(try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.backend)).status == .notFound)
@@ -75,15 +76,16 @@ import Testing
             #expect(limited.status == .tooManyRequests)
             #expect(limited.errorCode == "rate_limited")
             let retryAfter = try #require(limited.headers[.retryAfter].flatMap { Int($0) })
-            #expect((90...100).contains(retryAfter), "Retry-After: \(retryAfter)")
+            #expect((900...1000).contains(retryAfter), "Retry-After: \(retryAfter)")
             // Another key has its own bucket.
             #expect(try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.admin)).status == .notFound)
         }
     }
 
     @Test func anAddressWhoseKeysKeepFailingIsRefusedBeforeAnyLookup() async throws {
-        // Three failures at once, then one per 100 s: a busy machine cannot refill it during the test.
-        let configuration = LivecastAPI.Configuration(failedAuthenticationLimit: .init(ratePerSecond: 0.01, burst: 3))
+        // Three failures at once, then one per 1,000 s: a busy machine cannot refill it during the test (two suites
+        // side by side on two cores took 27 s over these requests).
+        let configuration = LivecastAPI.Configuration(failedAuthenticationLimit: .init(ratePerSecond: 0.001, burst: 3))
         try await APIFixture.with("auth_failures", configuration: configuration, testing: .live) { fixture, client in
             let path = "/v1/apps/com.example.game/updates/1"
             // Each key that does not authenticate is a 401 and spends one of the address's three.
@@ -95,7 +97,7 @@ import Testing
             #expect(refused.status == .tooManyRequests)
             #expect(refused.errorCode == "rate_limited")
             let retryAfter = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
-            #expect((90...100).contains(retryAfter), "Retry-After: \(retryAfter)")
+            #expect((900...1000).contains(retryAfter), "Retry-After: \(retryAfter)")
             // While the address is refused, a key that authenticated before still gets through (a proxy may put
             // many clients behind one address); a key never seen is refused before any lookup.
             #expect(try await client.send(.get, path, key: fixture.key(.backend)).status == .notFound)
