@@ -1,6 +1,6 @@
 /// The provider token as the transport's `authorization` header, and what happens when APNs calls it expired.
 ///
-/// DESIGN invariant 8: after `403 ExpiredProviderToken` the client re-signs the token and sends the request once
+/// docs/ARCHITECTURE.md, invariant 8: after `403 ExpiredProviderToken` the client re-signs the token and sends the request once
 /// more. A token is never re-signed before it is 20 minutes old (``ProviderTokens/replace(rejected:)``) and every
 /// connection of a client sends the one current token, so no connection changes its token more than once per 20
 /// minutes (APNs answers `429 TooManyProviderTokenUpdates` to that).

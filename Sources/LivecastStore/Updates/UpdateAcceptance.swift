@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// The one way an update or end of a feed or an activity enters the outbox: in one transaction, the idempotency
 /// replay, the target's lock, the ordering of timestamps, the payload's checks, the priority budget, coalescing, the
-/// outbox row and the target's new state (DESIGN.md invariants 1, 2, 4 and 7).
+/// outbox row and the target's new state (docs/ARCHITECTURE.md, invariants 1, 2, 4 and 7).
 enum UpdateAcceptance {
     /// Accepts `content` for the target that `lock` reads and locks, in a transaction of its own.
     /// - Parameters:
