@@ -87,6 +87,8 @@ struct ClientBenchmark: AsyncParsableCommand {
         try await group.shutdownGracefully()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let sent = batches * self.batch
-        print("connections=\(self.connections) requests=\(sent) seconds=\(String(format: "%.3f", seconds)) rate=\(Int(Double(sent) / seconds)) failures=\(failures)")
+        print(
+            "connections=\(self.connections) requests=\(sent) seconds=\(String(format: "%.3f", seconds)) rate=\(Int(Double(sent) / seconds)) failures=\(failures)"
+        )
     }
 }

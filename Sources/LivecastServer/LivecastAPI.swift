@@ -100,6 +100,11 @@ public struct LivecastAPI: Sendable {
     /// The channel registry of an app, over its APNs client.
     func channels(_ scope: AppScope) async throws -> ChannelRegistry {
         let apns = try await self.appClients.client(forApp: scope.appID)
-        return ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: apns.client, limit: self.configuration.channelLimit, logger: self.logger)
+        return ChannelRegistry(
+            channels: Channels(client: self.database, logger: self.logger),
+            apns: apns.client,
+            limit: self.configuration.channelLimit,
+            logger: self.logger
+        )
     }
 }

@@ -66,7 +66,8 @@ public final class TemporaryPostgres: Sendable {
             }
             let data = directory.appendingPathComponent("data")
             try await Self.makeCluster(in: data, installation: installation, log: directory.appendingPathComponent("initdb.log"))
-            let version = (try? String(contentsOf: data.appendingPathComponent("PG_VERSION"), encoding: .utf8))?
+            let version =
+                (try? String(contentsOf: data.appendingPathComponent("PG_VERSION"), encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             let defaults = ["listen_addresses": "127.0.0.1", "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"]
             let serverSettings = defaults.merging(settings) { $1 }.sorted { $0.key < $1.key }.flatMap { ["-c", "\($0.key)=\($0.value)"] }
@@ -82,7 +83,14 @@ public final class TemporaryPostgres: Sendable {
                     log: log
                 )
                 let postgres = TemporaryPostgres(
-                    configuration: PostgresClient.Configuration(host: "127.0.0.1", port: port, username: "livecast", password: nil, database: "postgres", tls: .disable),
+                    configuration: PostgresClient.Configuration(
+                        host: "127.0.0.1",
+                        port: port,
+                        username: "livecast",
+                        password: nil,
+                        database: "postgres",
+                        tls: .disable
+                    ),
                     version: version,
                     directory: directory,
                     server: server

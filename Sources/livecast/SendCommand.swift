@@ -107,11 +107,23 @@ struct SendCommand: AsyncParsableCommand {
         let outcome: APNsOutcome
         if let deviceToken {
             outcome = await client.send(
-                DevicePush(deviceToken: deviceToken, bundleID: self.bundleId, payload: Array(payload), priority: self.priority, expiration: self.expiration)
+                DevicePush(
+                    deviceToken: deviceToken,
+                    bundleID: self.bundleId,
+                    payload: Array(payload),
+                    priority: self.priority,
+                    expiration: self.expiration
+                )
             )
         } else {
             outcome = await client.broadcast(
-                BroadcastPush(channelID: self.channelId!, bundleID: self.bundleId, payload: Array(payload), priority: self.priority, expiration: self.expiration ?? 0)
+                BroadcastPush(
+                    channelID: self.channelId!,
+                    bundleID: self.bundleId,
+                    payload: Array(payload),
+                    priority: self.priority,
+                    expiration: self.expiration ?? 0
+                )
             )
         }
         await client.shutdown()
@@ -141,4 +153,3 @@ struct SendCommand: AsyncParsableCommand {
         if let uniqueID = outcome.apnsUniqueID { Swift.print("apns-unique-id: \(uniqueID)") }
     }
 }
-

@@ -28,7 +28,10 @@ import Testing
         try await EmulatorFixture.with { fixture in
             let channel = try await fixture.createChannel(storagePolicy: 1)
             let expiration = Int(Date().timeIntervalSince1970) + 600
-            let response = try await fixture.broadcast(payload: Self.update, headers: fixture.broadcastHeaders(channelID: channel, expiration: expiration))
+            let response = try await fixture.broadcast(
+                payload: Self.update,
+                headers: fixture.broadcastHeaders(channelID: channel, expiration: expiration)
+            )
             #expect(response.status == 200)
             let channels = try await fixture.control("GET", "channels").json
             guard case .array(let list) = channels["channels"], let stored = list.first?["storedMessage"] else {
@@ -66,7 +69,11 @@ import Testing
         Case(name: "InvalidPushType", change: replacing("apns-push-type", with: "alert"), reason: "InvalidPushType"),
         Case(name: "BadExpirationDate (missing)", change: replacing("apns-expiration", with: nil), reason: "BadExpirationDate"),
         Case(name: "BadExpirationDate (not a number)", change: replacing("apns-expiration", with: "soon"), reason: "BadExpirationDate"),
-        Case(name: "BadExpirationDate (nonzero on No Storage)", change: replacing("apns-expiration", with: "1900000000"), reason: "BadExpirationDate"),
+        Case(
+            name: "BadExpirationDate (nonzero on No Storage)",
+            change: replacing("apns-expiration", with: "1900000000"),
+            reason: "BadExpirationDate"
+        ),
         Case(name: "BadPriority (missing)", change: replacing("apns-priority", with: nil), reason: "BadPriority"),
         Case(name: "BadPriority (7)", change: replacing("apns-priority", with: "7"), reason: "BadPriority"),
         Case(name: "ChannelNotRegistered (unknown)", channel: .unknown, reason: "ChannelNotRegistered"),
@@ -92,8 +99,11 @@ import Testing
                 channel = "dHN0LXNyY2gtY2hubA=="
             case .deleted:
                 let deleted = try await fixture.curl.send(
-                    .init("DELETE", "\(fixture.managementURL)/1/apps/\(EmulatorFixture.bundleID)/channels",
-                          headers: [("authorization", "bearer \(fixture.token)"), ("apns-channel-id", channel)])
+                    .init(
+                        "DELETE",
+                        "\(fixture.managementURL)/1/apps/\(EmulatorFixture.bundleID)/channels",
+                        headers: [("authorization", "bearer \(fixture.token)"), ("apns-channel-id", channel)]
+                    )
                 )
                 #expect(deleted.status == 204)
             }

@@ -22,7 +22,12 @@ import Testing
         try await EmulatorFixture.with { fixture in
             let requestID = "6e1a3b2c-4d5e-4f60-8a7b-9c0d1e2f3a4b"
             let created = try await fixture.curl.send(
-                self.request(fixture, "POST", body: #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#, extra: [("apns-request-id", requestID)])
+                self.request(
+                    fixture,
+                    "POST",
+                    body: #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#,
+                    extra: [("apns-request-id", requestID)]
+                )
             )
             #expect(created.status == 201)
             #expect(created.body.isEmpty)
@@ -39,10 +44,14 @@ import Testing
 
             let list = try await fixture.curl.send(self.request(fixture, "GET", path: "all-channels"))
             #expect(list.status == 200)
-            #expect(Set(list.json?["channels"].flatMap { value -> [String]? in
-                guard case .array(let ids) = value else { return nil }
-                return ids.compactMap(\.stringValue)
-            } ?? []) == [id, other])
+            #expect(
+                Set(
+                    list.json?["channels"].flatMap { value -> [String]? in
+                        guard case .array(let ids) = value else { return nil }
+                        return ids.compactMap(\.stringValue)
+                    } ?? []
+                ) == [id, other]
+            )
 
             let deleted = try await fixture.curl.send(self.request(fixture, "DELETE", channelID: id))
             #expect(deleted.status == 204)
@@ -92,7 +101,9 @@ import Testing
         try await EmulatorFixture.with({ $0.channelLimit = 2 }) { fixture in
             _ = try await fixture.createChannel()
             let second = try await fixture.createChannel()
-            let third = try await fixture.curl.send(self.request(fixture, "POST", body: #"{"message-storage-policy": 0, "push-type": "LiveActivity"}"#))
+            let third = try await fixture.curl.send(
+                self.request(fixture, "POST", body: #"{"message-storage-policy": 0, "push-type": "LiveActivity"}"#)
+            )
             #expect(third.status == 400)
             #expect(third.reason == "CannotCreateChannelConfig")
             // Deleting one frees a place; ids are never reissued.
@@ -112,7 +123,10 @@ import Testing
                 (.init("GET", "\(base)/\(EmulatorFixture.topic)/all-channels", headers: auth), 400, "TopicDisallowed"),
                 (.init("GET", "\(base)/com.example.nobroadcast/all-channels", headers: auth), 400, "FeatureNotEnabled"),
                 (.init("GET", "\(base)/\(EmulatorFixture.bundleID)/all-channels"), 403, "MissingProviderToken"),
-                (.init("GET", "\(base)/\(EmulatorFixture.bundleID)/all-channels", headers: auth + [("apns-request-id", "nope")]), 400, "BadMessageId"),
+                (
+                    .init("GET", "\(base)/\(EmulatorFixture.bundleID)/all-channels", headers: auth + [("apns-request-id", "nope")]), 400,
+                    "BadMessageId"
+                ),
                 // Device pushes belong to the push port.
                 (.init("POST", "\(fixture.managementURL)/3/device/abcd", headers: auth, body: "{}"), 404, "BadPath"),
             ]

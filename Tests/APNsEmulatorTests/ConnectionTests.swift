@@ -6,7 +6,11 @@ import Testing
 /// Connection behaviour: the stream limit before and after authentication, and injected faults.
 @Suite struct ConnectionTests {
     private func allChannels(_ fixture: EmulatorFixture) -> Curl.Request {
-        .init("GET", "\(fixture.managementURL)/1/apps/\(EmulatorFixture.bundleID)/all-channels", headers: [("authorization", "bearer \(fixture.token)")])
+        .init(
+            "GET",
+            "\(fixture.managementURL)/1/apps/\(EmulatorFixture.bundleID)/all-channels",
+            headers: [("authorization", "bearer \(fixture.token)")]
+        )
     }
 
     @Test func oneStreamUntilTheFirstAuthenticatedRequest() async throws {
@@ -40,7 +44,10 @@ import Testing
     }
 
     @Test func scriptedStatusesComeInOrderThenNormalService() async throws {
-        let script = [FaultAnswer.status(429, reason: "TooManyRequests"), .status(500, reason: "InternalServerError"), .status(503, reason: "ServiceUnavailable")]
+        let script = [
+            FaultAnswer.status(429, reason: "TooManyRequests"), .status(500, reason: "InternalServerError"),
+            .status(503, reason: "ServiceUnavailable"),
+        ]
         try await EmulatorFixture.with({ $0.faults.script = script }) { fixture in
             let responses = try await fixture.curl.send(Array(repeating: self.allChannels(fixture), count: 4))
             #expect(responses.map(\.status) == [429, 500, 503, 200])
@@ -49,7 +56,10 @@ import Testing
     }
 
     @Test func aShareOfFailuresCanBeChangedWhileRunning() async throws {
-        try await EmulatorFixture.with({ $0.faults.failureShare = 1; $0.faults.failureAnswers = [.status(503, reason: "Shutdown")] }) { fixture in
+        try await EmulatorFixture.with({
+            $0.faults.failureShare = 1
+            $0.faults.failureAnswers = [.status(503, reason: "Shutdown")]
+        }) { fixture in
             let failing = try await fixture.curl.send(Array(repeating: self.allChannels(fixture), count: 3))
             #expect(failing.map(\.status) == [503, 503, 503])
             #expect(failing.allSatisfy { $0.reason == "Shutdown" })

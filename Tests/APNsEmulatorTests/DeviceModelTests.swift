@@ -11,7 +11,8 @@ import Testing
 
     static func start(timestamp: Int = now, extra: String = #","input-push-token":1"#, alert: Bool = true) -> String {
         let alertJSON = alert ? #","alert":{"title":"Kick-off","body":"Giants vs Dodgers"}"# : ""
-        return #"{"aps":{"timestamp":\#(timestamp),"event":"start","content-state":{"home":0,"away":0},"attributes-type":"GameAttributes","attributes":{"homeTeam":"Giants"}\#(alertJSON)\#(extra)}}"#
+        return
+            #"{"aps":{"timestamp":\#(timestamp),"event":"start","content-state":{"home":0,"away":0},"attributes-type":"GameAttributes","attributes":{"homeTeam":"Giants"}\#(alertJSON)\#(extra)}}"#
     }
 
     static func update(timestamp: Int, home: Int, extra: String = "") -> String {
@@ -180,7 +181,11 @@ import Testing
                 Issue.record("no ignored pushes")
                 return
             }
-            #expect(ignored.compactMap { $0["reason"]?.stringValue } == ["invalidStart", "unknownChannel", "attributesTypeMismatch", "notAStart", "malformedPayload"])
+            #expect(
+                ignored.compactMap { $0["reason"]?.stringValue } == [
+                    "invalidStart", "unknownChannel", "attributesTypeMismatch", "notAStart", "malformedPayload",
+                ]
+            )
             #expect(ignored.first?["detail"] == .string("alert is required"))
         }
     }
@@ -190,7 +195,9 @@ import Testing
             let (deviceID, token) = try await self.startedActivity(fixture)  // the start is priority 10: 1 spent
             #expect(try await fixture.devicePush(token: token, payload: Self.update(timestamp: Self.now + 1, home: 1)).status == 200)
             let lowPriority = fixture.deviceHeaders(priority: 5)
-            #expect(try await fixture.devicePush(token: token, payload: Self.update(timestamp: Self.now + 2, home: 2), headers: lowPriority).status == 200)
+            #expect(
+                try await fixture.devicePush(token: token, payload: Self.update(timestamp: Self.now + 2, home: 2), headers: lowPriority).status == 200
+            )
             #expect(try await fixture.devicePush(token: token, payload: Self.update(timestamp: Self.now + 3, home: 3)).status == 200)
             let device = try await fixture.device(deviceID)
             #expect(device["priority10PushesLastHour"] == .int(2))
@@ -227,7 +234,11 @@ import Testing
     @Test func devicesCanBeAddedThroughTheSwiftAPIWithChosenTokens() async throws {
         try await EmulatorFixture.with { fixture in
             let token = String(repeating: "a1", count: 40)
-            let device = try fixture.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: "17.4", pushToStartTokens: ["GameAttributes": token])
+            let device = try fixture.emulator.addDevice(
+                bundleID: EmulatorFixture.bundleID,
+                osVersion: "17.4",
+                pushToStartTokens: ["GameAttributes": token]
+            )
             #expect(device.pushToStartTokens == ["GameAttributes": token])
             #expect(throws: APNsEmulatorError.self) {
                 try fixture.emulator.addDevice(bundleID: EmulatorFixture.bundleID, pushToStartTokens: ["GameAttributes": token])

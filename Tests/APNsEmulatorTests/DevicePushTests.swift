@@ -25,7 +25,10 @@ import Testing
     }
 
     @Test func productionAnswersCarryNoUniqueID() async throws {
-        try await EmulatorFixture.with({ $0.environment = "production"; $0.acceptsUnknownTokens = true }) { fixture in
+        try await EmulatorFixture.with({
+            $0.environment = "production"
+            $0.acceptsUnknownTokens = true
+        }) { fixture in
             let response = try await fixture.devicePush(token: "abcd", payload: Self.update)
             #expect(response.status == 200)
             #expect(response.headers["apns-id"] != nil)
@@ -52,17 +55,32 @@ import Testing
         Case(name: "MissingDeviceToken", token: "", status: 400, reason: "MissingDeviceToken"),
         Case(name: "BadDeviceToken (not hex)", token: "not-hex", status: 400, reason: "BadDeviceToken"),
         Case(name: "BadDeviceToken (unknown)", token: String(repeating: "ab", count: 32), status: 400, reason: "BadDeviceToken"),
-        Case(name: "DeviceTokenNotForTopic", change: replacing("apns-topic", with: "com.other.app.push-type.liveactivity"), status: 400, reason: "DeviceTokenNotForTopic"),
+        Case(
+            name: "DeviceTokenNotForTopic",
+            change: replacing("apns-topic", with: "com.other.app.push-type.liveactivity"),
+            status: 400,
+            reason: "DeviceTokenNotForTopic"
+        ),
         Case(name: "MissingTopic", change: replacing("apns-topic", with: nil), status: 400, reason: "MissingTopic"),
         Case(name: "BadTopic", change: replacing("apns-topic", with: "com.example.game"), status: 400, reason: "BadTopic"),
         Case(name: "InvalidPushType", change: replacing("apns-push-type", with: "liveactivities"), status: 400, reason: "InvalidPushType"),
         Case(name: "BadPriority", change: replacing("apns-priority", with: "7"), status: 400, reason: "BadPriority"),
         Case(name: "BadExpirationDate", change: replacing("apns-expiration", with: "tomorrow"), status: 400, reason: "BadExpirationDate"),
-        Case(name: "BadCollapseId", change: replacing("apns-collapse-id", with: String(repeating: "c", count: 65)), status: 400, reason: "BadCollapseId"),
+        Case(
+            name: "BadCollapseId",
+            change: replacing("apns-collapse-id", with: String(repeating: "c", count: 65)),
+            status: 400,
+            reason: "BadCollapseId"
+        ),
         Case(name: "BadMessageId", change: replacing("apns-id", with: "not-a-uuid"), status: 400, reason: "BadMessageId"),
         Case(name: "DuplicateHeaders", change: { $0 + [("apns-priority", "5")] }, status: 400, reason: "DuplicateHeaders"),
         Case(name: "MissingProviderToken", change: replacing("authorization", with: nil), status: 403, reason: "MissingProviderToken"),
-        Case(name: "InvalidProviderToken (garbage)", change: replacing("authorization", with: "bearer abc.def.ghi"), status: 403, reason: "InvalidProviderToken"),
+        Case(
+            name: "InvalidProviderToken (garbage)",
+            change: replacing("authorization", with: "bearer abc.def.ghi"),
+            status: 403,
+            reason: "InvalidProviderToken"
+        ),
         Case(name: "PayloadEmpty", payload: "", status: 400, reason: "PayloadEmpty"),
         Case(
             name: "PayloadTooLarge",
@@ -92,7 +110,9 @@ import Testing
 
     @Test func badPathAndMethod() async throws {
         try await EmulatorFixture.with { fixture in
-            let wrongPath = try await fixture.curl.send(.init("POST", "\(fixture.pushURL)/3/devices/abcd", headers: fixture.deviceHeaders(), body: Self.update))
+            let wrongPath = try await fixture.curl.send(
+                .init("POST", "\(fixture.pushURL)/3/devices/abcd", headers: fixture.deviceHeaders(), body: Self.update)
+            )
             #expect(wrongPath.status == 404)
             #expect(wrongPath.reason == "BadPath")
             let wrongMethod = try await fixture.curl.send(.init("GET", "\(fixture.pushURL)/3/device/abcd", headers: fixture.deviceHeaders()))

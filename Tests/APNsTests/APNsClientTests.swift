@@ -11,7 +11,14 @@ import Testing
             let (deviceID, token) = try fixture.device()
             let apnsID = "5e0b6a4c-1f2d-4c3b-9a8e-7d6c5b4a3f2e"
             let outcome = await fixture.client.send(
-                DevicePush(deviceToken: token, bundleID: ClientFixture.bundleID, payload: ClientFixture.start(), expiration: 0, apnsID: apnsID, collapseID: "game")
+                DevicePush(
+                    deviceToken: token,
+                    bundleID: ClientFixture.bundleID,
+                    payload: ClientFixture.start(),
+                    expiration: 0,
+                    apnsID: apnsID,
+                    collapseID: "game"
+                )
             )
             #expect(outcome.status == 200)
             #expect(outcome.classification == .delivered)
@@ -25,23 +32,34 @@ import Testing
     @Test func deadTokensAreClassifiedTokenInvalid() async throws {
         let unregistered = String(repeating: "ab", count: 32)
         try await ClientFixture.with(emulator: { $0.faults.unregisteredTokens = [unregistered: 1_700_000_000_500] }) { fixture in
-            let gone = await fixture.client.send(DevicePush(deviceToken: unregistered, bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))
+            let gone = await fixture.client.send(
+                DevicePush(deviceToken: unregistered, bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+            )
             #expect(gone.status == 410)
             #expect(gone.reason == .unregistered)
             #expect(gone.invalidSince == 1_700_000_000_500)
             #expect(gone.classification == .tokenInvalid)
-            let unknown = await fixture.client.send(DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))
+            let unknown = await fixture.client.send(
+                DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+            )
             #expect(unknown.reason == .badDeviceToken)
             #expect(unknown.classification == .tokenInvalid)
         }
     }
 
     @Test func throttlingAndServerErrorsAreRetryLater() async throws {
-        let script: [FaultAnswer] = [.status(429, reason: "TooManyRequests"), .status(503, reason: "ServiceUnavailable"), .status(500, reason: "InternalServerError")]
-        try await ClientFixture.with(emulator: { $0.faults.script = script; $0.acceptsUnknownTokens = true }) { fixture in
+        let script: [FaultAnswer] = [
+            .status(429, reason: "TooManyRequests"), .status(503, reason: "ServiceUnavailable"), .status(500, reason: "InternalServerError"),
+        ]
+        try await ClientFixture.with(emulator: {
+            $0.faults.script = script
+            $0.acceptsUnknownTokens = true
+        }) { fixture in
             var reasons: [APNsReason?] = []
             for _ in script {
-                let outcome = await fixture.client.send(DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))
+                let outcome = await fixture.client.send(
+                    DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+                )
                 #expect(outcome.classification == .retryLater)
                 reasons.append(outcome.reason)
             }
@@ -56,7 +74,9 @@ import Testing
             #expect(tooLarge.status == 413)
             #expect(tooLarge.reason == .payloadTooLarge)
             #expect(tooLarge.classification == .requestMustBeFixed)
-            let badPriority = await fixture.client.send(DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update(), priority: 7))
+            let badPriority = await fixture.client.send(
+                DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update(), priority: 7)
+            )
             #expect(badPriority.reason == .badPriority)
             #expect(badPriority.classification == .requestMustBeFixed)
         }
@@ -69,7 +89,10 @@ import Testing
             configuration.pushEndpoint = .init(host: "localhost", port: emulator.emulator.pushPort)
             configuration.additionalTrustRootFiles = [emulator.curl.caFile]
             configuration.requestTimeout = .seconds(60)  // the whole suite shares two cores
-            let client = try APNsClient(configuration: configuration, credentials: try APNsCredentials(teamID: stranger.teamID, keyID: stranger.keyID, p8File: stranger.path))
+            let client = try APNsClient(
+                configuration: configuration,
+                credentials: try APNsCredentials(teamID: stranger.teamID, keyID: stranger.keyID, p8File: stranger.path)
+            )
             let outcome = await client.send(DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))
             await client.shutdown()
             #expect(outcome.status == 403)
@@ -113,7 +136,12 @@ import Testing
             #expect(await fixture.client.send(DevicePush(deviceToken: token, bundleID: ClientFixture.bundleID, payload: Array(start.utf8))).isSuccess)
             let expiration = Int(Date().timeIntervalSince1970) + 3600
             let broadcast = await fixture.client.broadcast(
-                BroadcastPush(channelID: channelID, bundleID: ClientFixture.bundleID, payload: ClientFixture.update(Int(Date().timeIntervalSince1970) + 5, home: 4), expiration: expiration)
+                BroadcastPush(
+                    channelID: channelID,
+                    bundleID: ClientFixture.bundleID,
+                    payload: ClientFixture.update(Int(Date().timeIntervalSince1970) + 5, home: 4),
+                    expiration: expiration
+                )
             )
             #expect(broadcast.status == 200)
             #expect(broadcast.requestID != nil)
@@ -121,7 +149,9 @@ import Testing
 
             let deleted = await fixture.client.deleteChannel(bundleID: ClientFixture.bundleID, channelID: channelID)
             #expect(deleted.status == 204)
-            let gone = await fixture.client.broadcast(BroadcastPush(channelID: channelID, bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))
+            let gone = await fixture.client.broadcast(
+                BroadcastPush(channelID: channelID, bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+            )
             #expect(gone.reason == .channelNotRegistered)
             #expect(gone.classification == .requestMustBeFixed)
         }
@@ -132,7 +162,10 @@ import Testing
         configuration.pushEndpoint = .init(host: "127.0.0.1", port: try FreePort.next())
         configuration.requestTimeout = .seconds(3)
         let key = try await ProviderKey.make()
-        let client = try APNsClient(configuration: configuration, credentials: try APNsCredentials(teamID: key.teamID, keyID: key.keyID, p8File: key.path))
+        let client = try APNsClient(
+            configuration: configuration,
+            credentials: try APNsCredentials(teamID: key.teamID, keyID: key.keyID, p8File: key.path)
+        )
         let outcome = await client.send(DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update()))
         await client.shutdown()
         #expect(outcome.status == nil)

@@ -35,7 +35,8 @@ struct ClientFixture {
 
     static func start(_ timestamp: Int = Int(Date().timeIntervalSince1970)) -> [UInt8] {
         Array(
-            #"{"aps":{"timestamp":\#(timestamp),"event":"start","content-state":{"home":0},"attributes-type":"GameAttributes","attributes":{"team":"Giants"},"alert":{"title":"Kick-off"},"input-push-token":1}}"#.utf8
+            #"{"aps":{"timestamp":\#(timestamp),"event":"start","content-state":{"home":0},"attributes-type":"GameAttributes","attributes":{"team":"Giants"},"alert":{"title":"Kick-off"},"input-push-token":1}}"#
+                .utf8
         )
     }
 

@@ -1,6 +1,7 @@
-@testable import APNs
 import NIOCore
 import Testing
+
+@testable import APNs
 
 /// The HTTP/2 connection state machine, event by event, without sockets or nghttp2: what it admits, answers,
 /// fails and hands back.
@@ -67,7 +68,9 @@ import Testing
         var machine = Machine(previousError: nil, settings: self.settings)
         _ = machine.enqueue(queued)
         #expect(machine.errorCaught("handshake failed") == .close)
-        #expect(machine.connectionClosed(error: nil) == .finish(retry: queued, fail: [], error: TransportError(.connectionFailed, "handshake failed")))
+        #expect(
+            machine.connectionClosed(error: nil) == .finish(retry: queued, fail: [], error: TransportError(.connectionFailed, "handshake failed"))
+        )
         #expect(machine.connectionClosed(error: nil) == .none)
         #expect(machine.enqueue(queued) == .retry(queued))
 
@@ -85,7 +88,9 @@ import Testing
         #expect(machine.closeRequested() == .none)
         #expect(machine.tlsHandshakeCompleted(negotiatedProtocol: "h2", now: self.start) == .close)
         #expect(machine.admitNext(as: 1) == nil)
-        #expect(machine.connectionClosed(error: nil) == .finish(retry: queued, fail: [], error: TransportError(.connectionLost, "the connection closed")))
+        #expect(
+            machine.connectionClosed(error: nil) == .finish(retry: queued, fail: [], error: TransportError(.connectionLost, "the connection closed"))
+        )
     }
 
     // MARK: - Stream admission
@@ -130,7 +135,8 @@ import Testing
         machine.settingsReceived(maxConcurrentStreams: 10)
         #expect(machine.admitNext(as: 1) === queued[0])
         #expect(
-            machine.submissionFailed(streamID: 1, .headersTooLarge) == .fail(queued[0], TransportError(.streamReset, "the request's headers are too large"))
+            machine.submissionFailed(streamID: 1, .headersTooLarge)
+                == .fail(queued[0], TransportError(.streamReset, "the request's headers are too large"))
         )
         // The id was not used: the next exchange gets it.
         #expect(machine.admitNext(as: 1) === queued[1])
@@ -160,7 +166,8 @@ import Testing
         // Refused: the server did not process it.
         #expect(machine.streamClosed(3, errorCode: Machine.refusedStream) == .retry([queued[1]]))
         #expect(
-            machine.streamClosed(5, errorCode: self.internalError) == .fail(queued[2], TransportError(.streamReset, "the server reset the stream (HTTP/2 error 2)"))
+            machine.streamClosed(5, errorCode: self.internalError)
+                == .fail(queued[2], TransportError(.streamReset, "the server reset the stream (HTTP/2 error 2)"))
         )
         #expect(machine.streamClosed(5, errorCode: self.noError) == .none)
     }
@@ -231,7 +238,10 @@ import Testing
         #expect(machine.admitNext(as: 3) == nil)
         machine.responseEnded(streamID: 1)
         #expect(machine.streamClosed(1, errorCode: self.noError) == .succeed(queued[0]))
-        #expect(machine.connectionClosed(error: nil) == .finish(retry: [queued[1], late[0]], fail: [], error: TransportError(.connectionLost, "the connection closed")))
+        #expect(
+            machine.connectionClosed(error: nil)
+                == .finish(retry: [queued[1], late[0]], fail: [], error: TransportError(.connectionLost, "the connection closed"))
+        )
     }
 
     @Test func protocolErrorsAndAFinishedSessionCloseTheConnection() {
@@ -244,7 +254,9 @@ import Testing
         var finished = self.activeMachine()
         #expect(finished.outputFlushed(sessionIsDone: false) == .none)
         #expect(finished.outputFlushed(sessionIsDone: true) == .close)
-        #expect(finished.connectionClosed(error: nil) == .finish(retry: [], fail: [], error: TransportError(.connectionLost, "the connection closed")))
+        #expect(
+            finished.connectionClosed(error: nil) == .finish(retry: [], fail: [], error: TransportError(.connectionLost, "the connection closed"))
+        )
     }
 
     // MARK: - Deadlines and keep-alive
@@ -257,7 +269,11 @@ import Testing
         // Waiting for a connection: the last connection's error says why.
         var expired = machine.expireDeadlines(now: self.start + .seconds(2))
         #expect(expired.failures.map(\.exchange) == early)
-        #expect(expired.failures.map(\.error) == [TransportError(.deadlineExceeded, "deadline passed; last connection error: localhost:1: connection refused")])
+        #expect(
+            expired.failures.map(\.error) == [
+                TransportError(.deadlineExceeded, "deadline passed; last connection error: localhost:1: connection refused")
+            ]
+        )
         #expect(expired.cancelledStreams.isEmpty)
         #expect(machine.tlsHandshakeCompleted(negotiatedProtocol: "h2", now: self.start + .seconds(2)) == .startSession)
         #expect(machine.admitNext(as: 1) === late[0])
@@ -267,7 +283,8 @@ import Testing
         #expect(expired.failures.map(\.exchange) == [late[1], late[0]])
         #expect(
             expired.failures.map(\.error) == [
-                TransportError(.deadlineExceeded, "deadline passed before sending"), TransportError(.deadlineExceeded, "no answer before the deadline"),
+                TransportError(.deadlineExceeded, "deadline passed before sending"),
+                TransportError(.deadlineExceeded, "no answer before the deadline"),
             ]
         )
         #expect(expired.cancelledStreams == [1])

@@ -15,8 +15,13 @@ import Testing
             configuration.connectionsPerEndpoint = 2
             configuration.requestTimeout = .seconds(60)
             let key = try await ProviderKey.make()
-            let client = try APNsClient(configuration: configuration, credentials: try APNsCredentials(teamID: key.teamID, keyID: key.keyID, p8File: key.path))
-            let payload = Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{"p":"\#(String(repeating: "x", count: payloadSize - 60))"}}}"#.utf8)
+            let client = try APNsClient(
+                configuration: configuration,
+                credentials: try APNsCredentials(teamID: key.teamID, keyID: key.keyID, p8File: key.path)
+            )
+            let payload = Array(
+                #"{"aps":{"timestamp":1,"event":"update","content-state":{"p":"\#(String(repeating: "x", count: payloadSize - 60))"}}}"#.utf8
+            )
             let pushes = (0..<3000).map { DevicePush(deviceToken: String(format: "%064x", $0), bundleID: "com.example.game", payload: payload) }
             let outcomes = await client.send(pushes)
             await client.shutdown()
@@ -37,8 +42,10 @@ struct NginxReturn200 {
         let key = directory.path("key.pem")
         let made = try await ExternalProcess.run(
             "openssl",
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", certificate,
-             "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", certificate,
+                "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+            ]
         )
         guard made.status == 0 else { throw TestFailure("openssl: \(made.stderr)") }
         let port = try FreePort.next()

@@ -1,9 +1,10 @@
-@testable import APNs
 import Crypto
 import Foundation
 import LivecastCore
 import NIOCore
 import Testing
+
+@testable import APNs
 
 /// Provider tokens: ES256 JWTs with Apple's header and claims, cached and refreshed by the rules, with a moved clock.
 @Suite struct ProviderTokensTests {
@@ -31,7 +32,9 @@ import Testing
         signature += String(repeating: "=", count: (4 - signature.count % 4) % 4)
         let raw = try #require(Data(base64Encoded: signature))
         #expect(raw.count == 64)
-        #expect(self.key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: raw), for: Data("\(parts[0]).\(parts[1])".utf8)))
+        #expect(
+            self.key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: raw), for: Data("\(parts[0]).\(parts[1])".utf8))
+        )
     }
 
     @Test func tokenIsCachedForFiftyMinutesThenReplaced() {
@@ -69,7 +72,10 @@ import Testing
         }
         func sent(with authorization: String) -> HTTP2Exchange {
             let template = HeaderTemplate(method: "POST", authority: "localhost", headers: [])
-            let exchange = HTTP2Exchange(template: template, path: "/3/device/abcd", extraHeaders: [], body: [], deadline: .now() + .seconds(15)) { _, _ in }
+            let exchange = HTTP2Exchange(template: template, path: "/3/device/abcd", extraHeaders: [], body: [], deadline: .now() + .seconds(15)) {
+                _,
+                _ in
+            }
             exchange.authorization = authorization
             exchange.attempts = 1
             return exchange

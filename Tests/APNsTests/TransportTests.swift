@@ -14,7 +14,13 @@ import Testing
     }
 
     @Test func tenThousandConcurrentRequestsOverThePool() async throws {
-        try await ClientFixture.with(emulator: { $0.acceptsUnknownTokens = true }, client: { $0.connectionsPerEndpoint = 4; $0.requestTimeout = .seconds(120) }) { fixture in
+        try await ClientFixture.with(
+            emulator: { $0.acceptsUnknownTokens = true },
+            client: {
+                $0.connectionsPerEndpoint = 4
+                $0.requestTimeout = .seconds(120)
+            }
+        ) { fixture in
             let outcomes = await fixture.client.send(self.pushes(10_000))
             #expect(outcomes.count == 10_000)
             #expect(outcomes.filter { $0.status != 200 }.count == 0)
@@ -26,7 +32,13 @@ import Testing
     @Test func theFirstRequestsWaitForTheStreamLimitToRise() async throws {
         // APNs allows one stream until a request authenticates; a client that opened more would see them refused
         // (and retried: attempts 2). Every push going out once shows the client waited for the new SETTINGS.
-        try await ClientFixture.with(emulator: { $0.acceptsUnknownTokens = true }, client: { $0.connectionsPerEndpoint = 1; $0.requestTimeout = .seconds(120) }) { fixture in
+        try await ClientFixture.with(
+            emulator: { $0.acceptsUnknownTokens = true },
+            client: {
+                $0.connectionsPerEndpoint = 1
+                $0.requestTimeout = .seconds(120)
+            }
+        ) { fixture in
             let outcomes = await fixture.client.send(self.pushes(300))
             let unexpected = outcomes.filter { $0.status != 200 || $0.attempts != 1 }
             #expect(unexpected.count == 0, "first: \(unexpected.first.map { "\($0), attempts \($0.attempts)" } ?? "")")
@@ -38,8 +50,14 @@ import Testing
         let pass = Array(repeating: FaultAnswer.pass, count: 1000)
         let script = pass + [.goAway(reason: "Shutdown")] + pass + [.drop] + pass + [.goAway(reason: "Shutdown")] + pass + [.drop]
         try await ClientFixture.with(
-            emulator: { $0.acceptsUnknownTokens = true; $0.faults.script = script },
-            client: { $0.connectionsPerEndpoint = 2; $0.requestTimeout = .seconds(120) }
+            emulator: {
+                $0.acceptsUnknownTokens = true
+                $0.faults.script = script
+            },
+            client: {
+                $0.connectionsPerEndpoint = 2
+                $0.requestTimeout = .seconds(120)
+            }
         ) { fixture in
             let results = await fixture.client.send(self.pushes(6_000))
             #expect(fixture.emulator.emulator.faults.script.isEmpty)
@@ -52,7 +70,10 @@ import Testing
 
     @Test func scriptedGoAwayAndDropAreRetriedOnNewConnections() async throws {
         try await ClientFixture.with(
-            emulator: { $0.acceptsUnknownTokens = true; $0.faults.script = [.goAway(reason: "Shutdown"), .drop] },
+            emulator: {
+                $0.acceptsUnknownTokens = true
+                $0.faults.script = [.goAway(reason: "Shutdown"), .drop]
+            },
             client: { $0.requestTimeout = .seconds(60) }
         ) { fixture in
             let outcome = await fixture.client.send(self.pushes(1)[0])
@@ -63,7 +84,13 @@ import Testing
 
     @Test(arguments: ["goaway", "drop"])
     func connectionsEndedByTheEmulatorAreReplaced(_ how: String) async throws {
-        try await ClientFixture.with(emulator: { $0.acceptsUnknownTokens = true }, client: { $0.connectionsPerEndpoint = 1; $0.requestTimeout = .seconds(60) }) { fixture in
+        try await ClientFixture.with(
+            emulator: { $0.acceptsUnknownTokens = true },
+            client: {
+                $0.connectionsPerEndpoint = 1
+                $0.requestTimeout = .seconds(60)
+            }
+        ) { fixture in
             let emulator = fixture.emulator.emulator
             #expect(await fixture.client.send(self.pushes(1)[0]).status == 200)
             #expect(emulator.openConnections == 1)
@@ -91,7 +118,13 @@ import Testing
     }
 
     @Test func idleConnectionsArePinged() async throws {
-        try await ClientFixture.with(emulator: { $0.acceptsUnknownTokens = true }, client: { $0.connectionsPerEndpoint = 1; $0.idlePingInterval = .seconds(1) }) { fixture in
+        try await ClientFixture.with(
+            emulator: { $0.acceptsUnknownTokens = true },
+            client: {
+                $0.connectionsPerEndpoint = 1
+                $0.idlePingInterval = .seconds(1)
+            }
+        ) { fixture in
             #expect(await fixture.client.send(self.pushes(1)[0]).status == 200)
             let deadline = ContinuousClock.now + .seconds(20)
             while fixture.emulator.emulator.receivedPings == 0, ContinuousClock.now < deadline {

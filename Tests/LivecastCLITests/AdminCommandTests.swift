@@ -14,7 +14,8 @@ import Testing
     /// A migrated database and its URL.
     private func database(_ name: String) async throws -> (configuration: PostgresClient.Configuration, url: String) {
         let database = try await TestPostgres.shared.makeDatabase(named: name)
-        let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
         let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", self.sql])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         return (database, url)
@@ -27,8 +28,10 @@ import Testing
         let key = try await ProviderKey.make()
         let added = try await ExternalProcess.run(
             self.livecast,
-            ["apps", "add", "--bundle-id", "com.example.game", "--environment", "sandbox", "--team-id", key.teamID,
-             "--key-id", key.keyID, "--key-file", key.path, "--key-by-path", "--database-url", url]
+            [
+                "apps", "add", "--bundle-id", "com.example.game", "--environment", "sandbox", "--team-id", key.teamID,
+                "--key-id", key.keyID, "--key-file", key.path, "--key-by-path", "--database-url", url,
+            ]
         )
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout == "added com.example.game (sandbox)\n")
@@ -58,8 +61,18 @@ import Testing
             (["keys", "create", "--bundle-id", "com.example.none", "--role", "admin", "--database-url", url], "no app com.example.none"),
             (["keys", "create", "--bundle-id", "com.example.game", "--role", "root", "--database-url", url], "--role"),
             (["keys", "create", "--bundle-id", "com.example.game", "--role", "admin"], "give --database-url or set DATABASE_URL"),
-            (["apps", "add", "--bundle-id", "b", "--environment", "staging", "--team-id", "T", "--key-id", "K", "--key-file", "/none", "--database-url", url], "--environment must be sandbox or production"),
-            (["apps", "add", "--bundle-id", "b", "--environment", "sandbox", "--team-id", "T", "--key-id", "K", "--key-file", "/none", "--database-url", url], "--master-key-file"),
+            (
+                [
+                    "apps", "add", "--bundle-id", "b", "--environment", "staging", "--team-id", "T", "--key-id", "K", "--key-file", "/none",
+                    "--database-url", url,
+                ], "--environment must be sandbox or production"
+            ),
+            (
+                [
+                    "apps", "add", "--bundle-id", "b", "--environment", "sandbox", "--team-id", "T", "--key-id", "K", "--key-file", "/none",
+                    "--database-url", url,
+                ], "--master-key-file"
+            ),
             (["serve", "--listen", "nowhere", "--database-url", url, "--migrations", self.sql], "--listen must be HOST:PORT"),
             (["serve", "--config", "/no/such/file"], "--config: cannot read /no/such/file"),
             (["serve", "--rate-limit", "0", "--database-url", url, "--migrations", self.sql], "--rate-limit must be a positive number"),

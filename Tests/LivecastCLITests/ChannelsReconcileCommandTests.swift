@@ -12,7 +12,8 @@ import Testing
     @Test func reportsOrphansThenDeletesThemOnlyWhenAsked() async throws {
         try await EmulatorFixture.with { emulator in
             let database = try await TestPostgres.shared.makeDatabase(named: "cli_reconcile")
-            let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+            let url =
+                "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
             let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
             let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
             #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -30,21 +31,32 @@ import Testing
                 )
             }
             let apns = ["--apns-push-url", emulator.pushURL, "--apns-management-url", emulator.managementURL, "--apns-ca-file", emulator.curl.caFile]
-            let report = try await ExternalProcess.run(self.livecast, ["channels", "reconcile", "--bundle-id", "com.example.game", "--database-url", url] + apns)
+            let report = try await ExternalProcess.run(
+                self.livecast,
+                ["channels", "reconcile", "--bundle-id", "com.example.game", "--database-url", url] + apns
+            )
             #expect(report.status == 0, "\(report.stderr)")
-            #expect(report.stdout == """
-                orphan \(orphan): kept
-                missing \(gone): marked missing
-                com.example.game (sandbox): 1 channels at APNs, 1 active in the registry; 1 orphans (0 deleted), 1 missing, 0 recorded orphans (0 retired)
+            #expect(
+                report.stdout == """
+                    orphan \(orphan): kept
+                    missing \(gone): marked missing
+                    com.example.game (sandbox): 1 channels at APNs, 1 active in the registry; 1 orphans (0 deleted), 1 missing, 0 recorded orphans (0 retired)
 
-                """)
+                    """
+            )
             let cleaned = try await ExternalProcess.run(self.livecast, ["channels", "reconcile", "--delete-orphans", "--database-url", url] + apns)
             #expect(cleaned.status == 0, "\(cleaned.stderr)")
             #expect(cleaned.stdout.hasPrefix("orphan \(orphan): deleted at APNs\n"), "\(cleaned.stdout)")
             let settled = try await ExternalProcess.run(self.livecast, ["channels", "reconcile", "--database-url", url] + apns)
-            #expect(settled.stdout == "com.example.game (sandbox): 0 channels at APNs, 0 active in the registry; 0 orphans (0 deleted), 0 missing, 0 recorded orphans (0 retired)\n")
+            #expect(
+                settled.stdout
+                    == "com.example.game (sandbox): 0 channels at APNs, 0 active in the registry; 0 orphans (0 deleted), 0 missing, 0 recorded orphans (0 retired)\n"
+            )
 
-            let unknown = try await ExternalProcess.run(self.livecast, ["channels", "reconcile", "--bundle-id", "com.example.none", "--database-url", url] + apns)
+            let unknown = try await ExternalProcess.run(
+                self.livecast,
+                ["channels", "reconcile", "--bundle-id", "com.example.none", "--database-url", url] + apns
+            )
             #expect(unknown.status != 0)
             #expect(unknown.stderr.contains("no app com.example.none"), "\(unknown.stderr)")
         }

@@ -32,7 +32,11 @@ import Glibc
         let curl = Curl(caFile: certificate)
         for key in [first, second] {
             let listed = try await curl.send(
-                .init("GET", "https://localhost:\(managementPort)/1/apps/com.example.game/all-channels", headers: [("authorization", "bearer \(try await key.token())")])
+                .init(
+                    "GET",
+                    "https://localhost:\(managementPort)/1/apps/com.example.game/all-channels",
+                    headers: [("authorization", "bearer \(try await key.token())")]
+                )
             )
             #expect(listed.status == 200)
         }
@@ -66,14 +70,19 @@ import Glibc
         let keyPath = directory.path("demo.p8")
         let emulator = try await BackgroundProcess(
             self.livecast,
-            ["emulator", "--port", String(port), "--management-port", String(managementPort), "--cert-out", directory.path("c.pem"),
-             "--generate-key", "DEMOTEAM01:DEMOKEY001:\(keyPath)"]
+            [
+                "emulator", "--port", String(port), "--management-port", String(managementPort), "--cert-out", directory.path("c.pem"),
+                "--generate-key", "DEMOTEAM01:DEMOKEY001:\(keyPath)",
+            ]
         )
         #expect(try await emulator.waitForLine("ready"), "stderr: \(emulator.stderr)")
         let token = try await ExternalProcess.run("bash", [Fixtures.makeJWTScript, keyPath, "DEMOKEY001", "DEMOTEAM01"]).stdout
         let listed = try await Curl(caFile: directory.path("c.pem")).send(
-            .init("GET", "https://localhost:\(managementPort)/1/apps/com.example.game/all-channels",
-                  headers: [("authorization", "bearer \(token.trimmingCharacters(in: .whitespacesAndNewlines))")])
+            .init(
+                "GET",
+                "https://localhost:\(managementPort)/1/apps/com.example.game/all-channels",
+                headers: [("authorization", "bearer \(token.trimmingCharacters(in: .whitespacesAndNewlines))")]
+            )
         )
         #expect(listed.status == 200)
         emulator.signal()

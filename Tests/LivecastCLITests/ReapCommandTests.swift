@@ -11,7 +11,8 @@ import Testing
 
     @Test func aPassPrintsOneLinePerAppAndADryRunWritesNothing() async throws {
         let database = try await TestPostgres.shared.makeDatabase(named: "cli_reap")
-        let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
         let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
         let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
         #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -39,22 +40,32 @@ import Testing
 
         let dry = try await ExternalProcess.run(self.livecast, ["reap", "--database-url", url, "--dry-run"])
         #expect(dry.status == 0, "\(dry.stderr)")
-        #expect(dry.stdout == "com.example.game (sandbox): would end 0 activities, 0 feeds; would dismiss 0 activities; would retire 0 channels; would expire 2 tokens; would prune 0 rows\n")
+        #expect(
+            dry.stdout
+                == "com.example.game (sandbox): would end 0 activities, 0 feeds; would dismiss 0 activities; would retire 0 channels; would expire 2 tokens; would prune 0 rows\n"
+        )
         #expect(try await live() == 2)
 
         let real = try await ExternalProcess.run(self.livecast, ["reap", "--database-url", url, "--stale-grace", "60"])
         #expect(real.status == 0, "\(real.stderr)")
-        #expect(real.stdout == "com.example.game (sandbox): ended 0 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 2 tokens; pruned 0 rows\n")
+        #expect(
+            real.stdout
+                == "com.example.game (sandbox): ended 0 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 2 tokens; pruned 0 rows\n"
+        )
         #expect(try await live() == 0)
 
         let again = try await ExternalProcess.run(self.livecast, ["reap", "--database-url", url])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout == "com.example.game (sandbox): ended 0 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 0 tokens; pruned 0 rows\n")
+        #expect(
+            again.stdout
+                == "com.example.game (sandbox): ended 0 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 0 tokens; pruned 0 rows\n"
+        )
     }
 
     @Test func serveReapsPeriodicallyAndExportsItsMetrics() async throws {
         let database = try await TestPostgres.shared.makeDatabase(named: "cli_serve_reap")
-        let url = "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
         let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
         let port = try FreePort.next()
         let server = try await BackgroundProcess(

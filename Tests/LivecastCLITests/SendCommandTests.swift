@@ -14,19 +14,29 @@ import Testing
         try payload.write(toFile: payloadFile, atomically: false, encoding: .utf8)
         return try await ExternalProcess.run(
             self.livecast,
-            ["send", "--bundle-id", EmulatorFixture.bundleID, "--team-id", fixture.key.teamID, "--key-id", fixture.key.keyID,
-             "--key", fixture.key.path] + target + ["--payload", payloadFile, "--environment", "sandbox",
-             "--push-url", fixture.pushURL, "--ca", fixture.curl.caFile] + extra
+            [
+                "send", "--bundle-id", EmulatorFixture.bundleID, "--team-id", fixture.key.teamID, "--key-id", fixture.key.keyID,
+                "--key", fixture.key.path,
+            ] + target + [
+                "--payload", payloadFile, "--environment", "sandbox",
+                "--push-url", fixture.pushURL, "--ca", fixture.curl.caFile,
+            ] + extra
         )
     }
 
-    private static let start = #"{"aps":{"timestamp":\#(Int(Date().timeIntervalSince1970)),"event":"start","content-state":{"home":0},"attributes-type":"GameAttributes","attributes":{"team":"Giants"},"alert":{"title":"Kick-off"},"input-push-token":1}}"#
+    private static let start =
+        #"{"aps":{"timestamp":\#(Int(Date().timeIntervalSince1970)),"event":"start","content-state":{"home":0},"attributes-type":"GameAttributes","attributes":{"team":"Giants"},"alert":{"title":"Kick-off"},"input-push-token":1}}"#
 
     @Test func deliveredPushPrintsStatusAndIDsAndExitsZero() async throws {
         try await EmulatorFixture.with { fixture in
             let device = try await fixture.addDevice()
             let token = try #require(device["pushToStartTokens"]?["GameAttributes"]?.stringValue)
-            let result = try await self.send(fixture, ["--device-token", token], payload: Self.start, extra: ["--priority", "10", "--expiration", "0"])
+            let result = try await self.send(
+                fixture,
+                ["--device-token", token],
+                payload: Self.start,
+                extra: ["--priority", "10", "--expiration", "0"]
+            )
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
             #expect(lines.first == "status: 200")

@@ -7,7 +7,13 @@ import Testing
     private let attributes = try! RawJSON(validating: #"{"homeTeam": "Giants"}"#)
 
     private func start() -> LiveActivityPayload {
-        .start(timestamp: 100, attributesType: "GameAttributes", attributes: self.attributes, contentState: self.state, alert: LiveActivityAlert(title: "Go"))
+        .start(
+            timestamp: 100,
+            attributesType: "GameAttributes",
+            attributes: self.attributes,
+            contentState: self.state,
+            alert: LiveActivityAlert(title: "Go")
+        )
     }
 
     private func failure(_ payload: LiveActivityPayload, for destination: PushDestination = .device) -> PayloadValidationError? {

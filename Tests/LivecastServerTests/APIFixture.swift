@@ -3,15 +3,16 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LivecastCore
-@testable import LivecastServer
 import LivecastService
 import LivecastStore
 import LivecastTesting
-import Metrics
 import Logging
+import Metrics
 import NIOCore
 import PostgresNIO
 import Prometheus
+
+@testable import LivecastServer
 
 /// A migrated database with two apps (`com.example.game`, the fixture's, and `com.example.other`), a key of each
 /// role for the first and an admin key for the second, and the service built by the same composition root as

@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
-@testable import LivecastServer
 import Testing
+
+@testable import LivecastServer
 
 /// Updates and ends of a standalone activity, and their status.
 @Suite struct ActivityUpdateTests {
@@ -10,13 +11,17 @@ import Testing
     @Test func anUpdateIsAcceptedOnceStoredAndItsStatusRead() async throws {
         try await APIFixture.with("upd_accept") { fixture, client in
             let key = fixture.key(.backend)
-            #expect(try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status == .created)
+            #expect(
+                try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status
+                    == .created
+            )
             let now = Int(Date().timeIntervalSince1970)
             let update = try await client.send(
                 .post,
                 "\(self.activity)/updates",
                 key: key,
-                body: #"{"contentState": {"home": 1, "away": 0, "clock": 2.50}, "timestamp": \#(now - 10), "staleDate": \#(now + 900), "alert": {"title": "Goal!", "body": {"locKey": "GOAL", "locArgs": ["Giants"]}, "sound": "default"}}"#
+                body:
+                    #"{"contentState": {"home": 1, "away": 0, "clock": 2.50}, "timestamp": \#(now - 10), "staleDate": \#(now + 900), "alert": {"title": "Goal!", "body": {"locKey": "GOAL", "locArgs": ["Giants"]}, "sound": "default"}}"#
             )
             #expect(update.status == .accepted, "\(update.text)")
             #expect(update.json["timestamp"]?.intValue == now - 10)
@@ -35,7 +40,12 @@ import Testing
             #expect(status.json["status"]?.stringValue == "pending")
             #expect(status.json["targets"]?["pending"]?.intValue == 1)
 
-            let end = try await client.send(.post, "\(self.activity)/end", key: key, body: #"{"timestamp": \#(now), "dismissalDate": \#(now + 6 * 3600)}"#)
+            let end = try await client.send(
+                .post,
+                "\(self.activity)/end",
+                key: key,
+                body: #"{"timestamp": \#(now), "dismissalDate": \#(now + 6 * 3600)}"#
+            )
             #expect(end.status == .accepted, "\(end.text)")
             #expect(end.json["dismissalDateClamped"] == .bool(true))
             let afterEnd = try await client.send(.post, "\(self.activity)/updates", key: key, body: #"{"contentState": {"home": 2}}"#)
@@ -48,18 +58,33 @@ import Testing
     @Test func anIdempotencyKeyReplaysTheFirstAnswerAndDoesNothingElse() async throws {
         try await APIFixture.with("upd_idempotent") { fixture, client in
             let key = fixture.key(.backend)
-            #expect(try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status == .created)
+            #expect(
+                try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status
+                    == .created
+            )
             let body = #"{"contentState": {"home": 1}}"#
             let first = try await client.send(.post, "\(self.activity)/updates", key: key, body: body, headers: [.idempotencyKey: "req-1"])
             #expect(first.status == .accepted)
             #expect(first.headers[.idempotentReplayed] == nil)
             try await Task.sleep(for: .milliseconds(1100))
-            let again = try await client.send(.post, "\(self.activity)/updates", key: key, body: #"{"contentState": {"home": 9}}"#, headers: [.idempotencyKey: "req-1"])
+            let again = try await client.send(
+                .post,
+                "\(self.activity)/updates",
+                key: key,
+                body: #"{"contentState": {"home": 9}}"#,
+                headers: [.idempotencyKey: "req-1"]
+            )
             #expect(again.status == .accepted)
             #expect(again.text == first.text)
             #expect(again.headers[.idempotentReplayed] == "true")
             #expect(try await fixture.count("updates") == 1)
-            let tooLong = try await client.send(.post, "\(self.activity)/updates", key: key, body: body, headers: [.idempotencyKey: String(repeating: "k", count: 201)])
+            let tooLong = try await client.send(
+                .post,
+                "\(self.activity)/updates",
+                key: key,
+                body: body,
+                headers: [.idempotencyKey: String(repeating: "k", count: 201)]
+            )
             #expect(tooLong.status == .unprocessableContent)
             #expect(try await fixture.count("updates") == 1)
         }
@@ -68,13 +93,24 @@ import Testing
     @Test func orderingIsEnforced() async throws {
         try await APIFixture.with("upd_ordering") { fixture, client in
             let key = fixture.key(.backend)
-            #expect(try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status == .created)
+            #expect(
+                try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status
+                    == .created
+            )
             let now = Int(Date().timeIntervalSince1970)
-            #expect(try await client.send(.post, "\(self.activity)/updates", key: key, body: #"{"contentState": {"s": 1}, "timestamp": \#(now)}"#).status == .accepted)
+            #expect(
+                try await client.send(.post, "\(self.activity)/updates", key: key, body: #"{"contentState": {"s": 1}, "timestamp": \#(now)}"#).status
+                    == .accepted
+            )
             let same = try await client.send(.post, "\(self.activity)/updates", key: key, body: #"{"contentState": {"s": 2}, "timestamp": \#(now)}"#)
             #expect(same.json["coalesced"] == .bool(true))
             #expect(same.json["timestamp"]?.intValue == now + 1)
-            let older = try await client.send(.post, "\(self.activity)/updates", key: key, body: #"{"contentState": {"s": 3}, "timestamp": \#(now - 60)}"#)
+            let older = try await client.send(
+                .post,
+                "\(self.activity)/updates",
+                key: key,
+                body: #"{"contentState": {"s": 3}, "timestamp": \#(now - 60)}"#
+            )
             #expect(older.status == .conflict)
             #expect(older.errorCode == "stale_timestamp")
             #expect(older.errorField == "timestamp")
@@ -89,7 +125,10 @@ import Testing
     @Test func badUpdatesAreRefusedWithoutWriting() async throws {
         try await APIFixture.with("upd_bad") { fixture, client in
             let key = fixture.key(.backend)
-            #expect(try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status == .created)
+            #expect(
+                try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status
+                    == .created
+            )
             let now = Int(Date().timeIntervalSince1970)
             let big = String(repeating: "x", count: 5000)
             let cases: [(String, Int, String, String?)] = [
@@ -102,7 +141,10 @@ import Testing
                 (#"{"contentState": {"a": 1}, "priority": 7}"#, 422, "invalid", "priority"),
                 (#"{"contentState": [1, 2]}"#, 422, "invalid", "contentState"),
                 (#"{"contentState": {"a": 1}, "alert": {"title": 3}}"#, 400, "malformed_request", "alert.title"),
-                (#"{"contentState": {"a": 1}, "alert": {"sound": {"critical": true, "name": "x", "volume": 4}}}"#, 400, "malformed_request", "alert.sound"),
+                (
+                    #"{"contentState": {"a": 1}, "alert": {"sound": {"critical": true, "name": "x", "volume": 4}}}"#, 400, "malformed_request",
+                    "alert.sound"
+                ),
                 (#"{"contentState": {"big": "\#(big)"}}"#, 413, "payload_too_large", "contentState"),
                 (#"{"contentState": {"a": 1}"#, 400, "malformed_request", nil),
             ]
@@ -112,9 +154,19 @@ import Testing
                 #expect(response.errorCode == code, "\(body.prefix(80))")
                 #expect(response.errorField == field, "\(body.prefix(80))")
             }
-            let unknown = try await client.send(.post, "/v1/apps/com.example.game/activities/nope/updates", key: key, body: #"{"contentState": {"a": 1}}"#)
+            let unknown = try await client.send(
+                .post,
+                "/v1/apps/com.example.game/activities/nope/updates",
+                key: key,
+                body: #"{"contentState": {"a": 1}}"#
+            )
             #expect(unknown.status == .notFound)
-            let unknownApp = try await client.send(.post, "/v1/apps/com.example.none/activities/act-1/updates", key: key, body: #"{"contentState": {"a": 1}}"#)
+            let unknownApp = try await client.send(
+                .post,
+                "/v1/apps/com.example.none/activities/act-1/updates",
+                key: key,
+                body: #"{"contentState": {"a": 1}}"#
+            )
             #expect(unknownApp.status == .notFound)
             #expect(try await fixture.count("updates") == 0)
             #expect(try await client.send(.get, "/v1/apps/com.example.game/updates/\(Int64.max)0", key: key).status == .badRequest)

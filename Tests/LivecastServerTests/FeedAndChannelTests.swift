@@ -13,7 +13,8 @@ import Testing
                     .put,
                     path,
                     key: key,
-                    body: #"{"attributesType": "GameAttributes", "attributes": {"home": "Giants"}, "channel": {"storagePolicy": "mostRecentMessage"}, "staleAfterSeconds": 900}"#
+                    body:
+                        #"{"attributesType": "GameAttributes", "attributes": {"home": "Giants"}, "channel": {"storagePolicy": "mostRecentMessage"}, "staleAfterSeconds": 900}"#
                 )
                 #expect(created.status == .created, "\(created.text)")
                 let channelID = try #require(created.json["channelId"]?.stringValue)
@@ -21,7 +22,8 @@ import Testing
                     .put,
                     path,
                     key: key,
-                    body: #"{"attributesType": "GameAttributes", "attributes": {"home": "Dodgers"}, "channel": {"storagePolicy": "mostRecentMessage"}}"#
+                    body:
+                        #"{"attributesType": "GameAttributes", "attributes": {"home": "Dodgers"}, "channel": {"storagePolicy": "mostRecentMessage"}}"#
                 )
                 #expect(again.status == .ok)
                 #expect(again.json["channelId"]?.stringValue == channelID)
@@ -87,7 +89,12 @@ import Testing
                 #expect(shown.json["storagePolicy"]?.stringValue == "noStorage")
                 #expect(shown.json["state"]?.stringValue == "active")
 
-                _ = try await client.send(.put, "/v1/apps/com.example.game/activities/act-1", key: key, body: #"{"attributesType": "T", "channelId": "\#(channelID)"}"#)
+                _ = try await client.send(
+                    .put,
+                    "/v1/apps/com.example.game/activities/act-1",
+                    key: key,
+                    body: #"{"attributesType": "T", "channelId": "\#(channelID)"}"#
+                )
                 let followed = try await client.send(.delete, "/v1/apps/com.example.game/channels/\(encoded)", key: key)
                 #expect(followed.status == .conflict)
                 let forced = try await client.send(.delete, "/v1/apps/com.example.game/channels/\(encoded)?force=true", key: key)

@@ -4,8 +4,9 @@ import HTTPTypes
 import LivecastCore
 import LivecastService
 import LivecastTesting
-@testable import LivecastServer
 import Testing
+
+@testable import LivecastServer
 
 /// A feed's start, updates and end through the router, the outbox, the dispatcher and the emulator's devices.
 @Suite struct FeedUpdateRouteTests {
@@ -14,26 +15,40 @@ import Testing
             let apns = try emulator.makeClient()
             defer { Task { await apns.shutdown() } }
             try await APIFixture.with("feed_routes_game", emulator: emulator) { fixture, client in
-                let dispatcher = Dispatcher(database: fixture.client, clientForApp: { _ in (apns, EmulatorFixture.bundleID) }, logger: fixture.store.logger)
+                let dispatcher = Dispatcher(
+                    database: fixture.client,
+                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                    logger: fixture.store.logger
+                )
                 let backend = fixture.key(.backend)
                 let feed = "/v1/apps/com.example.game/feeds/game-4711"
                 let created = try await client.send(
-                    .put, feed, key: fixture.key(.operator),
+                    .put,
+                    feed,
+                    key: fixture.key(.operator),
                     body: #"{"attributesType": "GameAttributes", "attributes": {"home": "Giants"}, "channel": {"storagePolicy": "noStorage"}}"#
                 )
                 #expect(created.status == .created, "\(created.text)")
                 var devices: [DeviceSnapshot] = []
                 for osVersion in ["18.2", "17.5"] {
-                    let device = try emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: osVersion, pushToStartTokens: ["GameAttributes": ""])
+                    let device = try emulator.emulator.addDevice(
+                        bundleID: EmulatorFixture.bundleID,
+                        osVersion: osVersion,
+                        pushToStartTokens: ["GameAttributes": ""]
+                    )
                     let registered = try await client.send(
-                        .put, "/v1/apps/com.example.game/push-to-start-tokens/\(device.id)/GameAttributes", key: backend,
+                        .put,
+                        "/v1/apps/com.example.game/push-to-start-tokens/\(device.id)/GameAttributes",
+                        key: backend,
                         body: #"{"token": "\#(device.pushToStartTokens["GameAttributes"]!)", "osVersion": "\#(osVersion)"}"#
                     )
                     #expect(registered.status == .created || registered.status == .ok, "\(registered.text)")
                     devices.append(device)
                 }
                 let start = try await client.send(
-                    .post, "\(feed)/start", key: backend,
+                    .post,
+                    "\(feed)/start",
+                    key: backend,
                     body: #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}}"#
                 )
                 #expect(start.status == .accepted, "\(start.text)")
@@ -42,7 +57,9 @@ import Testing
                 for device in devices {
                     let activity = try #require(emulator.emulator.device(id: device.id)?.activities.first)
                     let registered = try await client.send(
-                        .put, "/v1/apps/com.example.game/activities/\(activity.id)", key: backend,
+                        .put,
+                        "/v1/apps/com.example.game/activities/\(activity.id)",
+                        key: backend,
                         body: activity.updateToken.map { #"{"attributesType": "GameAttributes", "feed": "game-4711", "pushToken": "\#($0)"}"# }
                             ?? #"{"attributesType": "GameAttributes", "feed": "game-4711", "channelId": "\#(activity.channelId ?? "")"}"#
                     )
@@ -51,17 +68,28 @@ import Testing
 
                 let timestamp = Int(Date().timeIntervalSince1970) + 5  // after the start's (same-second updates wait a second)
                 let update = try await client.send(
-                    .post, "\(feed)/updates", key: backend, body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
+                    .post,
+                    "\(feed)/updates",
+                    key: backend,
+                    body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
                     headers: [.idempotencyKey: "goal-1"]
                 )
                 #expect(update.status == .accepted, "\(update.text)")
                 let replay = try await client.send(
-                    .post, "\(feed)/updates", key: backend, body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
+                    .post,
+                    "\(feed)/updates",
+                    key: backend,
+                    body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
                     headers: [.idempotencyKey: "goal-1"]
                 )
                 #expect(replay.status == .accepted && replay.text == update.text)
                 #expect(replay.headers[.idempotentReplayed] == "true")
-                let stale = try await client.send(.post, "\(feed)/updates", key: backend, body: #"{"contentState": {"home": 9}, "timestamp": \#(timestamp - 10)}"#)
+                let stale = try await client.send(
+                    .post,
+                    "\(feed)/updates",
+                    key: backend,
+                    body: #"{"contentState": {"home": 9}, "timestamp": \#(timestamp - 10)}"#
+                )
                 #expect(stale.status == .conflict && stale.errorCode == "stale_timestamp")
                 #expect(try await dispatcher.drain() == 1)
                 for device in devices {
@@ -69,7 +97,10 @@ import Testing
                 }
 
                 let end = try await client.send(
-                    .post, "\(feed)/end", key: backend, body: #"{"contentState": {"home": 2}, "timestamp": \#(timestamp + 1), "dismissalDate": \#(timestamp + 60)}"#
+                    .post,
+                    "\(feed)/end",
+                    key: backend,
+                    body: #"{"contentState": {"home": 2}, "timestamp": \#(timestamp + 1), "dismissalDate": \#(timestamp + 60)}"#
                 )
                 #expect(end.status == .accepted, "\(end.text)")
                 #expect(try await dispatcher.drain() == 1)

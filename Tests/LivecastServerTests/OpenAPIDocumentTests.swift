@@ -1,8 +1,9 @@
 import Foundation
 import LivecastTesting
-@testable import LivecastServer
 import Testing
 import Yams
+
+@testable import LivecastServer
 
 /// The OpenAPI document and the router describe the same routes.
 @Suite struct OpenAPIDocumentTests {

@@ -32,7 +32,10 @@ import Testing
             _ = try await client.send(.get, "/health", key: nil)
             let metrics = try await client.send(.get, "/metrics", key: nil)
             #expect(metrics.status == .ok)
-            #expect(metrics.text.contains(#"livecast_http_requests_total{route="/v1/apps/{bundleId}/updates/{updateId}",method="GET",status="404"} 1"#), "\(metrics.text)")
+            #expect(
+                metrics.text.contains(#"livecast_http_requests_total{route="/v1/apps/{bundleId}/updates/{updateId}",method="GET",status="404"} 1"#),
+                "\(metrics.text)"
+            )
             #expect(metrics.text.contains(#"livecast_http_requests_total{route="/health",method="GET",status="200"} 1"#))
             #expect(metrics.text.contains("livecast_http_request_duration_seconds_bucket"))
         }
@@ -43,7 +46,10 @@ import Testing
             let key = fixture.key(.backend)
             try await fixture.client.query("UPDATE apps SET priority10_hourly_cap = 1 WHERE bundle_id = 'com.example.game'")
             let activity = "/v1/apps/com.example.game/activities/a1"
-            #expect(try await client.send(.put, activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status == .created)
+            #expect(
+                try await client.send(.put, activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status
+                    == .created
+            )
             let now = Int(Date().timeIntervalSince1970)
             for (offset, downgraded) in [(0, false), (1, true), (2, true)] {
                 let body = #"{"contentState": {"home": \#(offset)}, "timestamp": \#(now - 10 + offset), "priority": 10}"#

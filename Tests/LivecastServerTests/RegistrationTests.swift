@@ -33,7 +33,12 @@ import Testing
             )
             #expect(response.status == .created)
             #expect(try await fixture.store.rows(device: "device/2 x").count == 1)
-            let broken = try await client.send(.put, "/v1/apps/com.example.game/push-to-start-tokens/dev%ZZ/GameAttributes", key: fixture.key(.backend), body: #"{"token": "ab"}"#)
+            let broken = try await client.send(
+                .put,
+                "/v1/apps/com.example.game/push-to-start-tokens/dev%ZZ/GameAttributes",
+                key: fixture.key(.backend),
+                body: #"{"token": "ab"}"#
+            )
             #expect(broken.status == .badRequest)
             #expect(broken.errorField == "deviceId")
         }
@@ -67,17 +72,32 @@ import Testing
         try await APIFixture.with("reg_activities") { fixture, client in
             let key = fixture.key(.backend)
             let path = "/v1/apps/com.example.game/activities/act-1"
-            let created = try await client.send(.put, path, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1", "deviceId": "d1"}"#)
+            let created = try await client.send(
+                .put,
+                path,
+                key: key,
+                body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1", "deviceId": "d1"}"#
+            )
             #expect(created.status == .created)
             let rotated = try await client.send(.put, path, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "b2b2"}"#)
             #expect(rotated.json["result"]?.stringValue == "tokenRotated")
             let wrongType = try await client.send(.put, path, key: key, body: #"{"attributesType": "Other", "pushToken": "b2b2"}"#)
             #expect(wrongType.status == .conflict)
             #expect(wrongType.errorField == "attributesType")
-            let noFeed = try await client.send(.put, "/v1/apps/com.example.game/activities/act-2", key: key, body: #"{"attributesType": "GameAttributes", "feed": "nope"}"#)
+            let noFeed = try await client.send(
+                .put,
+                "/v1/apps/com.example.game/activities/act-2",
+                key: key,
+                body: #"{"attributesType": "GameAttributes", "feed": "nope"}"#
+            )
             #expect(noFeed.status == .notFound)
             #expect(noFeed.errorField == "feed")
-            let both = try await client.send(.put, "/v1/apps/com.example.game/activities/act-3", key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "c3", "channelId": "x"}"#)
+            let both = try await client.send(
+                .put,
+                "/v1/apps/com.example.game/activities/act-3",
+                key: key,
+                body: #"{"attributesType": "GameAttributes", "pushToken": "c3", "channelId": "x"}"#
+            )
             #expect(both.status == .unprocessableContent)
             #expect(try await client.send(.delete, path, key: key).status == .noContent)
             let afterEnd = try await client.send(.put, path, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "d4d4"}"#)

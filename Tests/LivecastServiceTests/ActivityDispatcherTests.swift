@@ -43,7 +43,9 @@ import Testing
             let accepted = try await self.update(fixture, key: "a1", home: 4)
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(accepted.updateID) == "failed")
-            let live = try await fixture.store.client.query("SELECT count(*)::int FROM activity_tokens WHERE token = \(token) AND invalidated_at IS NULL")
+            let live = try await fixture.store.client.query(
+                "SELECT count(*)::int FROM activity_tokens WHERE token = \(token) AND invalidated_at IS NULL"
+            )
             for try await count in live.decode(Int.self) { #expect(count == 0, "an invalidated token is not live") }
             let reasons = try await fixture.store.client.query("SELECT reason FROM deliveries WHERE update_id = \(accepted.updateID)")
             for try await reason in reasons.decode(String?.self) { #expect(reason == "Unregistered") }
@@ -85,7 +87,9 @@ import Testing
             #expect(try await fixture.status(accepted.updateID) == "pending")
             // Not due before the backoff: at least 2 s less 20 % jitter after the attempt (a clock the test does
             // not race: a second dispatch on a busy machine could come after the backoff).
-            let due = try await fixture.store.client.query("SELECT extract(epoch FROM not_before)::float8 FROM updates WHERE id = \(accepted.updateID)")
+            let due = try await fixture.store.client.query(
+                "SELECT extract(epoch FROM not_before)::float8 FROM updates WHERE id = \(accepted.updateID)"
+            )
             for try await notBefore in due.decode(Double.self) { #expect(notBefore >= beforeTheAttempt + 1.6) }
             try await fixture.store.client.query("UPDATE updates SET not_before = now() WHERE id = \(accepted.updateID)")
             #expect(try await dispatcher.dispatchOnce() == 1)

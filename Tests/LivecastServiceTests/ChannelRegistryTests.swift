@@ -12,12 +12,25 @@ import Testing
 @Suite struct ChannelRegistryTests {
     private static let bundleID = EmulatorFixture.bundleID
 
-    private func withRegistry(_ name: String, limit: Int = Channels.apnsLimit, _ body: (StoreFixture, EmulatorFixture, ChannelRegistry) async throws -> Void) async throws {
+    private func withRegistry(
+        _ name: String,
+        limit: Int = Channels.apnsLimit,
+        _ body: (StoreFixture, EmulatorFixture, ChannelRegistry) async throws -> Void
+    ) async throws {
         try await EmulatorFixture.with { emulator in
             let apns = try emulator.makeClient()
             do {
                 try await StoreFixture.with(name) { store in
-                    try await body(store, emulator, ChannelRegistry(channels: Channels(client: store.client, logger: store.logger), apns: apns, limit: limit, logger: store.logger))
+                    try await body(
+                        store,
+                        emulator,
+                        ChannelRegistry(
+                            channels: Channels(client: store.client, logger: store.logger),
+                            apns: apns,
+                            limit: limit,
+                            logger: store.logger
+                        )
+                    )
                 }
             } catch {
                 await apns.shutdown()
@@ -41,7 +54,9 @@ import Testing
             #expect(emulator.emulator.devices().isEmpty)
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID) == [channel.channelID])
             #expect(try await registry.list(appID: store.appID).map(\.channelID) == [channel.channelID])
-            #expect(try await Feeds(client: store.client, logger: store.logger).get(appID: store.appID, feedKey: "game-1")?.channelID == channel.channelID)
+            #expect(
+                try await Feeds(client: store.client, logger: store.logger).get(appID: store.appID, feedKey: "game-1")?.channelID == channel.channelID
+            )
             // One channel per feed.
             await #expect(throws: StoreError.self) {
                 try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 0, feedKey: "game-1")
@@ -52,7 +67,9 @@ import Testing
             #expect(retired.state == "retired")
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID).isEmpty)
             // Retiring again changes nothing; the registry keeps the retired channel.
-            #expect(try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: false).state == "retired")
+            #expect(
+                try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: false).state == "retired"
+            )
             #expect(try await registry.get(appID: store.appID, channelID: channel.channelID)?.state == "retired")
         }
     }
@@ -68,7 +85,9 @@ import Testing
                 try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: false)
             }
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID) == [channel.channelID])
-            #expect(try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: true).state == "retired")
+            #expect(
+                try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: true).state == "retired"
+            )
         }
     }
 
@@ -95,8 +114,12 @@ import Testing
             } catch let refusal as APNsRefusal {
                 #expect(refusal.message.contains("TopicDisallowed"))
             }
-            await #expect(throws: StoreError.self) { try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 2, feedKey: nil) }
-            await #expect(throws: StoreError.self) { try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 0, feedKey: "no-such-feed") }
+            await #expect(throws: StoreError.self) {
+                try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 2, feedKey: nil)
+            }
+            await #expect(throws: StoreError.self) {
+                try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 0, feedKey: "no-such-feed")
+            }
             #expect(try await registry.list(appID: store.appID).isEmpty)
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID).isEmpty)
         }

@@ -32,7 +32,12 @@ struct DispatchFixture {
     /// A new dispatcher (each has its own name in claims) sending through the fixture's client.
     func dispatcher(_ settings: Dispatcher.Settings = Dispatcher.Settings(batchSize: 5, pageSize: 100)) -> Dispatcher {
         let apns = self.apns
-        return Dispatcher(database: self.store.client, clientForApp: { _ in (apns, EmulatorFixture.bundleID) }, settings: settings, logger: self.store.logger)
+        return Dispatcher(
+            database: self.store.client,
+            clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+            settings: settings,
+            logger: self.store.logger
+        )
     }
 
     var now: Int { Int(Date().timeIntervalSince1970) }
@@ -54,7 +59,11 @@ struct DispatchFixture {
     /// An emulator device whose activity was started by a push, registered in the store with its update token
     /// (following `feed`, or standalone).
     func startedActivity(key: String, feed: String? = nil, osVersion: String = "17.5") async throws -> (deviceID: String, token: String) {
-        let device = try self.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: osVersion, pushToStartTokens: ["GameAttributes": ""])
+        let device = try self.emulator.emulator.addDevice(
+            bundleID: EmulatorFixture.bundleID,
+            osVersion: osVersion,
+            pushToStartTokens: ["GameAttributes": ""]
+        )
         let outcome = await self.apns.send(
             DevicePush(deviceToken: device.pushToStartTokens["GameAttributes"]!, bundleID: EmulatorFixture.bundleID, payload: try self.startPayload())
         )
@@ -84,17 +93,34 @@ struct DispatchFixture {
     func feed(_ key: String, channelPolicy: Int? = nil, staleAfterSeconds: Int? = nil) async throws -> String? {
         let feeds = Feeds(client: self.store.client, logger: self.store.logger)
         _ = try await feeds.put(
-            .init(appID: self.store.appID, feedKey: key, attributesType: "GameAttributes", attributes: try RawJSON(validating: #"{"team":"Giants"}"#), staleAfterSeconds: staleAfterSeconds)
+            .init(
+                appID: self.store.appID,
+                feedKey: key,
+                attributesType: "GameAttributes",
+                attributes: try RawJSON(validating: #"{"team":"Giants"}"#),
+                staleAfterSeconds: staleAfterSeconds
+            )
         )
         guard let channelPolicy else { return nil }
-        let registry = ChannelRegistry(channels: Channels(client: self.store.client, logger: self.store.logger), apns: self.apns, logger: self.store.logger)
-        return try await registry.create(appID: self.store.appID, bundleID: EmulatorFixture.bundleID, storagePolicy: channelPolicy, feedKey: key).channelID
+        let registry = ChannelRegistry(
+            channels: Channels(client: self.store.client, logger: self.store.logger),
+            apns: self.apns,
+            logger: self.store.logger
+        )
+        return try await registry.create(appID: self.store.appID, bundleID: EmulatorFixture.bundleID, storagePolicy: channelPolicy, feedKey: key)
+            .channelID
     }
 
     /// Accepts a feed update with `{"home": home}`.
     func update(feed: String, home: Int, timestamp: Int? = nil) async throws -> AcceptedUpdate {
         try await FeedUpdates(client: self.store.client, logger: self.store.logger).accept(
-            .init(appID: self.store.appID, feedKey: feed, event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#), timestamp: timestamp),
+            .init(
+                appID: self.store.appID,
+                feedKey: feed,
+                event: .update,
+                contentState: try RawJSON(validating: #"{"home":\#(home)}"#),
+                timestamp: timestamp
+            ),
             now: self.now
         )
     }
@@ -108,7 +134,9 @@ struct DispatchFixture {
     func tokenFollowers(_ count: Int, feed: String) async throws -> [(deviceID: String, token: String)] {
         var devices: [DeviceSnapshot] = []
         for _ in 0..<count {
-            devices.append(try self.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: "17.5", pushToStartTokens: ["GameAttributes": ""]))
+            devices.append(
+                try self.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: "17.5", pushToStartTokens: ["GameAttributes": ""])
+            )
         }
         let bytes = try self.startPayload()
         // In batches, so that no push waits behind thousands of others past its deadline on a busy machine.

@@ -47,7 +47,12 @@ import Testing
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(2000, feed: "game-1")
             let settings = Dispatcher.Settings(pageSize: 50)
-            let service = DispatcherService(dispatcher: fixture.dispatcher(settings), database: fixture.store.client, workers: 1, logger: fixture.store.logger)
+            let service = DispatcherService(
+                dispatcher: fixture.dispatcher(settings),
+                database: fixture.store.client,
+                workers: 1,
+                logger: fixture.store.logger
+            )
             let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
             let running = Task { try await group.run() }
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
@@ -84,7 +89,12 @@ import Testing
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(20, feed: "game-1")
             let settings = Dispatcher.Settings(pageSize: 100, retryRounds: 3, retryBackoff: .seconds(30))
-            let service = DispatcherService(dispatcher: fixture.dispatcher(settings), database: fixture.store.client, workers: 1, logger: fixture.store.logger)
+            let service = DispatcherService(
+                dispatcher: fixture.dispatcher(settings),
+                database: fixture.store.client,
+                workers: 1,
+                logger: fixture.store.logger
+            )
             let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
             let emulator = fixture.emulator.emulator
             let answeredBefore = emulator.answeredRequests

@@ -33,7 +33,12 @@ import Testing
             let apnsA = try fixture.emulator.makeClient()
             let databaseA = PostgresClient(configuration: fixture.store.configuration, backgroundLogger: fixture.store.logger)
             let runA = Task { await databaseA.run() }
-            let dispatcherA = Dispatcher(database: databaseA, clientForApp: { _ in (apnsA, EmulatorFixture.bundleID) }, settings: settings, logger: fixture.store.logger)
+            let dispatcherA = Dispatcher(
+                database: databaseA,
+                clientForApp: { _ in (apnsA, EmulatorFixture.bundleID) },
+                settings: settings,
+                logger: fixture.store.logger
+            )
             let workA = Task { try await dispatcherA.dispatchOnce() }
             let deadline = Date().addingTimeInterval(420)
             var cursorAtKill: Int64 = 0

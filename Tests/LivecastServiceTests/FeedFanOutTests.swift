@@ -15,9 +15,20 @@ import Testing
         let tokens = PushToStartTokens(client: fixture.store.client, logger: fixture.store.logger)
         var devices: [DeviceSnapshot] = []
         for _ in 0..<count {
-            let device = try fixture.emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: osVersion, pushToStartTokens: ["GameAttributes": ""])
+            let device = try fixture.emulator.emulator.addDevice(
+                bundleID: EmulatorFixture.bundleID,
+                osVersion: osVersion,
+                pushToStartTokens: ["GameAttributes": ""]
+            )
             _ = try await tokens.register(
-                .init(appID: fixture.store.appID, deviceID: device.id, attributesType: "GameAttributes", token: device.pushToStartTokens["GameAttributes"]!, userID: user, osVersion: osVersion)
+                .init(
+                    appID: fixture.store.appID,
+                    deviceID: device.id,
+                    attributesType: "GameAttributes",
+                    token: device.pushToStartTokens["GameAttributes"]!,
+                    userID: user,
+                    osVersion: osVersion
+                )
             )
             devices.append(device)
         }
@@ -47,7 +58,13 @@ import Testing
 
     private func start(_ fixture: DispatchFixture, feed: String, audience: FeedStarts.Audience) async throws -> AcceptedUpdate {
         try await FeedStarts(client: fixture.store.client, logger: fixture.store.logger).start(
-            .init(appID: fixture.store.appID, feedKey: feed, audience: audience, contentState: try RawJSON(validating: #"{"home":0}"#), alert: .init(title: "Kick-off")),
+            .init(
+                appID: fixture.store.appID,
+                feedKey: feed,
+                audience: audience,
+                contentState: try RawJSON(validating: #"{"home":0}"#),
+                alert: .init(title: "Kick-off")
+            ),
             now: fixture.now - 30
         )
     }
@@ -88,7 +105,11 @@ import Testing
 
             // A second later: an end in the same second would wait for the next one (coalescing).
             var end = FeedUpdates.Request(
-                appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":2}"#), timestamp: update.timestamp + 1
+                appID: fixture.store.appID,
+                feedKey: "game-1",
+                event: .end,
+                contentState: try RawJSON(validating: #"{"home":2}"#),
+                timestamp: update.timestamp + 1
             )
             end.content.dismissalDate = fixture.now + 600
             let ended = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end, now: fixture.now)
@@ -177,7 +198,9 @@ import Testing
             let (deviceID, _) = try await fixture.startedActivity(key: "a1", feed: "game-1")
             let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 5, pageSize: 100, fanOutAttempts: 2))
             // APNs asks twice to retry the broadcast: the second claim is the last.
-            fixture.emulator.emulator.setFaults(FaultPlan(script: [.status(503, reason: "ServiceUnavailable"), .status(503, reason: "ServiceUnavailable")]))
+            fixture.emulator.emulator.setFaults(
+                FaultPlan(script: [.status(503, reason: "ServiceUnavailable"), .status(503, reason: "ServiceUnavailable")])
+            )
             let first = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(first.updateID) == "pending")

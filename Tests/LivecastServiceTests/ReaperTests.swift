@@ -19,7 +19,10 @@ import Testing
             let before = fixture.now
             let reports = try await fixture.reaper(ReaperPolicy(staleGrace: 300, staleDismissalDelay: 600)).pass()
             #expect(reports.map(\.endedActivities) == [1])
-            #expect(reports.first?.summary(dryRun: false) == "com.example.game (sandbox): ended 1 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 0 tokens; pruned 0 rows")
+            #expect(
+                reports.first?.summary(dryRun: false)
+                    == "com.example.game (sandbox): ended 1 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 0 tokens; pruned 0 rows"
+            )
             #expect(try await fixture.dispatcher().drain() == 1)
             let shown = try #require(fixture.shown(deviceID).first)
             #expect(shown.state == .ended)
@@ -123,7 +126,12 @@ import Testing
             let channelID = try #require(try await fixture.feed("game-1", channelPolicy: 0))
             let keptID = try #require(try await fixture.feed("game-2", channelPolicy: 0))
             for key in ["game-1", "game-2"] {
-                var end = FeedUpdates.Request(appID: fixture.store.appID, feedKey: key, event: .end, contentState: try RawJSON(validating: #"{"home":1}"#))
+                var end = FeedUpdates.Request(
+                    appID: fixture.store.appID,
+                    feedKey: key,
+                    event: .end,
+                    contentState: try RawJSON(validating: #"{"home":1}"#)
+                )
                 end.content.dismissalDate = fixture.now + 60
                 _ = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end, now: fixture.now)
             }
@@ -136,7 +144,11 @@ import Testing
             #expect(reports.allSatisfy { $0.failures.isEmpty })
             let (atAPNs, _) = await fixture.apns.listChannels(bundleID: EmulatorFixture.bundleID)
             #expect(atAPNs == [keptID])
-            let registry = ChannelRegistry(channels: Channels(client: fixture.store.client, logger: fixture.store.logger), apns: fixture.apns, logger: fixture.store.logger)
+            let registry = ChannelRegistry(
+                channels: Channels(client: fixture.store.client, logger: fixture.store.logger),
+                apns: fixture.apns,
+                logger: fixture.store.logger
+            )
             #expect(try await registry.get(appID: fixture.store.appID, channelID: channelID)?.state == "retired")
             #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
         }
@@ -161,12 +173,20 @@ import Testing
             _ = try await fixture.startedActivity(key: "a1")
             for home in 1...5 {
                 _ = try await ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
-                    .init(appID: fixture.store.appID, activityKey: "a1", event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#), timestamp: fixture.now + home),
+                    .init(
+                        appID: fixture.store.appID,
+                        activityKey: "a1",
+                        event: .update,
+                        contentState: try RawJSON(validating: #"{"home":\#(home)}"#),
+                        timestamp: fixture.now + home
+                    ),
                     now: fixture.now
                 )
                 #expect(try await fixture.dispatcher().drain() == 1)
             }
-            try await fixture.sql("INSERT INTO deliveries (update_id, target_kind, target, status, reason, attempted_at) SELECT id, 'device', 'aa', 410, 'Unregistered', now() - interval '8 days' FROM updates")
+            try await fixture.sql(
+                "INSERT INTO deliveries (update_id, target_kind, target, status, reason, attempted_at) SELECT id, 'device', 'aa', 410, 'Unregistered', now() - interval '8 days' FROM updates"
+            )
             try await fixture.sql("UPDATE updates SET completed_at = now() - interval '8 days'")
             // The app keeps its updates 10 days: only deliveries go (5 rows, in batches of 2).
             try await fixture.sql("UPDATE apps SET retain_updates_days = 10")
@@ -175,7 +195,9 @@ import Testing
             #expect(try await fixture.reaper(ReaperPolicy(batchSize: 2)).pass().map(\.prunedRows) == [5])
             #expect(try await fixture.number("SELECT count(*)::int FROM updates") == 0)
             // A dismissed activity goes after 30 days, with its token.
-            try await fixture.sql("UPDATE activities SET state = 'dismissed', ended_at = now() - interval '32 days', dismissed_at = now() - interval '31 days'")
+            try await fixture.sql(
+                "UPDATE activities SET state = 'dismissed', ended_at = now() - interval '32 days', dismissed_at = now() - interval '31 days'"
+            )
             #expect(try await fixture.reaper().pass().map(\.prunedRows) == [1])
             #expect(try await fixture.number("SELECT count(*)::int FROM activity_tokens") == 0)
             #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
@@ -196,7 +218,10 @@ import Testing
                 """
             let before = try await fixture.number(snapshot)
             let dry = try await fixture.reaper().pass(dryRun: true)
-            #expect(dry.first?.summary(dryRun: true) == "com.example.game (sandbox): would end 1 activities, 0 feeds; would dismiss 0 activities; would retire 0 channels; would expire 1 tokens; would prune 0 rows")
+            #expect(
+                dry.first?.summary(dryRun: true)
+                    == "com.example.game (sandbox): would end 1 activities, 0 feeds; would dismiss 0 activities; would retire 0 channels; would expire 1 tokens; would prune 0 rows"
+            )
             #expect(try await fixture.number(snapshot) == before)
             let real = try await fixture.reaper().pass()
             #expect(real.map(\.endedActivities) == dry.map(\.endedActivities))

@@ -43,7 +43,10 @@ import Testing
             let rotation = Task {
                 try await fixture.store.client.withTransaction(logger: fixture.store.logger) { connection in
                     // What a rotation does: the feed's send lock, then the old token out and the new one in.
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(SendLocks.feedNamespace), \(SendLocks.key(feedID)))", logger: fixture.store.logger)
+                    try await connection.query(
+                        "SELECT pg_advisory_xact_lock(\(SendLocks.feedNamespace), \(SendLocks.key(feedID)))",
+                        logger: fixture.store.logger
+                    )
                     try await connection.query(
                         "UPDATE activity_tokens SET invalidated_at = now(), invalidation_reason = 'rotated' WHERE invalidated_at IS NULL",
                         logger: fixture.store.logger
@@ -81,7 +84,10 @@ import Testing
             let newToken = try #require(fixture.emulator.emulator.rotateUpdateToken(deviceID: deviceID, activityID: activityID))
             let feedID = try await self.feedID(fixture)
             try await fixture.store.client.withConnection { sender in
-                try await sender.query("SELECT pg_advisory_lock_shared(\(SendLocks.feedNamespace), \(SendLocks.key(feedID)))", logger: fixture.store.logger)
+                try await sender.query(
+                    "SELECT pg_advisory_lock_shared(\(SendLocks.feedNamespace), \(SendLocks.key(feedID)))",
+                    logger: fixture.store.logger
+                )
                 let rotation = Task {
                     try await Activities(client: fixture.store.client, logger: fixture.store.logger).register(
                         .init(appID: fixture.store.appID, activityKey: "a1", attributesType: "GameAttributes", feedKey: "game-1", pushToken: newToken)
@@ -89,7 +95,10 @@ import Testing
                 }
                 try await Task.sleep(for: .milliseconds(800))
                 #expect(try await self.liveTokens(fixture, activity: "a1") == [oldToken], "the rotation did not wait for the send")
-                try await sender.query("SELECT pg_advisory_unlock_shared(\(SendLocks.feedNamespace), \(SendLocks.key(feedID)))", logger: fixture.store.logger)
+                try await sender.query(
+                    "SELECT pg_advisory_unlock_shared(\(SendLocks.feedNamespace), \(SendLocks.key(feedID)))",
+                    logger: fixture.store.logger
+                )
                 #expect(try await rotation.value == .tokenRotated)
             }
             #expect(try await self.liveTokens(fixture, activity: "a1") == [newToken])

@@ -6,8 +6,22 @@ import Testing
 
 /// Activities against a real PostgreSQL: registration, token rotation without a gap, lifecycle.
 @Suite struct ActivitiesTests {
-    private func registration(_ fixture: StoreFixture, key: String = "activity-1", token: String? = nil, feed: String? = nil, channel: String? = nil) -> Activities.Registration {
-        .init(appID: fixture.appID, activityKey: key, attributesType: "GameAttributes", feedKey: feed, pushToken: token, channelID: channel, deviceID: "device-1")
+    private func registration(
+        _ fixture: StoreFixture,
+        key: String = "activity-1",
+        token: String? = nil,
+        feed: String? = nil,
+        channel: String? = nil
+    ) -> Activities.Registration {
+        .init(
+            appID: fixture.appID,
+            activityKey: key,
+            attributesType: "GameAttributes",
+            feedKey: feed,
+            pushToken: token,
+            channelID: channel,
+            deviceID: "device-1"
+        )
     }
 
     private func tokens(_ fixture: StoreFixture, key: String = "activity-1") async throws -> [(token: String, generation: Int, live: Bool)] {

@@ -16,8 +16,19 @@ import Testing
         return ActivityUpdates(client: fixture.client, logger: fixture.logger)
     }
 
-    private func request(_ fixture: StoreFixture, _ event: LiveActivityEvent = .update, home: Int = 1, timestamp: Int? = nil) throws -> ActivityUpdates.Request {
-        .init(appID: fixture.appID, activityKey: "activity-1", event: event, contentState: try RawJSON(validating: #"{"home":\#(home)}"#), timestamp: timestamp)
+    private func request(
+        _ fixture: StoreFixture,
+        _ event: LiveActivityEvent = .update,
+        home: Int = 1,
+        timestamp: Int? = nil
+    ) throws -> ActivityUpdates.Request {
+        .init(
+            appID: fixture.appID,
+            activityKey: "activity-1",
+            event: event,
+            contentState: try RawJSON(validating: #"{"home":\#(home)}"#),
+            timestamp: timestamp
+        )
     }
 
     private func statuses(_ fixture: StoreFixture) async throws -> [(timestamp: Int, status: String)] {
@@ -85,7 +96,9 @@ import Testing
         try await StoreFixture.with("updates_refused") { fixture in
             let updates = try await self.activity(fixture)
             let big = ActivityUpdates.Request(
-                appID: fixture.appID, activityKey: "activity-1", event: .update,
+                appID: fixture.appID,
+                activityKey: "activity-1",
+                event: .update,
                 contentState: try RawJSON(validating: #"{"p":"\#(String(repeating: "x", count: 4100))"}"#)
             )
             do {
@@ -101,7 +114,12 @@ import Testing
             var badPriority = try self.request(fixture)
             badPriority.content.priority = 7
             await #expect(throws: StoreError.self) { try await updates.accept(badPriority, now: self.now) }
-            let unknown = ActivityUpdates.Request(appID: fixture.appID, activityKey: "nope", event: .update, contentState: try RawJSON(validating: "{}"))
+            let unknown = ActivityUpdates.Request(
+                appID: fixture.appID,
+                activityKey: "nope",
+                event: .update,
+                contentState: try RawJSON(validating: "{}")
+            )
             await #expect(throws: StoreError.self) { try await updates.accept(unknown, now: self.now) }
             #expect(try await self.statuses(fixture).isEmpty)
         }

@@ -1,6 +1,6 @@
-import LivecastCore
 import Crypto
 import Foundation
+import LivecastCore
 import LivecastStore
 import LivecastTesting
 import PostgresNIO
@@ -14,7 +14,13 @@ import Testing
         try await StoreFixture.with("apps_sealed") { fixture in
             let masterKey = MasterKey.random()
             let apps = Apps(client: fixture.client, masterKey: masterKey, logger: fixture.logger)
-            let app = try await apps.add(bundleID: "com.example.delivery", environment: .production, teamID: "TEAM000001", keyID: "KEY0000001", signingKey: .sealed(p8: self.pem))
+            let app = try await apps.add(
+                bundleID: "com.example.delivery",
+                environment: .production,
+                teamID: "TEAM000001",
+                keyID: "KEY0000001",
+                signingKey: .sealed(p8: self.pem)
+            )
             let credentials = try await apps.credentials(appID: app.id)
             #expect(credentials.teamID == "TEAM000001")
             #expect(credentials.keyID == "KEY0000001")
@@ -35,10 +41,22 @@ import Testing
         try await StoreFixture.with("apps_path") { fixture in
             let key = try await ProviderKey.make(teamID: "TEAM000002", keyID: "KEY0000002")
             let apps = Apps(client: fixture.client, masterKey: nil, logger: fixture.logger)
-            let app = try await apps.add(bundleID: "com.example.path", environment: .sandbox, teamID: key.teamID, keyID: key.keyID, signingKey: .path(key.path))
+            let app = try await apps.add(
+                bundleID: "com.example.path",
+                environment: .sandbox,
+                teamID: key.teamID,
+                keyID: key.keyID,
+                signingKey: .path(key.path)
+            )
             #expect(try await apps.credentials(appID: app.id).keyID == "KEY0000002")
             await #expect(throws: StoreError.self) {
-                try await apps.add(bundleID: "com.example.nokey", environment: .sandbox, teamID: key.teamID, keyID: key.keyID, signingKey: .path("/no/such.p8"))
+                try await apps.add(
+                    bundleID: "com.example.nokey",
+                    environment: .sandbox,
+                    teamID: key.teamID,
+                    keyID: key.keyID,
+                    signingKey: .path("/no/such.p8")
+                )
             }
         }
     }
@@ -66,7 +84,13 @@ import Testing
             #expect(try await apps.list().count == before)
             await #expect(throws: StoreError.self) {
                 try await Apps(client: fixture.client, masterKey: nil, logger: fixture.logger)
-                    .add(bundleID: "com.example.b", environment: .sandbox, teamID: "TEAM000001", keyID: "KEY0000001", signingKey: .sealed(p8: self.pem))
+                    .add(
+                        bundleID: "com.example.b",
+                        environment: .sandbox,
+                        teamID: "TEAM000001",
+                        keyID: "KEY0000001",
+                        signingKey: .sealed(p8: self.pem)
+                    )
             }
             #expect(throws: StoreError.self) { try MasterKey(base64: "c2hvcnQ=") }
             #expect("\(MasterKey.random())" == "MasterKey(<redacted>)")

@@ -12,13 +12,30 @@ import Testing
 
     private func feed(_ fixture: StoreFixture, _ key: String = "game-1", staleAfterSeconds: Int? = nil) async throws -> FeedUpdates {
         _ = try await Feeds(client: fixture.client, logger: fixture.logger).put(
-            .init(appID: fixture.appID, feedKey: key, attributesType: "GameAttributes", attributes: try RawJSON(validating: #"{"team":"Giants"}"#), staleAfterSeconds: staleAfterSeconds)
+            .init(
+                appID: fixture.appID,
+                feedKey: key,
+                attributesType: "GameAttributes",
+                attributes: try RawJSON(validating: #"{"team":"Giants"}"#),
+                staleAfterSeconds: staleAfterSeconds
+            )
         )
         return FeedUpdates(client: fixture.client, logger: fixture.logger)
     }
 
-    private func update(_ fixture: StoreFixture, _ event: LiveActivityEvent = .update, home: Int? = 1, timestamp: Int? = nil) throws -> FeedUpdates.Request {
-        .init(appID: fixture.appID, feedKey: "game-1", event: event, contentState: try home.map { try RawJSON(validating: #"{"home":\#($0)}"#) }, timestamp: timestamp)
+    private func update(
+        _ fixture: StoreFixture,
+        _ event: LiveActivityEvent = .update,
+        home: Int? = 1,
+        timestamp: Int? = nil
+    ) throws -> FeedUpdates.Request {
+        .init(
+            appID: fixture.appID,
+            feedKey: "game-1",
+            event: event,
+            contentState: try home.map { try RawJSON(validating: #"{"home":\#($0)}"#) },
+            timestamp: timestamp
+        )
     }
 
     private func code(_ body: () async throws -> Void) async -> StoreError.Code? {
@@ -46,7 +63,10 @@ import Testing
             let first = try await updates.accept(try self.update(fixture, timestamp: self.now), now: self.now)
             #expect(first.timestamp == self.now)
             #expect(try LiveActivityPayload(decoding: Array((try await self.rows(fixture))[0].payload!.utf8)).staleDate == self.now + 900)
-            #expect(await self.code { _ = try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now - 1), now: self.now) } == .staleTimestamp)
+            #expect(
+                await self.code { _ = try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now - 1), now: self.now) }
+                    == .staleTimestamp
+            )
             // Same second: goes out a second later and supersedes the first, which no dispatcher had begun.
             let second = try await updates.accept(try self.update(fixture, home: 2, timestamp: self.now), now: self.now)
             #expect(second.coalesced && second.timestamp == self.now + 1)
@@ -69,8 +89,16 @@ import Testing
             #expect(payload.event == .end && payload.contentState?.text == #"{"home":3}"#)
             #expect(payload.dismissalDate == self.now + 10 + 4 * 3600)
             #expect(await self.code { _ = try await updates.accept(try self.update(fixture, timestamp: self.now + 20), now: self.now) } == .feedEnded)
-            let start = FeedStarts.Request(appID: fixture.appID, feedKey: "game-1", audience: .everyone, contentState: try RawJSON(validating: "{}"), alert: .init(title: "x"))
-            #expect(await self.code { _ = try await FeedStarts(client: fixture.client, logger: fixture.logger).start(start, now: self.now) } == .feedEnded)
+            let start = FeedStarts.Request(
+                appID: fixture.appID,
+                feedKey: "game-1",
+                audience: .everyone,
+                contentState: try RawJSON(validating: "{}"),
+                alert: .init(title: "x")
+            )
+            #expect(
+                await self.code { _ = try await FeedStarts(client: fixture.client, logger: fixture.logger).start(start, now: self.now) } == .feedEnded
+            )
             #expect(try await self.rows(fixture).count == 2)
         }
     }
@@ -135,7 +163,9 @@ import Testing
             request.audience = .users(["u1"])
             let accepted = try await starts.start(request, now: self.now)
             #expect(accepted.priority == 10)
-            let rows = try await fixture.client.query("SELECT payload, channel_payload, audience_kind, audience FROM updates WHERE id = \(accepted.updateID)")
+            let rows = try await fixture.client.query(
+                "SELECT payload, channel_payload, audience_kind, audience FROM updates WHERE id = \(accepted.updateID)"
+            )
             for try await (payload, channelPayload, kind, audience) in rows.decode((String, String?, String, [String]).self) {
                 let tokenForm = try LiveActivityPayload(decoding: Array(payload.utf8))
                 #expect(tokenForm.event == .start && tokenForm.inputPushToken && tokenForm.attributesType == "GameAttributes")
@@ -153,8 +183,16 @@ import Testing
             _ = try await Activities(client: fixture.client, logger: fixture.logger).register(
                 .init(appID: fixture.appID, activityKey: "a1", attributesType: "GameAttributes", feedKey: "game-1", pushToken: "ab01")
             )
-            let request = ActivityUpdates.Request(appID: fixture.appID, activityKey: "a1", event: .update, contentState: try RawJSON(validating: "{}"))
-            #expect(await self.code { _ = try await ActivityUpdates(client: fixture.client, logger: fixture.logger).accept(request, now: self.now) } == .conflict)
+            let request = ActivityUpdates.Request(
+                appID: fixture.appID,
+                activityKey: "a1",
+                event: .update,
+                contentState: try RawJSON(validating: "{}")
+            )
+            #expect(
+                await self.code { _ = try await ActivityUpdates(client: fixture.client, logger: fixture.logger).accept(request, now: self.now) }
+                    == .conflict
+            )
         }
     }
 }

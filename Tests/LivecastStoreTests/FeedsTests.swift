@@ -11,7 +11,13 @@ import Testing
         try await StoreFixture.with("feeds_put") { fixture in
             let feeds = Feeds(client: fixture.client, logger: fixture.logger)
             let attributes = try RawJSON(validating: #"{"homeTeam": "Giants",  "awayTeam": "Dodgers"}"#)
-            var definition = Feeds.Definition(appID: fixture.appID, feedKey: "game-4711", attributesType: "GameAttributes", attributes: attributes, staleAfterSeconds: 900)
+            var definition = Feeds.Definition(
+                appID: fixture.appID,
+                feedKey: "game-4711",
+                attributesType: "GameAttributes",
+                attributes: attributes,
+                staleAfterSeconds: 900
+            )
             let (created, isNew) = try await feeds.put(definition)
             #expect(isNew)
             #expect(created.state == "created")
@@ -25,7 +31,13 @@ import Testing
             let activities = Activities(client: fixture.client, logger: fixture.logger)
             for index in 0..<3 {
                 _ = try await activities.register(
-                    .init(appID: fixture.appID, activityKey: "a\(index)", attributesType: "GameAttributes", feedKey: "game-4711", pushToken: String(format: "ab%02x", index))
+                    .init(
+                        appID: fixture.appID,
+                        activityKey: "a\(index)",
+                        attributesType: "GameAttributes",
+                        feedKey: "game-4711",
+                        pushToken: String(format: "ab%02x", index)
+                    )
                 )
             }
             _ = try await activities.endedByDevice(appID: fixture.appID, activityKey: "a0")
@@ -46,11 +58,25 @@ import Testing
                 try await feeds.put(.init(appID: fixture.appID, feedKey: "delivery-1", attributesType: "GameAttributes", attributes: attributes))
             }
             await #expect(throws: StoreError.self) {
-                try await feeds.put(.init(appID: fixture.appID, feedKey: "delivery-2", attributesType: "DeliveryAttributes", attributes: try RawJSON(validating: "[1]")))
+                try await feeds.put(
+                    .init(
+                        appID: fixture.appID,
+                        feedKey: "delivery-2",
+                        attributesType: "DeliveryAttributes",
+                        attributes: try RawJSON(validating: "[1]")
+                    )
+                )
             }
             try await fixture.client.query("UPDATE feeds SET state = 'active' WHERE feed_key = 'delivery-1'")
             await #expect(throws: StoreError.self) {
-                try await feeds.put(.init(appID: fixture.appID, feedKey: "delivery-1", attributesType: "DeliveryAttributes", attributes: try RawJSON(validating: #"{"order": "B2"}"#)))
+                try await feeds.put(
+                    .init(
+                        appID: fixture.appID,
+                        feedKey: "delivery-1",
+                        attributesType: "DeliveryAttributes",
+                        attributes: try RawJSON(validating: #"{"order": "B2"}"#)
+                    )
+                )
             }
             // The same attributes again is fine once started (a retried PUT).
             _ = try await feeds.put(.init(appID: fixture.appID, feedKey: "delivery-1", attributesType: "DeliveryAttributes", attributes: attributes))

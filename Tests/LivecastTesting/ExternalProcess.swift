@@ -23,7 +23,13 @@ public enum ExternalProcess {
         let program: Executable = executable.contains("/") ? .path(FilePath(executable)) : .name(executable)
         let result =
             if let stdin {
-                try await Subprocess.run(program, arguments: Arguments(arguments), input: .string(stdin), output: .string(limit: .max), error: .string(limit: .max))
+                try await Subprocess.run(
+                    program,
+                    arguments: Arguments(arguments),
+                    input: .string(stdin),
+                    output: .string(limit: .max),
+                    error: .string(limit: .max)
+                )
             } else {
                 try await Subprocess.run(program, arguments: Arguments(arguments), output: .string(limit: .max), error: .string(limit: .max))
             }

@@ -30,7 +30,10 @@ public actor TestPostgres {
         _ configuration: PostgresClient.Configuration,
         _ body: (PostgresClient) async throws -> Result
     ) async throws -> Result {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "test.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let client = PostgresClient(
+            configuration: configuration,
+            backgroundLogger: Logger(label: "test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }

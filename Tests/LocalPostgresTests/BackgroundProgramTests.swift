@@ -18,7 +18,8 @@ import Glibc
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("livecast-program-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let program = try await BackgroundProgram.start(
-            "bash", ["-c", "echo $(ls /proc/self/fd); grep -E '^Sig(Blk|Ign)' /proc/self/status"],
+            "bash",
+            ["-c", "echo $(ls /proc/self/fd); grep -E '^Sig(Blk|Ign)' /proc/self/status"],
             standardOutput: output
         )
         #expect(try await program.waitForExit() == .exited(0))
@@ -28,9 +29,11 @@ import Glibc
         #expect(lines.first?.joined(separator: " ") == "0 1 2 3", "\(lines)")
         // Every signal a program can handle, that is all but glibc's own 32 and 33 (which no program can touch).
         let glibcSignals: UInt64 = 1 << (32 - 1) | 1 << (33 - 1)
-        let masks = Dictionary(uniqueKeysWithValues: lines.dropFirst().compactMap { line in
-            line.count == 2 ? (String(line[0]), UInt64(line[1], radix: 16).map { $0 & ~glibcSignals }) : nil
-        })
+        let masks = Dictionary(
+            uniqueKeysWithValues: lines.dropFirst().compactMap { line in
+                line.count == 2 ? (String(line[0]), UInt64(line[1], radix: 16).map { $0 & ~glibcSignals }) : nil
+            }
+        )
         #expect(masks == ["SigBlk:": 0, "SigIgn:": 0], "\(lines)")
     }
 

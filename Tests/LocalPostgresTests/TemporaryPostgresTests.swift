@@ -15,12 +15,17 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: postgres.directory.appendingPathComponent("data/PG_VERSION").path))
         #expect(postgres.configuration.host == "127.0.0.1" && postgres.configuration.port == postgres.port)
 
-        let client = PostgresClient(configuration: postgres.configuration, backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let client = PostgresClient(
+            configuration: postgres.configuration,
+            backgroundLogger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         let (version, maxConnections) = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             var answer = ("", "")
-            for try await row in try await client.query("SELECT current_setting('server_version_num'), current_setting('max_connections')").decode((String, String).self) {
+            for try await row in try await client.query("SELECT current_setting('server_version_num'), current_setting('max_connections')").decode(
+                (String, String).self
+            ) {
                 answer = row
             }
             return answer

@@ -171,7 +171,10 @@ final class HTTP2ConnectionPool: Sendable {
             return (state.slots[index].handler, false)
         }
         if let error {
-            self.logger.debug("APNs connection closed", metadata: ["apns.endpoint": "\(self.endpoint.host):\(self.endpoint.port)", "error": "\(error)"])
+            self.logger.debug(
+                "APNs connection closed",
+                metadata: ["apns.endpoint": "\(self.endpoint.host):\(self.endpoint.port)", "error": "\(error)"]
+            )
         }
         guard !exchanges.isEmpty else { return }
         if isShutDown {

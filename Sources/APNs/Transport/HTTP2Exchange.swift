@@ -127,7 +127,9 @@ final class HTTP2Exchange: @unchecked Sendable {
     func completeWithResponse() {
         let latency = Duration.nanoseconds((NIODeadline.now() - self.sentAt).nanoseconds)
         self.complete(
-            .response(HTTP2Response(status: self.status, headers: self.responseHeaders, body: self.responseBody, attempts: self.attempts, latency: latency))
+            .response(
+                HTTP2Response(status: self.status, headers: self.responseHeaders, body: self.responseBody, attempts: self.attempts, latency: latency)
+            )
         )
     }
 }

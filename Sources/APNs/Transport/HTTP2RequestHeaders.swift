@@ -26,7 +26,10 @@ final class HTTP2RequestHeaders {
         var used = 0
         var fits = true
         func add(_ nameValue: nghttp2_nv) {
-            guard count < Self.nameValueCapacity else { return fits = false }
+            guard count < Self.nameValueCapacity else {
+                fits = false
+                return
+            }
             self.nameValues[count] = nameValue
             count += 1
         }

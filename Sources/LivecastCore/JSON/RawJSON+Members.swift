@@ -100,7 +100,9 @@ private struct MemberScanner {
             return false
         default:
             let start = self.index
-            while self.index < self.bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(self.bytes[self.index]) {
+            while self.index < self.bytes.count,
+                ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(self.bytes[self.index])
+            {
                 self.index += 1
             }
             return self.index > start

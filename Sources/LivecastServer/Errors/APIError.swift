@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HTTPTypes
 import Hummingbird
 
 /// An error the API answers with: a status and `{"error": {"code", "message", "field"?}}`.

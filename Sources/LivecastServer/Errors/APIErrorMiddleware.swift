@@ -1,8 +1,8 @@
 import Hummingbird
-import NIOCore
 import LivecastService
 import LivecastStore
 import Logging
+import NIOCore
 import PostgresNIO
 
 /// Turns every error into the API's error body: ``APIError`` as is, the store's and APNs' refusals

@@ -71,7 +71,16 @@ extension Dispatcher {
         )
         var claims: [ActivityClaim] = []
         for try await (id, appID, activityID, payload, priority, attempts) in rows.decode((Int64, Int64, Int64, String, Int, Int).self) {
-            claims.append(ActivityClaim(updateID: id, appID: appID, activityID: activityID, payload: Array(payload.utf8), priority: priority, attempts: attempts))
+            claims.append(
+                ActivityClaim(
+                    updateID: id,
+                    appID: appID,
+                    activityID: activityID,
+                    payload: Array(payload.utf8),
+                    priority: priority,
+                    attempts: attempts
+                )
+            )
         }
         return claims
     }
@@ -115,7 +124,9 @@ extension Dispatcher {
                 verdicts.append(Verdict(updateID: claim.updateID, status: "failed", failure: (nil, "NoLiveTarget")))
             }
         }
-        let outcomes = await client.send(devicePushes.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.claim.payload, priority: $0.claim.priority) })
+        let outcomes = await client.send(
+            devicePushes.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.claim.payload, priority: $0.claim.priority) }
+        )
         DispatchMetrics.record(outcomes, target: "device")
         for (push, outcome) in zip(devicePushes, outcomes) {
             var verdict = self.verdict(push.claim, outcome, target: push.token)
@@ -145,7 +156,12 @@ extension Dispatcher {
     private func record(_ verdicts: [Verdict]) async throws {
         var invalidated = 0
         for case let (tokenID, reason, since)? in verdicts.map(\.invalidation) {
-            invalidated += try await Activities(client: self.database, logger: self.logger).invalidateToken(id: tokenID, reason: reason, invalidSinceMillis: since) ? 1 : 0
+            invalidated +=
+                try await Activities(client: self.database, logger: self.logger).invalidateToken(
+                    id: tokenID,
+                    reason: reason,
+                    invalidSinceMillis: since
+                ) ? 1 : 0
         }
         DispatchMetrics.tokensInvalidated(invalidated, kind: "update")
         let finished = verdicts.filter { $0.status != nil }

@@ -48,7 +48,9 @@ extension Dispatcher {
             """,
             logger: self.logger
         )
-        for try await row in rows.decode((Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int).self) {
+        for try await row in rows.decode(
+            (Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int).self
+        ) {
             return FanOutClaim(
                 updateID: row.0,
                 appID: row.1,
@@ -72,7 +74,14 @@ extension Dispatcher {
 
     /// Records progress: the cursor and counts, a fresh lease, and this claim as the only one since progress. - Throws: ``LostClaim`` when another dispatcher
     /// took the update over (this one's lease ran out).
-    func checkpoint(_ claim: inout FanOutClaim, cursor: Int64, sent: Int, failed: Int, channelDone: Bool? = nil, on connection: PostgresConnection) async throws {
+    func checkpoint(
+        _ claim: inout FanOutClaim,
+        cursor: Int64,
+        sent: Int,
+        failed: Int,
+        channelDone: Bool? = nil,
+        on connection: PostgresConnection
+    ) async throws {
         let rows = try await connection.query(
             """
             UPDATE updates SET cursor_id = \(cursor), sent_count = sent_count + \(sent), failed_count = failed_count + \(failed),

@@ -45,12 +45,18 @@ extension Dispatcher {
         } catch let retry as RetryLater {
             // No checkpoint came between the claim and the broadcast: the claim's count is the broadcast's tries.
             guard claimed.attempts < self.settings.fanOutAttempts else {
-                self.logger.error("gave up a broadcast APNs kept asking to retry", metadata: ["update": "\(claimed.updateID)", "reason": "\(retry.reason)"])
+                self.logger.error(
+                    "gave up a broadcast APNs kept asking to retry",
+                    metadata: ["update": "\(claimed.updateID)", "reason": "\(retry.reason)"]
+                )
                 try await self.database.withConnection { try await self.release(claimed.updateID, status: "failed", on: $0) }
                 return
             }
             let delay = min(pow(2, Double(claimed.attempts)), 300) * Double.random(in: 0.8...1.2)
-            self.logger.info("broadcast to retry later", metadata: ["update": "\(claimed.updateID)", "reason": "\(retry.reason)", "in": "\(Int(delay)) s"])
+            self.logger.info(
+                "broadcast to retry later",
+                metadata: ["update": "\(claimed.updateID)", "reason": "\(retry.reason)", "in": "\(Int(delay)) s"]
+            )
             try await self.database.withConnection { try await self.release(claimed.updateID, status: "pending", retryAfter: delay, on: $0) }
         }
     }
@@ -82,9 +88,19 @@ extension Dispatcher {
         )
         if outcome.classification == .retryLater { throw RetryLater(reason: outcome.failureReason) }
         if outcome.reason == .channelNotRegistered || outcome.reason == .badChannelId {
-            try await connection.query("UPDATE channels SET state = 'missing' WHERE feed_id = \(claim.feedID) AND channel_id = \(channel.id)", logger: self.logger)
+            try await connection.query(
+                "UPDATE channels SET state = 'missing' WHERE feed_id = \(claim.feedID) AND channel_id = \(channel.id)",
+                logger: self.logger
+            )
         }
-        try await self.checkpoint(&claim, cursor: claim.cursor, sent: outcome.isSuccess ? 1 : 0, failed: outcome.isSuccess ? 0 : 1, channelDone: true, on: connection)
+        try await self.checkpoint(
+            &claim,
+            cursor: claim.cursor,
+            sent: outcome.isSuccess ? 1 : 0,
+            failed: outcome.isSuccess ? 0 : 1,
+            channelDone: true,
+            on: connection
+        )
         if claim.event == .end {
             try await connection.query(
                 """

@@ -63,7 +63,9 @@ extension Dispatcher {
                     try? await Task.sleep(for: backoff)
                 }
             }
-            let outcomes = await client.send(pending.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) })
+            let outcomes = await client.send(
+                pending.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) }
+            )
             DispatchMetrics.record(outcomes, target: "device")
             var again: [PageTarget] = []
             for (target, outcome) in zip(pending, outcomes) {
@@ -74,7 +76,9 @@ extension Dispatcher {
                     again.append(target)
                 case .tokenInvalid:
                     let reason = outcome.reason?.rawValue ?? "Unregistered"
-                    delivery.invalidations.append(.init(tokenID: target.tokenID, token: target.token, reason: reason, invalidSinceMillis: outcome.invalidSince.map(Int64.init)))
+                    delivery.invalidations.append(
+                        .init(tokenID: target.tokenID, token: target.token, reason: reason, invalidSinceMillis: outcome.invalidSince.map(Int64.init))
+                    )
                     delivery.failures.append(.init(token: target.token, status: outcome.status, reason: reason))
                 default:
                     delivery.failures.append(.init(token: target.token, status: outcome.status, reason: outcome.failureReason))
@@ -103,15 +107,18 @@ extension Dispatcher {
         for invalidation in delivery.invalidations {
             switch tokens {
             case .activityTokens:
-                invalidated += try await Activities(client: self.database, logger: self.logger)
-                    .invalidateToken(id: invalidation.tokenID, reason: invalidation.reason, invalidSinceMillis: invalidation.invalidSinceMillis) ? 1 : 0
+                invalidated +=
+                    try await Activities(client: self.database, logger: self.logger)
+                    .invalidateToken(id: invalidation.tokenID, reason: invalidation.reason, invalidSinceMillis: invalidation.invalidSinceMillis)
+                    ? 1 : 0
             case .pushToStartTokens:
-                invalidated += try await PushToStartTokens(client: self.database, logger: self.logger).invalidate(
-                    appID: appID,
-                    token: invalidation.token,
-                    reason: PushToStartTokens.InvalidationReason(rawValue: invalidation.reason) ?? .unregistered,
-                    invalidSinceMillis: invalidation.invalidSinceMillis
-                ) ? 1 : 0
+                invalidated +=
+                    try await PushToStartTokens(client: self.database, logger: self.logger).invalidate(
+                        appID: appID,
+                        token: invalidation.token,
+                        reason: PushToStartTokens.InvalidationReason(rawValue: invalidation.reason) ?? .unregistered,
+                        invalidSinceMillis: invalidation.invalidSinceMillis
+                    ) ? 1 : 0
             }
         }
         DispatchMetrics.tokensInvalidated(invalidated, kind: tokens == .activityTokens ? "update" : "pushToStart")

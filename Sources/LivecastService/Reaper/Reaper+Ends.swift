@@ -99,9 +99,11 @@ extension Reaper {
         var after: Int64 = 0
         while true {
             var page: [(Int64, String)] = []
-            for try await row in try await self.database.query(self.staleFeeds(app, now: now, after: after, limit: self.policy.batchSize), logger: self.logger)
-                .decode((Int64, String).self)
-            {
+            for try await row in try await self.database.query(
+                self.staleFeeds(app, now: now, after: after, limit: self.policy.batchSize),
+                logger: self.logger
+            )
+            .decode((Int64, String).self) {
                 page.append(row)
             }
             for (id, key) in page {

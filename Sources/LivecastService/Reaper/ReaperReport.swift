@@ -34,7 +34,8 @@ public struct ReaperReport: Sendable, Hashable {
     public func summary(dryRun: Bool) -> String {
         let app = "\(self.bundleID) (\(self.environment))"
         if self.skipped { return "\(app): skipped, another reaper is working on it" }
-        let past = dryRun
+        let past =
+            dryRun
             ? ["would end", "would dismiss", "would retire", "would expire", "would prune"]
             : ["ended", "dismissed", "retired", "expired", "pruned"]
         return "\(app): \(past[0]) \(self.endedActivities) activities, \(self.endedFeeds) feeds; \(past[1]) \(self.dismissedActivities) activities; "

@@ -91,10 +91,17 @@ public struct Apps: Sendable {
                 logger: self.logger
             )
             for try await id in rows.decode(Int64.self) {
-                return App(id: id, bundleID: bundleID, environment: environment.rawValue, teamID: teamID, keyID: keyID, priority10HourlyCap: priority10HourlyCap)
+                return App(
+                    id: id,
+                    bundleID: bundleID,
+                    environment: environment.rawValue,
+                    teamID: teamID,
+                    keyID: keyID,
+                    priority10HourlyCap: priority10HourlyCap
+                )
             }
             throw StoreError(.notFound, "the app was not stored")
-        } catch where StoreError.isUniqueViolation(error) {
+        } catch  where StoreError.isUniqueViolation(error) {
             throw StoreError(.conflict, "\(bundleID) is already an app in \(environment.rawValue)", field: "bundleId")
         }
     }
@@ -106,7 +113,8 @@ public struct Apps: Sendable {
             "SELECT bundle_id, environment, team_id, key_id, signing_key_sealed, signing_key_path FROM apps WHERE id = \(appID)",
             logger: self.logger
         )
-        for try await (bundleID, environment, teamID, keyID, sealed, path) in rows.decode((String, String, String, String, ByteBuffer?, String?).self) {
+        for try await (bundleID, environment, teamID, keyID, sealed, path) in rows.decode((String, String, String, String, ByteBuffer?, String?).self)
+        {
             let privateKey: P256.Signing.PrivateKey
             if let sealed {
                 guard let masterKey = self.masterKey else {

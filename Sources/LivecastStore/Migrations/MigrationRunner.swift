@@ -83,7 +83,10 @@ public struct MigrationRunner: Sendable {
                 throw MigrationError(message: "\(record.name) was applied to this database but is no longer among the migrations")
             }
             guard migration.checksum == record.checksum else {
-                throw MigrationError(message: "\(migration.name) changed after it was applied (checksum \(record.checksum.prefix(12))…, file \(migration.checksum.prefix(12))…); add a new migration instead")
+                throw MigrationError(
+                    message:
+                        "\(migration.name) changed after it was applied (checksum \(record.checksum.prefix(12))…, file \(migration.checksum.prefix(12))…); add a new migration instead"
+                )
             }
         }
         let appliedVersions = Set(applied.map(\.version))

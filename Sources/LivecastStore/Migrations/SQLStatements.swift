@@ -74,6 +74,8 @@ enum SQLStatements {
     }
 
     private static func isOnlyComments(_ statement: String) -> Bool {
-        statement.split(separator: "\n").allSatisfy { $0.trimmingCharacters(in: .whitespaces).hasPrefix("--") || $0.trimmingCharacters(in: .whitespaces).isEmpty }
+        statement.split(separator: "\n").allSatisfy {
+            $0.trimmingCharacters(in: .whitespaces).hasPrefix("--") || $0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
     }
 }

@@ -81,7 +81,12 @@ public struct FeedStarts: Sendable {
         }
         let priority = try OutboxRules.priority(requested: request.priority, hasAlert: true)
         return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
-            if let replay = try await OutboxRules.replay(appID: request.appID, idempotencyKey: request.idempotencyKey, on: connection, logger: self.logger) {
+            if let replay = try await OutboxRules.replay(
+                appID: request.appID,
+                idempotencyKey: request.idempotencyKey,
+                on: connection,
+                logger: self.logger
+            ) {
                 return replay
             }
             return try await self.start(request, priority: priority, now: now, on: connection)

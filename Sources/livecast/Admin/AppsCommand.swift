@@ -1,7 +1,7 @@
-import LivecastCore
 import APNs
 import ArgumentParser
 import Foundation
+import LivecastCore
 import LivecastStore
 import Logging
 

@@ -30,7 +30,10 @@ struct ChannelsCommand: AsyncParsableCommand {
                 let clients = AppClients(apps: apps, overrides: overrides, logger: .disabled)
                 do {
                     let apns = try await clients.client(forApp: app.id)
-                    let result = try await body(app, ChannelRegistry(channels: Channels(client: client, logger: .disabled), apns: apns.client, logger: .disabled))
+                    let result = try await body(
+                        app,
+                        ChannelRegistry(channels: Channels(client: client, logger: .disabled), apns: apns.client, logger: .disabled)
+                    )
                     await clients.shutdown()
                     return result
                 } catch {

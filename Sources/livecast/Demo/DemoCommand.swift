@@ -56,7 +56,9 @@ struct DemoCommand: AsyncParsableCommand {
         )
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: stack, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)],
+                services: [
+                    .init(service: stack, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -55,7 +55,10 @@ struct DemoGame: Sendable {
             let device = try self.emulator.addDevice(bundleID: DemoApp.bundleID, osVersion: osVersion, pushToStartTokens: [Self.attributesType: ""])
             let token = device.pushToStartTokens[Self.attributesType] ?? ""
             _ = try await self.api.expectSuccess(
-                "devices", "PUT", "/push-to-start-tokens/\(device.id)/\(Self.attributesType)", key: self.app.backendKey,
+                "devices",
+                "PUT",
+                "/push-to-start-tokens/\(device.id)/\(Self.attributesType)",
+                key: self.app.backendKey,
                 body: .object(["token": .string(token), "osVersion": .string(osVersion), "userId": .string("fan-\(index + 1)")])
             )
             ids.append(device.id)
@@ -69,7 +72,10 @@ struct DemoGame: Sendable {
 
     private func createFeed() async throws {
         let feed = try await self.api.expectSuccess(
-            "feed", "PUT", "/feeds/\(Self.feedKey)", key: self.app.operatorKey,
+            "feed",
+            "PUT",
+            "/feeds/\(Self.feedKey)",
+            key: self.app.operatorKey,
             body: .object([
                 "attributesType": .string(Self.attributesType),
                 "attributes": .object(["home": .string("Giants"), "away": .string("Rockets")]),
@@ -82,7 +88,10 @@ struct DemoGame: Sendable {
     /// Starts the activity on every device. - Returns: the start's timestamp.
     private func start(_ devices: [String]) async throws -> Int {
         let answer = try await self.api.expectSuccess(
-            "start", "POST", "/feeds/\(Self.feedKey)/start", key: self.app.backendKey,
+            "start",
+            "POST",
+            "/feeds/\(Self.feedKey)/start",
+            key: self.app.backendKey,
             body: .object([
                 "contentState": Self.kickOff.json,
                 "alert": .object(["title": .string("Kick-off"), "body": .string("Giants v Rockets")]),
@@ -118,7 +127,10 @@ struct DemoGame: Sendable {
 
     private func update(_ score: DemoScore, timestamp: Int, _ devices: [String]) async throws {
         _ = try await self.api.expectSuccess(
-            "update", "POST", "/feeds/\(Self.feedKey)/updates", key: self.app.backendKey,
+            "update",
+            "POST",
+            "/feeds/\(Self.feedKey)/updates",
+            key: self.app.backendKey,
             body: .object([
                 "contentState": score.json,
                 "timestamp": .int(timestamp),
@@ -134,7 +146,9 @@ struct DemoGame: Sendable {
     private func sendLateUpdate(timestamp: Int) async throws -> Bool {
         let late = Self.goals[1]
         let answer = try await self.api.send(
-            "POST", "/feeds/\(Self.feedKey)/updates", key: self.app.backendKey,
+            "POST",
+            "/feeds/\(Self.feedKey)/updates",
+            key: self.app.backendKey,
             body: .object(["contentState": late.json, "timestamp": .int(timestamp)])
         )
         let step = "late update \(late.text) (timestamp \(timestamp), older than the last)"
@@ -148,12 +162,17 @@ struct DemoGame: Sendable {
 
     private func end(timestamp: Int, dismissalDate: Int, _ devices: [String]) async throws {
         _ = try await self.api.expectSuccess(
-            "end", "POST", "/feeds/\(Self.feedKey)/end", key: self.app.backendKey,
+            "end",
+            "POST",
+            "/feeds/\(Self.feedKey)/end",
+            key: self.app.backendKey,
             body: .object(["contentState": Self.fullTime.json, "timestamp": .int(timestamp), "dismissalDate": .int(dismissalDate)])
         )
         let ended = try await self.wait(for: devices) { $0.activities.first.map { $0.state == .ended && $0.lastTimestamp == timestamp } ?? false }
         self.report(
-            ended, of: devices, step: "end \(Self.fullTime.text)",
+            ended,
+            of: devices,
+            step: "end \(Self.fullTime.text)",
             outcome: "\(ended.count)/\(devices.count) devices ended, dismissal at \(DemoReport.clockTime(dismissalDate))"
         )
     }

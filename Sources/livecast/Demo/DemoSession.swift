@@ -28,7 +28,7 @@ struct DemoSession: Service {
         let (port, app, report): (Int, DemoApp, DemoReport)
         do {
             (port, app, report) = try await cancelWhenGracefulShutdown { try await self.play() }
-        } catch where Task.isShuttingDownGracefully {
+        } catch  where Task.isShuttingDownGracefully {
             throw DemoFailure("interrupted before the game ended")
         }
         self.progress.show("\n\(report.table)\n")
@@ -41,7 +41,9 @@ struct DemoSession: Service {
             for failure in failures { self.progress.show("✗ \(failure)") }
         }
         if self.keep {
-            self.progress.show(DemoExamples(serverPort: port, app: app, emulatorPushPort: self.emulator.pushPort, emulatorCertificate: self.emulatorCertificate).text)
+            self.progress.show(
+                DemoExamples(serverPort: port, app: app, emulatorPushPort: self.emulator.pushPort, emulatorCertificate: self.emulatorCertificate).text
+            )
             try? await gracefulShutdown()
         }
         if !failures.isEmpty { throw ExitCode.failure }

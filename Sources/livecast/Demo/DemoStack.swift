@@ -28,7 +28,9 @@ struct DemoStack: Service {
             let emulator = try await APNsEmulator.start(
                 configuration: .init(trustedKeys: [TrustedKey(teamID: DemoApp.teamID, keyID: DemoApp.keyID, publicKey: signingKey.publicKey)])
             )
-            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("livecast-demo-\(UUID().uuidString.prefix(8).lowercased())-apns.pem").path
+            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "livecast-demo-\(UUID().uuidString.prefix(8).lowercased())-apns.pem"
+            ).path
             try await Self.withCleanup {
                 try emulator.certificatePEM.write(toFile: certificate, atomically: false, encoding: .utf8)
                 self.progress.done(
@@ -89,7 +91,11 @@ struct DemoStack: Service {
             configuration: .init(
                 services: [
                     .init(service: livecast.application, serviceName: "server"),
-                    .init(service: session, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(
+                        service: session,
+                        successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup
+                    ),
                 ],
                 logger: self.logger
             )

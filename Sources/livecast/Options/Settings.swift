@@ -67,7 +67,9 @@ struct Settings {
             guard let equals = content.firstIndex(of: "=") else {
                 throw ValidationError("--config: line \(number + 1) of \(path) is not key = value")
             }
-            values[content[..<equals].trimmingCharacters(in: .whitespaces)] = content[content.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            values[content[..<equals].trimmingCharacters(in: .whitespaces)] = content[content.index(after: equals)...].trimmingCharacters(
+                in: .whitespaces
+            )
         }
         return values
     }
