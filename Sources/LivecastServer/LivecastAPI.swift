@@ -22,15 +22,20 @@ public struct LivecastAPI: Sendable {
         public var failedAuthenticationLimit: RateLimit
         /// Channels an app may have before creation is refused, ahead of APNs. Defaults to APNs' 10,000.
         public var channelLimit: Int
+        /// How far ahead of the server's clock, in seconds, a client's `timestamp` may be (`422
+        /// timestamp_too_far_ahead` beyond): a later one would hold back every update of its target. Defaults to 60.
+        public var maximumClockSkew: Int
 
         public init(
             rateLimit: RateLimit = .perKey,
             failedAuthenticationLimit: RateLimit = .failedAuthentications,
-            channelLimit: Int = Channels.apnsLimit
+            channelLimit: Int = Channels.apnsLimit,
+            maximumClockSkew: Int = 60
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
             self.channelLimit = channelLimit
+            self.maximumClockSkew = maximumClockSkew
         }
     }
 

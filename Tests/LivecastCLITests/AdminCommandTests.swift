@@ -77,6 +77,10 @@ import Testing
             (["serve", "--config", "/no/such/file"], "--config: cannot read /no/such/file"),
             (["serve", "--rate-limit", "0", "--database-url", url, "--migrations", self.sql], "--rate-limit must be a positive number"),
             (["serve", "--reap-interval=-5", "--database-url", url, "--migrations", self.sql], "--reap-interval must be a whole number, 0 or more"),
+            (
+                ["serve", "--max-clock-skew=-5", "--database-url", url, "--migrations", self.sql],
+                "--max-clock-skew must be a whole number, 0 or more"
+            ),
             (["reap", "--token-expiry-days", "0", "--database-url", url], "--token-expiry-days must be a whole number, 1 or more"),
         ]
         for (arguments, message) in cases {

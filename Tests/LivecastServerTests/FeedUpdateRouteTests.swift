@@ -115,6 +115,31 @@ import Testing
         }
     }
 
+    @Test func aTimestampFurtherAheadThanTheClockSkewIsRefused() async throws {
+        try await APIFixture.with("feed_routes_skew", configuration: .init(maximumClockSkew: 30)) { fixture, client in
+            let backend = fixture.key(.backend)
+            let feed = "/v1/apps/com.example.game/feeds/game-1"
+            _ = try await client.send(.put, feed, key: fixture.key(.operator), body: #"{"attributesType": "GameAttributes", "attributes": {}}"#)
+            let now = Int(Date().timeIntervalSince1970)
+            let bodies = [
+                ("start", #"{"contentState": {}, "alert": {"title": "x"}, "audience": {"everyone": true}, "timestamp": \#(now + 90)}"#),
+                ("updates", #"{"contentState": {}, "timestamp": \#(now + 90)}"#),
+                ("end", #"{"timestamp": \#(now + 90)}"#),
+            ]
+            for (action, body) in bodies {
+                let refused = try await client.send(.post, "\(feed)/\(action)", key: backend, body: body)
+                #expect(refused.status.code == 422, "\(action): \(refused.text)")
+                #expect(refused.errorCode == "timestamp_too_far_ahead", "\(action): \(refused.text)")
+                #expect(refused.errorField == "timestamp")
+            }
+            #expect(try await fixture.count("updates") == 0)
+            // Within the skew, it is accepted as given.
+            let accepted = try await client.send(.post, "\(feed)/updates", key: backend, body: #"{"contentState": {}, "timestamp": \#(now + 20)}"#)
+            #expect(accepted.status == .accepted, "\(accepted.text)")
+            #expect(accepted.json["timestamp"]?.intValue == now + 20)
+        }
+    }
+
     @Test func badStartsAndUpdatesAreRefusedWithoutWriting() async throws {
         try await APIFixture.with("feed_routes_bad") { fixture, client in
             let backend = fixture.key(.backend)

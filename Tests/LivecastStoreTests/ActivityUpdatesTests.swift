@@ -61,15 +61,26 @@ import Testing
             } catch let error as StoreError {
                 #expect(error.code == .staleTimestamp)
             }
-            // A second update in the same second goes out one second later and supersedes the first.
+            // Updates in the same second as one still waiting take its place and its timestamp (latest wins).
             let second = try await updates.accept(try self.request(fixture, home: 2), now: self.now)
             #expect(second.coalesced)
-            #expect(second.timestamp == self.now + 1)
+            #expect(second.timestamp == self.now)
             let third = try await updates.accept(try self.request(fixture, home: 3), now: self.now)
-            #expect(third.timestamp == self.now + 2)
+            #expect(third.timestamp == self.now)
+            #expect(try await self.statuses(fixture).map(\.status) == ["superseded", "superseded", "pending"])
+            // Once that one went out, the next in the same second waits for the next second, and those after it
+            // replace it there: the timestamps never run more than a second ahead, however many come.
+            try await fixture.client.query("UPDATE updates SET status = 'sent' WHERE status = 'pending'")
+            for home in 4...9 {
+                let later = try await updates.accept(try self.request(fixture, home: home), now: self.now)
+                #expect(later.coalesced && later.timestamp == self.now + 1)
+            }
             let rows = try await self.statuses(fixture)
-            #expect(rows.map(\.timestamp) == [self.now, self.now + 1, self.now + 2])
-            #expect(rows.map(\.status) == ["superseded", "superseded", "pending"])
+            #expect(rows.map(\.timestamp) == [self.now, self.now, self.now] + Array(repeating: self.now + 1, count: 6))
+            #expect(rows.map(\.status) == ["superseded", "superseded", "sent"] + Array(repeating: "superseded", count: 5) + ["pending"])
+            // It is held until its second begins.
+            let held = try await fixture.client.query("SELECT extract(epoch FROM not_before)::bigint FROM updates WHERE status = 'pending'")
+            for try await notBefore in held.decode(Int.self) { #expect(notBefore == self.now + 1) }
         }
     }
 

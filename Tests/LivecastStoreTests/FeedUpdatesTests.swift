@@ -67,13 +67,18 @@ import Testing
                 await self.code { _ = try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now - 1), now: self.now) }
                     == .staleTimestamp
             )
-            // Same second: goes out a second later and supersedes the first, which no dispatcher had begun.
+            // Same second: takes the place and the timestamp of the first, which no dispatcher had begun.
             let second = try await updates.accept(try self.update(fixture, home: 2, timestamp: self.now), now: self.now)
-            #expect(second.coalesced && second.timestamp == self.now + 1)
+            #expect(second.coalesced && second.timestamp == self.now)
             #expect(try await self.rows(fixture).map(\.status) == ["superseded", "pending"])
+            // Once a fan-out has begun, the next update of that second goes out at the next one.
+            try await fixture.client.query("UPDATE updates SET cursor_id = 1 WHERE status = 'pending'")
+            let third = try await updates.accept(try self.update(fixture, home: 3, timestamp: self.now), now: self.now)
+            #expect(third.coalesced && third.timestamp == self.now + 1)
+            #expect(try await self.rows(fixture).map(\.status) == ["superseded", "pending", "pending"])
             let feed = try await Feeds(client: fixture.client, logger: fixture.logger).get(appID: fixture.appID, feedKey: "game-1")
             #expect(feed?.state == "active" && feed?.lastTimestamp == Int64(self.now + 1))
-            #expect(feed?.contentState?.text == #"{"home":2}"#)
+            #expect(feed?.contentState?.text == #"{"home":3}"#)
         }
     }
 

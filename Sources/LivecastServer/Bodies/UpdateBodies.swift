@@ -55,7 +55,8 @@ struct AcceptedBody: Codable {
     let priority: Int
     /// Present and `true` when the app's hourly priority-10 budget was spent, so it goes out at priority 5.
     let priorityDowngraded: Bool?
-    /// Whether it replaced an update of the same second (sent one second later; the other is never sent).
+    /// Whether it came in the same second as the target's last update: it replaced that one (never sent) if it was
+    /// still waiting, else it goes out at the next second.
     let coalesced: Bool
     /// Present and `true` when `dismissalDate` was brought back to 4 hours after the end.
     let dismissalDateClamped: Bool?

@@ -76,6 +76,17 @@ extension APIError {
         APIError(.unprocessableContent, code: "invalid", message, field: field)
     }
 
+    /// 422: a timestamp further ahead of the server's clock than ``LivecastAPI/Configuration/maximumClockSkew``; it
+    /// would hold back every later update of its target.
+    static func timestampTooFarAhead(maximumSkew: Int) -> APIError {
+        APIError(
+            .unprocessableContent,
+            code: "timestamp_too_far_ahead",
+            "timestamp is more than \(maximumSkew) s ahead of the server's clock",
+            field: "timestamp"
+        )
+    }
+
     /// 413: the request body is over the cap.
     static func bodyTooLarge(limit: Int) -> APIError {
         APIError(.contentTooLarge, code: "payload_too_large", "the request body is over \(limit) bytes")

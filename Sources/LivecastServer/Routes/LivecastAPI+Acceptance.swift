@@ -7,8 +7,6 @@ import Metrics
 extension LivecastAPI {
     /// The longest accepted `Idempotency-Key`.
     static let maximumIdempotencyKeyLength = 200
-    /// How far ahead of the server's clock a timestamp may be: a later one would hold back every update after it.
-    static let maximumClockSkew = 3600
 
     /// Answers a start, update or end: replays the answer kept for its `Idempotency-Key`, or has `accept` read,
     /// check and store it, keeps the answer and returns `202`.
@@ -64,18 +62,23 @@ extension LivecastAPI {
     ) async throws -> Response {
         try await self.acceptOnce(request, scope) { idempotencyKey, now in
             var content = try await request.decodeJSON(as: Body.self, context: context).content(now: now)
+            try self.checkClockSkew(content.timestamp, now: now)
             content.idempotencyKey = idempotencyKey
             return try await store(content, scope, context.parameters, now)
         }
     }
 
-    /// Dates the store cannot judge without the clock: a timestamp far ahead, a stale date already past.
+    /// Refuses a timestamp further ahead of `now` than the configured ``Configuration/maximumClockSkew``.
+    func checkClockSkew(_ timestamp: Int?, now: Int) throws {
+        guard let timestamp, timestamp > now + self.configuration.maximumClockSkew else { return }
+        throw APIError.timestampTooFarAhead(maximumSkew: self.configuration.maximumClockSkew)
+    }
+
+    /// Dates the store cannot judge without the clock: a timestamp not positive, a stale date already past. (How far
+    /// ahead a timestamp may be is ``checkClockSkew(_:now:)``.)
     static func checkDates(timestamp: Int?, staleDate: Int?, now: Int) throws {
-        if let timestamp {
-            guard timestamp > 0 else { throw APIError.invalid("timestamp must be positive UNIX seconds", field: "timestamp") }
-            guard timestamp <= now + Self.maximumClockSkew else {
-                throw APIError.invalid("timestamp is more than an hour ahead of the server's clock", field: "timestamp")
-            }
+        if let timestamp, timestamp <= 0 {
+            throw APIError.invalid("timestamp must be positive UNIX seconds", field: "timestamp")
         }
         if let staleDate, staleDate <= now {
             throw APIError.invalid("staleDate is in the past", field: "staleDate")

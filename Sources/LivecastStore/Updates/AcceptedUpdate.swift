@@ -1,13 +1,14 @@
 /// What the store answers once an update (start, update or end) is durable in the outbox.
 public struct AcceptedUpdate: Sendable, Hashable {
     public var updateID: Int64
-    /// The timestamp the update goes out with (one second after the last when coalesced).
+    /// The timestamp the update goes out with: when coalesced, the last one's if it replaced it, else one second after.
     public var timestamp: Int
     /// The priority it goes out with.
     public var priority: Int
     /// Whether the app's hourly priority-10 budget was spent, so it goes out at priority 5.
     public var priorityDowngraded: Bool
-    /// Whether a same-second predecessor was superseded (it will not be sent).
+    /// Whether it came in the same second as the target's last update: it replaced that one (never sent) if it was
+    /// still waiting, else it goes out at the next second.
     public var coalesced: Bool
     /// Whether `dismissal-date` was brought back to 4 hours after the end.
     public var dismissalDateClamped: Bool

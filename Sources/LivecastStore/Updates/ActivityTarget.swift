@@ -82,11 +82,18 @@ struct ActivityTarget: UpdateTarget {
     func staleDate(for content: UpdateContent, timestamp: Int) -> Int? { content.staleDate }
 
     /// Supersedes the activity's pending updates: a newer one replaces them.
-    func supersedePending(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
-            "UPDATE updates SET status = 'superseded', completed_at = now() WHERE activity_id = \(self.id) AND status = 'pending'",
+    func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        let rows = try await connection.query(
+            """
+            UPDATE updates SET status = 'superseded', completed_at = now()
+            WHERE activity_id = \(self.id) AND status = 'pending'
+            RETURNING timestamp
+            """,
             logger: logger
         )
+        var timestamps: [Int] = []
+        for try await timestamp in rows.decode(Int.self) { timestamps.append(timestamp) }
+        return timestamps
     }
 
     func address(_ row: inout OutboxRow) {

@@ -7,9 +7,10 @@ enum OutboxRules {
     /// The longest an ended activity may stay on the Lock Screen after its end.
     static let maximumDismissalDelay = 4 * 3600
 
-    /// The timestamp an update goes out with: strictly after the target's last one. An update in the same second
-    /// as the last goes out one second later and replaces its predecessor (coalescing); an explicit timestamp
-    /// older than the last is refused.
+    /// The timestamp an update goes out with: after the target's last one. An update in the same second as the last
+    /// is coalesced: it takes the last one's place and timestamp if that one is still waiting
+    /// (``UpdateAcceptance``), else it goes out one second later, held until that second begins. An explicit
+    /// timestamp older than the last is refused.
     /// - Parameters:
     ///   - requested: The client's timestamp; the server's time when `nil`.
     ///   - last: The target's last accepted timestamp.

@@ -40,7 +40,12 @@ enum UpdateAcceptance {
         on connection: PostgresConnection,
         logger: Logger
     ) async throws -> AcceptedUpdate {
-        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: target.lastTimestamp, now: now)
+        var (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: target.lastTimestamp, now: now)
+        // An update in the same second as one still waiting takes its place and its timestamp (latest wins), so a
+        // busy target gets one update a second and its timestamps never run ahead of the clock.
+        if coalesced, let last = target.lastTimestamp, try await target.supersedePending(on: connection, logger: logger).contains(last) {
+            timestamp = last
+        }
         let (payload, clamped) = content.payload(
             timestamp: timestamp,
             contentState: try target.contentState(for: content),
@@ -48,7 +53,6 @@ enum UpdateAcceptance {
         )
         let bytes = String(decoding: try OutboxRules.encode(payload, for: target.destination), as: UTF8.self)
         let sentPriority = try await OutboxRules.budgeted(priority, appID: appID, on: connection, logger: logger)
-        if coalesced { try await target.supersedePending(on: connection, logger: logger) }
         var row = OutboxRow(
             appID: appID,
             content: payload,

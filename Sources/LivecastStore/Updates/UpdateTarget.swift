@@ -15,8 +15,9 @@ protocol UpdateTarget {
     func contentState(for content: UpdateContent) throws -> RawJSON?
     /// The `stale-date` to send at `timestamp`.
     func staleDate(for content: UpdateContent, timestamp: Int) -> Int?
-    /// Supersedes the target's pending updates that a newer one replaces.
-    func supersedePending(on connection: PostgresConnection, logger: Logger) async throws
+    /// Supersedes the target's pending updates that no dispatcher has begun: a newer one replaces them.
+    /// - Returns: The timestamps of the updates superseded.
+    func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int]
     /// Points an outbox row at the target.
     func address(_ row: inout OutboxRow)
     /// Records on the target that `payload` was accepted (its timestamp, and its end).

@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Each setting comes from its flag, else its environment variable, else the --config file (JSON, or \
             key = value lines; keys are the flags without dashes: database-url, listen, master-key-file, \
-            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst, dispatch-workers, reap-interval, \
+            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst, max-clock-skew, dispatch-workers, reap-interval, \
             stale-grace, lifetime-margin, channel-retirement-delay, token-expiry-days). Prints `listening on \
             HOST:PORT` once it accepts connections, and exits 0 after a graceful shutdown.
             """
@@ -36,6 +36,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests one API key may make at once after a quiet spell (default: $LIVECAST_RATE_BURST, else 100).")
     var rateBurst: Double?
 
+    @Option(help: "Seconds a client's timestamp may be ahead of the server's clock (default: $LIVECAST_MAX_CLOCK_SKEW, else 60).")
+    var maxClockSkew: Int?
+
     @Option(help: "Dispatcher workers: outbox claims sent at once (default: $LIVECAST_DISPATCH_WORKERS, else 4; 0 runs none here).")
     var dispatchWorkers: Int?
 
@@ -47,6 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         let (host, port) = try Self.address(settings.value(self.listen, env: "LIVECAST_LISTEN", key: "listen") ?? "127.0.0.1:8080")
         let rateLimit = try settings.positiveNumber(self.rateLimit, env: "LIVECAST_RATE_LIMIT", key: "rate-limit", default: 50)
         let rateBurst = try settings.positiveNumber(self.rateBurst, env: "LIVECAST_RATE_BURST", key: "rate-burst", default: 100)
+        let maxClockSkew = try settings.integer(self.maxClockSkew, env: "LIVECAST_MAX_CLOCK_SKEW", key: "max-clock-skew", minimum: 0, default: 60)
         let migrations = try self.migrations.load()
         let masterKey = try self.masterKey.masterKey(settings)
         let overrides = try self.apns.overrides(settings)
@@ -65,7 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
                 migrations: migrations,
                 masterKey: masterKey,
                 apnsOverrides: overrides,
-                api: .init(rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst)),
+                api: .init(rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst), maximumClockSkew: maxClockSkew),
                 dispatchWorkers: workers,
                 reapInterval: reapInterval,
                 reaperPolicy: reaperPolicy
