@@ -33,6 +33,33 @@ import Testing
         }
     }
 
+    @Test func aChannelAPNsNoLongerHasIsMarkedMissingAndItsFailureKeptAsAChannels() async throws {
+        try await DispatchFixture.with("dispatch_channel_gone") { fixture in
+            let dispatcher = fixture.dispatcher()
+            // A channel in the registry that the emulator never made (deleted at APNs behind Livecast's back).
+            let gone = "Z29uZS1jaGFubmVsLWlkLTE="
+            try await fixture.store.client.query(
+                "INSERT INTO channels (app_id, channel_id, storage_policy) VALUES (\(fixture.store.appID), \(gone), 0)"
+            )
+            _ = try await Activities(client: fixture.store.client, logger: fixture.store.logger).register(
+                .init(appID: fixture.store.appID, activityKey: "a1", attributesType: "GameAttributes", channelID: gone)
+            )
+            let accepted = try await self.update(fixture, key: "a1", home: 1)
+            #expect(try await dispatcher.dispatchOnce() == 1)
+            #expect(try await fixture.status(accepted.updateID) == "failed")
+            let deliveries = try await fixture.store.client.query(
+                "SELECT target_kind, target, reason FROM deliveries WHERE update_id = \(accepted.updateID)"
+            )
+            var rows: [(String, String, String?)] = []
+            for try await row in deliveries.decode((String, String, String?).self) { rows.append(row) }
+            #expect(rows.count == 1)
+            #expect(rows.first?.0 == "channel" && rows.first?.1 == gone)
+            #expect(["ChannelNotRegistered", "BadChannelId"].contains(rows.first?.2 ?? ""), "\(rows)")
+            let state = try await fixture.store.client.query("SELECT state FROM channels WHERE channel_id = \(gone)")
+            for try await state in state.decode(String.self) { #expect(state == "missing") }
+        }
+    }
+
     @Test func unregisteredTokensAreInvalidatedAndTheFailureKept() async throws {
         try await DispatchFixture.with("dispatch_410") { fixture in
             let dispatcher = fixture.dispatcher()

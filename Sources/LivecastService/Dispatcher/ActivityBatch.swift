@@ -28,7 +28,11 @@ extension Dispatcher {
         var status: String?
         var retryAfter: Double = 0
         var target: String = ""
+        /// `device` or `channel`: what `target` is.
+        var targetKind: String = "device"
         var failure: (status: Int?, reason: String)?
+        /// A channel APNs no longer has (`ChannelNotRegistered`, `BadChannelId`), to mark missing in the registry.
+        var missingChannel: (appID: Int64, channelID: String)?
         /// APNs' verdict on the token, applied after the send locks are released.
         var invalidation: (tokenID: Int64, reason: String, invalidSinceMillis: Int64?)?
     }
@@ -119,7 +123,12 @@ extension Dispatcher {
                     BroadcastPush(channelID: channelID, bundleID: bundleID, payload: claim.payload, priority: claim.priority, expiration: expiration)
                 )
                 DispatchMetrics.record([outcome], target: "channel")
-                verdicts.append(self.verdict(claim, outcome, target: channelID))
+                var verdict = self.verdict(claim, outcome, target: channelID)
+                verdict.targetKind = "channel"
+                if outcome.reason == .channelNotRegistered || outcome.reason == .badChannelId {
+                    verdict.missingChannel = (claim.appID, channelID)
+                }
+                verdicts.append(verdict)
             case nil:
                 verdicts.append(Verdict(updateID: claim.updateID, status: "failed", failure: (nil, "NoLiveTarget")))
             }
@@ -142,7 +151,7 @@ extension Dispatcher {
         switch outcome.classification {
         case .delivered:
             return Verdict(updateID: claim.updateID, status: "sent", target: target)
-        case .retryLater where claim.attempts < 8:
+        case .retryLater where claim.attempts < self.settings.activityAttempts:
             // Exponential backoff with jitter: 2, 4, 8 … seconds, at most 5 minutes.
             let delay = min(pow(2.0, Double(claim.attempts)), 300) * Double.random(in: 0.8...1.2)
             return Verdict(updateID: claim.updateID, status: nil, retryAfter: delay, target: target)
@@ -192,9 +201,21 @@ extension Dispatcher {
             try await self.database.query(
                 """
                 INSERT INTO deliveries (update_id, target_kind, target, status, reason)
-                SELECT id, 'device', target, nullif(status, 0), reason
-                FROM unnest(\(failed.map(\.updateID))::bigint[], \(failed.map(\.target))::text[], \(failed.map { $0.failure?.status ?? 0 })::int[],
-                            \(failed.map { $0.failure?.reason ?? "" })::text[]) AS f(id, target, status, reason)
+                SELECT id, kind, target, nullif(status, 0), reason
+                FROM unnest(\(failed.map(\.updateID))::bigint[], \(failed.map(\.targetKind))::text[], \(failed.map(\.target))::text[],
+                            \(failed.map { $0.failure?.status ?? 0 })::int[], \(failed.map { $0.failure?.reason ?? "" })::text[])
+                    AS f(id, kind, target, status, reason)
+                """,
+                logger: self.logger
+            )
+        }
+        let missing = verdicts.compactMap(\.missingChannel)
+        if !missing.isEmpty {
+            try await self.database.query(
+                """
+                UPDATE channels c SET state = 'missing'
+                FROM unnest(\(missing.map(\.appID))::bigint[], \(missing.map(\.channelID))::text[]) AS m(app_id, channel_id)
+                WHERE c.app_id = m.app_id AND c.channel_id = m.channel_id AND c.state = 'active'
                 """,
                 logger: self.logger
             )

@@ -35,6 +35,9 @@ public struct Dispatcher: Sendable {
         /// Claims of a fan-out in a row without a checkpoint (its dispatcher died, or APNs kept asking to retry the
         /// broadcast) before it is marked failed, so the feed's later updates go on. Defaults to 8.
         public var fanOutAttempts: Int
+        /// Tries of a standalone activity's update that APNs keeps asking to retry later (backing off 2, 4, 8 … s)
+        /// before it is marked failed. Defaults to 8.
+        public var activityAttempts: Int
 
         public init(
             batchSize: Int = 500,
@@ -42,7 +45,8 @@ public struct Dispatcher: Sendable {
             leaseSeconds: Double = 60,
             retryRounds: Int = 3,
             retryBackoff: Duration = .seconds(1),
-            fanOutAttempts: Int = 8
+            fanOutAttempts: Int = 8,
+            activityAttempts: Int = 8
         ) {
             self.batchSize = batchSize
             self.pageSize = pageSize
@@ -50,6 +54,7 @@ public struct Dispatcher: Sendable {
             self.retryRounds = retryRounds
             self.retryBackoff = retryBackoff
             self.fanOutAttempts = fanOutAttempts
+            self.activityAttempts = activityAttempts
         }
     }
 
