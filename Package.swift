@@ -246,7 +246,7 @@ let package = Package(
         .testTarget(
             name: "LivecastServerTests",
             dependencies: [
-                "APNsEmulator", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
+                "APNsEmulator", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting", "LocalPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -43,6 +43,7 @@ public struct LivecastAPI: Sendable {
     let appClients: AppClients
     let metrics: PrometheusCollectorRegistry
     let readiness: Readiness
+    let databaseWatch: DatabaseWatch
     let configuration: Configuration
     let logger: Logger
 
@@ -52,6 +53,7 @@ public struct LivecastAPI: Sendable {
     ///   - metrics: The registry `/metrics` shows; bootstrap swift-metrics with a `PrometheusMetricsFactory` over it
     ///     (``LivecastMetrics/factory(registry:)``) so the request metrics and other components' land there.
     ///   - readiness: What `/ready` checks.
+    ///   - databaseWatch: Whether PostgreSQL answers; requests get `503 database_unavailable` while it does not.
     ///   - configuration: Rate limits and caps. Defaults to ``Configuration/init(rateLimit:channelLimit:)``'s.
     ///   - logger: The store's logger; requests log through Hummingbird's per-request logger.
     public init(
@@ -59,6 +61,7 @@ public struct LivecastAPI: Sendable {
         appClients: AppClients,
         metrics: PrometheusCollectorRegistry,
         readiness: Readiness,
+        databaseWatch: DatabaseWatch,
         configuration: Configuration = Configuration(),
         logger: Logger
     ) {
@@ -66,6 +69,7 @@ public struct LivecastAPI: Sendable {
         self.appClients = appClients
         self.metrics = metrics
         self.readiness = readiness
+        self.databaseWatch = databaseWatch
         self.configuration = configuration
         self.logger = logger
     }
@@ -83,9 +87,10 @@ public struct LivecastAPI: Sendable {
         let authentication = APIKeyMiddleware(
             keys: self.keys,
             perKey: RateLimiter(configuration: self.configuration.rateLimit),
-            failures: RateLimiter(configuration: self.configuration.failedAuthenticationLimit)
+            failures: RateLimiter(configuration: self.configuration.failedAuthenticationLimit),
+            databaseWatch: self.databaseWatch
         )
-        let registrar = RouteRegistrar(router: router, authentication: authentication)
+        let registrar = RouteRegistrar(router: router, authentication: authentication, databaseWatch: self.databaseWatch)
         self.addOperationsRoutes(to: registrar)
         self.addAppRoutes(to: registrar)
         self.addKeyRoutes(to: registrar)

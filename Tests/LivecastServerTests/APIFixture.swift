@@ -39,9 +39,10 @@ struct APIFixture: Sendable {
         emulator: EmulatorFixture? = nil,
         configuration: LivecastAPI.Configuration = .init(),
         testing: TestingSetup = .router,
+        server: PostgresClient.Configuration? = nil,
         _ body: @Sendable (APIFixture, any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await StoreFixture.with(name) { store in
+        try await StoreFixture.with(name, server: server) { store in
             var overrides = AppClients.Overrides()
             if let emulator {
                 try await store.client.query("UPDATE apps SET signing_key_path = \(emulator.key.path)")

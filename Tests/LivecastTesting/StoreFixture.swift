@@ -11,8 +11,18 @@ public struct StoreFixture: Sendable {
     public let appID: Int64
     public let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    public static func with<Result: Sendable>(_ name: String, _ body: (StoreFixture) async throws -> Result) async throws -> Result {
-        let database = try await TestPostgres.shared.makeDatabase(named: name)
+    /// - Parameter server: The PostgreSQL server to make the database on; the tests' shared one when `nil`.
+    public static func with<Result: Sendable>(
+        _ name: String,
+        server: PostgresClient.Configuration? = nil,
+        _ body: (StoreFixture) async throws -> Result
+    ) async throws -> Result {
+        let database =
+            if let server {
+                try await TestPostgres.makeDatabase(named: name, on: server)
+            } else {
+                try await TestPostgres.shared.makeDatabase(named: name)
+            }
         let migrations = try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path)
         return try await TestPostgres.withClient(database) { client in
             let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -15,9 +15,13 @@ public actor TestPostgres {
 
     /// A new, empty database on the test server. - Returns: its configuration.
     public func makeDatabase(named prefix: String) async throws -> PostgresClient.Configuration {
-        let server = try await self.start()
+        try await Self.makeDatabase(named: prefix, on: try await self.start())
+    }
+
+    /// A new, empty database on `server`. - Returns: its configuration.
+    public static func makeDatabase(named prefix: String, on server: PostgresClient.Configuration) async throws -> PostgresClient.Configuration {
         let name = "\(prefix.lowercased())_\(UUID().uuidString.prefix(8).lowercased())"
-        try await Self.withClient(server) { client in
+        try await self.withClient(server) { client in
             _ = try await client.query(PostgresQuery(unsafeSQL: #"CREATE DATABASE "\#(name)""#))
         }
         var configuration = server

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// `livecast demo` and the tests share.
 ///
 /// Everything long-running is a service of ``application``, started in this order and stopped in reverse: the
-/// PostgreSQL client, the apps' APNs clients, the dispatcher (once the migrations are applied), the outbox gauges,
+/// PostgreSQL client, the watch that answers 503 while PostgreSQL does not (``DatabaseWatch``), the apps' APNs clients, the dispatcher (once the migrations are applied), the outbox gauges,
 /// the periodic reaper, and last the HTTP server, which applies the migrations before it accepts connections.
 ///
 /// ```swift
@@ -38,6 +38,7 @@ public struct LivecastApplication: Sendable {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) {
         let database = PostgresClient(configuration: settings.database, backgroundLogger: logger)
+        let databaseWatch = DatabaseWatch(database: settings.database, logger: logger)
         let apps = Apps(client: database, masterKey: settings.masterKey, logger: logger)
         let appClients = AppClients(apps: apps, overrides: settings.apnsOverrides, logger: logger)
         let clientForApp: Dispatcher.ClientForApp = { appID in
@@ -59,6 +60,7 @@ public struct LivecastApplication: Sendable {
                 migrations: settings.migrations,
                 isDispatcherRunning: settings.dispatchWorkers > 0 ? isDispatcherRunning : nil
             ),
+            databaseWatch: databaseWatch,
             configuration: settings.api,
             logger: logger
         )
@@ -69,7 +71,7 @@ public struct LivecastApplication: Sendable {
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
-        application.addServices(database, appClients)
+        application.addServices(database, databaseWatch, appClients)
         let migrations = settings.migrations
         let (migrated, migratedContinuation) = AsyncStream.makeStream(of: Void.self)
         application.beforeServerStarts {

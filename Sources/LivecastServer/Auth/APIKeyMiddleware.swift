@@ -15,13 +15,16 @@ struct APIKeyMiddleware: RouterMiddleware {
     let perKey: RateLimiter<Int64>
     /// Failed authentications per client IP address.
     let failures: RateLimiter<String>
+    /// Answers `503` instead of waiting when PostgreSQL does not answer the key lookup.
+    let databaseWatch: DatabaseWatch
     /// The prefixes of keys that have authenticated (at most one per key in the database).
     private let knownPrefixes = KnownPrefixes()
 
-    init(keys: APIKeys, perKey: RateLimiter<Int64>, failures: RateLimiter<String>) {
+    init(keys: APIKeys, perKey: RateLimiter<Int64>, failures: RateLimiter<String>, databaseWatch: DatabaseWatch) {
         self.keys = keys
         self.perKey = perKey
         self.failures = failures
+        self.databaseWatch = databaseWatch
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -31,7 +34,12 @@ struct APIKeyMiddleware: RouterMiddleware {
         if let address, !(prefix.map(self.knownPrefixes.contains) ?? false), case .limited(let retryAfter) = self.failures.check(address) {
             throw APIError.rateLimited("too many failed authentications from this address", retryAfter: retryAfter)
         }
-        guard let presented, let caller = try await self.keys.authenticate(presented) else {
+        var caller: APIKeys.Caller?
+        if let presented {
+            let keys = self.keys
+            caller = try await self.databaseWatch.guarding { try await keys.authenticate(presented) }
+        }
+        guard let caller else {
             if let address { _ = self.failures.take(for: address) }
             throw APIError.unauthenticated
         }

@@ -34,11 +34,15 @@ extension LivecastAPI {
         let checks: [String: String]
     }
 
-    /// Each check's verdict: `ok`, `not run here`, or what is wrong.
+    /// Each check's verdict: `ok`, `not run here`, or what is wrong. The database gets a second to answer, and
+    /// none once ``DatabaseWatch`` found it unreachable.
     private func readinessChecks(logger: Logger) async -> [String: String] {
         var checks: [String: String] = [:]
         do {
-            let applied = Set(try await MigrationRunner.applied(on: self.database, logger: logger).map(\.name))
+            let database = self.database
+            let applied = try await self.databaseWatch.guarding(timeout: .seconds(1)) {
+                Set(try await MigrationRunner.applied(on: database, logger: logger).map(\.name))
+            }
             checks["database"] = "ok"
             let missing = self.readiness.migrations.map(\.name).filter { !applied.contains($0) }
             checks["migrations"] = missing.isEmpty ? "ok" : "not applied: \(missing.joined(separator: ", "))"

@@ -17,12 +17,14 @@ final class RouteRegistrar {
 
     private let router: Router<APIRequestContext>
     private let authenticated: RouterGroup<APIRequestContext>
+    private let databaseWatch: DatabaseWatch
     /// Every route added so far, in order.
     private(set) var routes: [APIRoute] = []
 
-    init(router: Router<APIRequestContext>, authentication: APIKeyMiddleware) {
+    init(router: Router<APIRequestContext>, authentication: APIKeyMiddleware, databaseWatch: DatabaseWatch) {
         self.router = router
         self.authenticated = router.group().add(middleware: authentication)
+        self.databaseWatch = databaseWatch
     }
 
     /// Adds an open route (health, metrics, the document).
@@ -31,11 +33,14 @@ final class RouteRegistrar {
         self.router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
     }
 
-    /// Adds a route of one app, for keys of that app with at least `role`.
+    /// Adds a route of one app, for keys of that app with at least `role`. It is answered `503 database_unavailable`
+    /// rather than left waiting while PostgreSQL does not answer (``DatabaseWatch``).
     func app(_ method: HTTPRequest.Method, _ path: String, role: APIKeys.Role, _ handler: @escaping AppHandler) {
         self.record(method, path)
+        let databaseWatch = self.databaseWatch
         self.authenticated.on(RouterPath(path), method: method) { request, context in
-            try await handler(request, context, try AppScope(context: context, role: role))
+            let scope = try AppScope(context: context, role: role)
+            return try await databaseWatch.guarding { try await handler(request, context, scope) }
         }
     }
 
