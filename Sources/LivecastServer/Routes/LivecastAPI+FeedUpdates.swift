@@ -11,6 +11,7 @@ extension LivecastAPI {
             try await self.acceptOnce(request, scope) { idempotencyKey, now in
                 let body = try await request.decodeJSON(as: FeedStartBody.self, context: context)
                 try Self.checkDates(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
+                try InputLimits.checkDateWindow(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
                 var start = FeedStarts.Request(
                     appID: scope.appID,
                     feedKey: try context.parameters.decoded("feedKey"),
