@@ -57,8 +57,9 @@ import Testing
         }
     }
 
+    /// Through a real socket, as `livecast serve` gets them.
     @Test func controlCharactersInPathSegmentsAreRefusedWithoutWriting() async throws {
-        try await APIFixture.with("hostile_nul_path") { fixture, client in
+        try await APIFixture.with("hostile_nul_path", testing: .live) { fixture, client in
             let (backend, operatorKey) = (fixture.key(.backend), fixture.key(.operator))
             let feedBody = #"{"attributesType": "GameAttributes", "attributes": {}}"#
             let cases: [(HTTPRequest.Method, String, String, String, String)] = [
