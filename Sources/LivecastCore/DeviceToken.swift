@@ -1,9 +1,15 @@
 /// APNs device tokens (push-to-start and per-activity update tokens) as hex text.
 public enum DeviceToken {
-    /// The token in lowercase, or `nil` when it is not non-empty hex of even length (whole bytes).
-    /// Apple says not to assume a length, so none is checked.
+    /// The most hex digits a token may have: 100 bytes. Apple says not to assume a length (tokens are 32 bytes
+    /// today), so the cap leaves room to grow while keeping a token well inside a PostgreSQL index entry.
+    public static let maximumHexDigits = 200
+
+    /// The token in lowercase, or `nil` unless it is hex of even length (whole bytes), 2 to
+    /// ``maximumHexDigits`` digits.
     public static func normalized(_ text: some StringProtocol) -> String? {
-        guard !text.isEmpty, text.utf8.count % 2 == 0, text.utf8.allSatisfy(\.isASCIIHexDigit) else { return nil }
+        guard !text.isEmpty, text.utf8.count <= Self.maximumHexDigits, text.utf8.count % 2 == 0,
+            text.utf8.allSatisfy(\.isASCIIHexDigit)
+        else { return nil }
         return text.lowercased()
     }
 }

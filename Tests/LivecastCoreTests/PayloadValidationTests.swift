@@ -118,5 +118,7 @@ import Testing
         #expect(DeviceToken.normalized("abc") == nil)
         #expect(DeviceToken.normalized("zz") == nil)
         #expect(DeviceToken.normalized("ab 01") == nil)
+        #expect(DeviceToken.normalized(String(repeating: "ab", count: 100)) == String(repeating: "ab", count: 100))
+        #expect(DeviceToken.normalized(String(repeating: "ab", count: 101)) == nil)
     }
 }

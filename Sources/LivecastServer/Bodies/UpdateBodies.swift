@@ -14,7 +14,7 @@ struct UpdateBody: UpdateContentBody {
     let contentState: RawJSON
     /// UNIX seconds; the server's time when absent.
     let timestamp: Int?
-    /// UNIX seconds, after `timestamp` and in the future.
+    /// UNIX seconds, after `timestamp`, in the future, and at most 9 hours after `timestamp`.
     let staleDate: Int?
     let alert: AlertBody?
     /// 5 or 10; 10 with an alert, else 5, when absent.
@@ -23,6 +23,7 @@ struct UpdateBody: UpdateContentBody {
 
     func content(now: Int) throws -> UpdateContent {
         try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: self.staleDate, now: now)
+        try InputLimits.checkDateWindow(timestamp: self.timestamp, staleDate: self.staleDate, now: now)
         var content = UpdateContent(event: .update, contentState: self.contentState, timestamp: self.timestamp)
         content.staleDate = self.staleDate
         content.alert = self.alert?.alert
@@ -36,11 +37,13 @@ struct UpdateBody: UpdateContentBody {
 struct EndBody: UpdateContentBody {
     let contentState: RawJSON?
     let timestamp: Int?
-    /// When the ended activity leaves the Lock Screen (UNIX seconds); at most 4 hours after the end.
+    /// When the ended activity leaves the Lock Screen (UNIX seconds); clamped to 4 hours after the end, refused more
+    /// than a day after it.
     let dismissalDate: Int?
 
     func content(now: Int) throws -> UpdateContent {
         try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: nil, now: now)
+        try InputLimits.checkDateWindow(timestamp: self.timestamp, staleDate: nil, dismissalDate: self.dismissalDate, now: now)
         var content = UpdateContent(event: .end, contentState: self.contentState, timestamp: self.timestamp)
         content.dismissalDate = self.dismissalDate
         return content

@@ -2,12 +2,16 @@ import Hummingbird
 
 extension Parameters {
     /// A path parameter, percent-decoded: channel ids are base64 and hold `/`, `+` and `=`, so clients send them
-    /// percent-encoded, and other ids may be encoded too.
-    /// - Throws: ``APIError`` 400 when the encoding is broken or the value is empty.
+    /// percent-encoded, and other ids may be encoded too. Every one is an identifier of ``InputLimits``: at most
+    /// ``InputLimits/bundleIDBytes`` bytes for `bundleId` and ``InputLimits/identifierBytes`` for the others, with no
+    /// control character.
+    /// - Throws: ``APIError`` 400 when the encoding is broken or the value is empty; 422 when it is out of its limits.
     func decoded(_ name: String) throws -> String {
         guard let raw = self.get(name), let value = raw.removingPercentEncoding, !value.isEmpty else {
             throw APIError.malformed("the path's \(name) is not validly percent-encoded", field: name)
         }
+        let limit = name == "bundleId" ? InputLimits.bundleIDBytes : InputLimits.identifierBytes
+        try InputLimits.checkIdentifier(value, field: name, maximumBytes: limit)
         return value
     }
 

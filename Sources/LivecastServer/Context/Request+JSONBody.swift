@@ -21,15 +21,27 @@ extension Request {
         let data = Data(buffer.readableBytesView)
         let decoder = JSONDecoder()
         // `contentState` and `attributes` go to the devices exactly as the client wrote them (docs/ARCHITECTURE.md, invariant 3).
-        decoder.userInfo[RawJSON.rawMembersKey] = RawJSON.topLevelMembers(of: Array(buffer.readableBytesView))
+        let members = RawJSON.topLevelMembers(of: Array(buffer.readableBytesView))
+        decoder.userInfo[RawJSON.rawMembersKey] = members
         do {
-            return try decoder.decode(Body.self, from: data)
+            let body = try decoder.decode(Body.self, from: data)
+            try Self.refuseNUL(in: data, members: members)
+            try (body as? any CheckedBody)?.checkLimits()
+            return body
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && Self.isJSON(data) {
             // Foundation reports a number too large for its field as invalid JSON, with no field.
             throw APIError.malformed("a number is out of range: integers must fit in 64 bits")
         } catch let error as DecodingError {
             throw APIError(decoding: error)
         }
+    }
+
+    /// PostgreSQL's `text` cannot hold U+0000, and no device needs one: a body with `\u0000` in any string (a key or
+    /// a value, `contentState` and `attributes` included) is refused, naming the top-level member that holds it.
+    private static func refuseNUL(in data: Data, members: [String: RawJSON]?) throws {
+        guard JSONText.holdsEscapedNUL(data) else { return }
+        let field = members?.first { JSONText.holdsEscapedNUL($0.value.text.utf8) }?.key
+        throw APIError.invalid("\(field ?? "the body") must not hold a NUL character (\\u0000)", field: field)
     }
 
     private static func isJSON(_ data: Data) -> Bool {

@@ -6,7 +6,8 @@ import NIOCore
 import PostgresNIO
 
 /// Turns every error into the API's error body: ``APIError`` as is, the store's and APNs' refusals
-/// through ``APIError``'s initializers, Hummingbird's own errors by status, and anything else into a logged, generic 500.
+/// through ``APIError``'s initializers, Hummingbird's own errors by status, PostgreSQL's refusals of a value as
+/// `422 invalid`, and anything else into a logged, generic 500.
 struct APIErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -31,10 +32,25 @@ struct APIErrorMiddleware: RouterMiddleware {
                 context.logger.error("Hummingbird error", metadata: ["error.status": "\(error.status.code)"])
                 throw APIError.internalError
             }
+        } catch let error where Self.isDataError(error) {
+            // The last line of defence: ``InputLimits`` refuses such values first, naming the field.
+            context.logger.warning("PostgreSQL refused a value", metadata: Self.metadata(error))
+            throw APIError.invalid("a value is out of what Livecast can store (too long, out of range, or holding a NUL)")
         } catch {
             context.logger.error("Unexpected error", metadata: Self.metadata(error))
             throw APIError.internalError
         }
+    }
+
+    /// Whether PostgreSQL refused a value the request carried: SQLSTATE class 22 (data exception: NUL in text,
+    /// numeric out of range, string too long, …) or 54000 (program limit exceeded: an index row over its size).
+    static func isDataError(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError {
+            let inner: (any Error)? = transaction.closureError ?? transaction.beginError ?? transaction.commitError
+            return inner.map(Self.isDataError) ?? false
+        }
+        guard let sqlState = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return sqlState.hasPrefix("22") || sqlState == "54000"
     }
 
     /// What is safe to log about an error: its type and, for PostgreSQL, the server's SQLSTATE and message, never

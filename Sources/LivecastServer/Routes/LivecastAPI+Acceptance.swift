@@ -5,9 +5,6 @@ import LivecastStore
 import Metrics
 
 extension LivecastAPI {
-    /// The longest accepted `Idempotency-Key`.
-    static let maximumIdempotencyKeyLength = 200
-
     /// Answers a start, update or end: replays the answer kept for its `Idempotency-Key`, or has `accept` read,
     /// check and store it, keeps the answer and returns `202`.
     /// - Parameter accept: Stores the request, given its idempotency key and the server's time (UNIX seconds).
@@ -19,9 +16,8 @@ extension LivecastAPI {
         let responses = UpdateResponses(client: self.database, logger: self.logger)
         let idempotencyKey = request.headers[.idempotencyKey]
         if let idempotencyKey {
-            guard !idempotencyKey.isEmpty, idempotencyKey.count <= Self.maximumIdempotencyKeyLength else {
-                throw APIError.invalid("Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyLength) characters", field: "Idempotency-Key")
-            }
+            guard !idempotencyKey.isEmpty else { throw APIError.invalid("Idempotency-Key must not be empty", field: "Idempotency-Key") }
+            try InputLimits.checkIdentifier(idempotencyKey, field: "Idempotency-Key", maximumBytes: InputLimits.idempotencyKeyBytes)
             if let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
                 return Self.accepted(kept, replayed: true)
             }

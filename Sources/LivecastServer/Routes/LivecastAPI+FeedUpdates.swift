@@ -12,6 +12,7 @@ extension LivecastAPI {
                 let body = try await request.decodeJSON(as: FeedStartBody.self, context: context)
                 try Self.checkDates(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
                 try self.checkClockSkew(body.timestamp, now: now)
+                try InputLimits.checkDateWindow(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
                 var start = FeedStarts.Request(
                     appID: scope.appID,
                     feedKey: try context.parameters.decoded("feedKey"),

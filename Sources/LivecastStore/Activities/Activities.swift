@@ -73,7 +73,7 @@ public struct Activities: Sendable {
     public func register(_ registration: Registration) async throws -> Result {
         let token = registration.pushToken.flatMap(DeviceToken.normalized)
         if registration.pushToken != nil, token == nil {
-            throw StoreError(.invalid, "pushToken must be hex", field: "pushToken")
+            throw StoreError(.invalid, "pushToken must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "pushToken")
         }
         guard token == nil || registration.channelID == nil else {
             throw StoreError(.invalid, "an activity is token-based or channel-based, not both", field: "channelId")

@@ -69,7 +69,7 @@ public struct PushToStartTokens: Sendable {
     ///   holds the token.
     public func register(_ registration: Registration) async throws -> Result {
         guard let token = DeviceToken.normalized(registration.token) else {
-            throw StoreError(.invalid, "the token must be hex", field: "token")
+            throw StoreError(.invalid, "the token must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "token")
         }
         do {
             return try await self.client.withTransaction(logger: self.logger) { connection in

@@ -1,0 +1,47 @@
+/// A request body with limits its JSON types do not express (``InputLimits``). `Request.decodeJSON(as:context:)`
+/// checks them right after decoding, so no route can forget to.
+protocol CheckedBody: Decodable {
+    /// - Throws: ``APIError`` `422 invalid` naming the first field out of its limits.
+    func checkLimits() throws
+}
+
+extension FeedBody: CheckedBody {
+    func checkLimits() throws {
+        try InputLimits.checkIdentifier(self.attributesType, field: "attributesType")
+        try InputLimits.checkSeconds(self.staleAfterSeconds, in: InputLimits.staleAfterSeconds, field: "staleAfterSeconds")
+        try InputLimits.checkSeconds(self.staleGraceSeconds, in: InputLimits.staleGraceSeconds, field: "staleGraceSeconds")
+    }
+}
+
+extension CreateChannelBody: CheckedBody {
+    func checkLimits() throws {
+        try InputLimits.checkIdentifier(self.feed, field: "feed")
+    }
+}
+
+extension PushToStartTokenBody: CheckedBody {
+    func checkLimits() throws {
+        try InputLimits.checkToken(self.token, field: "token")
+        try InputLimits.checkIdentifier(self.userId, field: "userId")
+        try InputLimits.checkIdentifier(self.osVersion, field: "osVersion", maximumBytes: InputLimits.osVersionBytes)
+    }
+}
+
+extension ActivityBody: CheckedBody {
+    func checkLimits() throws {
+        try InputLimits.checkIdentifier(self.attributesType, field: "attributesType")
+        try InputLimits.checkIdentifier(self.feed, field: "feed")
+        try InputLimits.checkToken(self.pushToken, field: "pushToken")
+        try InputLimits.checkIdentifier(self.channelId, field: "channelId")
+        try InputLimits.checkIdentifier(self.deviceId, field: "deviceId")
+        try InputLimits.checkIdentifier(self.userId, field: "userId")
+        try InputLimits.checkIdentifier(self.osVersion, field: "osVersion", maximumBytes: InputLimits.osVersionBytes)
+    }
+}
+
+extension FeedStartBody: CheckedBody {
+    func checkLimits() throws {
+        try InputLimits.checkIdentifiers(self.audience.deviceIds, field: "audience.deviceIds")
+        try InputLimits.checkIdentifiers(self.audience.userIds, field: "audience.userIds")
+    }
+}
