@@ -31,15 +31,13 @@ public final class BackgroundProgram: Sendable {
     ///   - standardOutput: The file standard output is appended to, created if missing.
     ///   - standardError: The file standard error is appended to; standard output's when `nil`.
     ///   - workingDirectory: Where it runs; this process's directory when `nil`.
-    ///   - platformOptions: The user and groups to run as, for instance.
     /// - Throws: swift-subprocess's `SubprocessError` when it cannot be started (no such program, say).
     public static func start(
         _ executable: String,
         _ arguments: [String],
         standardOutput: String,
         standardError: String? = nil,
-        workingDirectory: String? = nil,
-        platformOptions: PlatformOptions = PlatformOptions()
+        workingDirectory: String? = nil
     ) async throws -> BackgroundProgram {
         let output = try Self.openForAppending(standardOutput)
         let error = try standardError.map(Self.openForAppending)
@@ -48,8 +46,7 @@ public final class BackgroundProgram: Sendable {
         let configuration = Configuration(
             executable: Self.executable(executable),
             arguments: Arguments(arguments),
-            workingDirectory: workingDirectory.map { FilePath($0) },
-            platformOptions: platformOptions
+            workingDirectory: workingDirectory.map { FilePath($0) }
         )
         let execution = Task {
             defer { onStart.finish() }

@@ -1,5 +1,4 @@
 import Foundation
-import Subprocess
 
 #if canImport(Glibc)
 import Glibc
@@ -24,15 +23,14 @@ struct PostgresInstallation: Sendable {
         "\(self.binaries)/\(name)"
     }
 
-    /// Runs as the `postgres` user, with its group only, when the caller is root.
-    var platformOptions: PlatformOptions {
-        var options = PlatformOptions()
-        if let owner = self.owner {
-            options.userID = owner.uid
-            options.groupID = owner.gid
-            options.supplementaryGroups = [owner.gid]
-        }
-        return options
+    /// The command line that runs `program` as the `postgres` user, with its group only, when the caller is root:
+    /// util-linux's `setpriv` switches user and groups, then executes the program in its place. (swift-subprocess
+    /// can switch them itself, but only by `fork`ing this multithreaded process and calling `setgroups` and friends
+    /// before `exec`; a child was seen to hang there on a lock another thread held. Without a user to switch to, it
+    /// uses `posix_spawn`.)
+    func command(_ program: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
+        guard let owner = self.owner else { return (program, arguments) }
+        return ("setpriv", ["--reuid=\(owner.uid)", "--regid=\(owner.gid)", "--clear-groups", "--", program] + arguments)
     }
 
     /// The directory of `initdb`, `postgres` and `pg_isready`: `initdb`'s on `PATH`, else the newest

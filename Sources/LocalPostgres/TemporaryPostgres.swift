@@ -27,7 +27,15 @@ public final class TemporaryPostgres: Sendable {
     public let version: String
     /// The temporary directory: the cluster (`data/`), the server's socket and the logs.
     public let directory: URL
-    private let server: BackgroundProgram
+    /// The running server; replaced by ``restart(whileDown:)``.
+    private let running: Mutex<BackgroundProgram>
+    /// How the server was started: the program, its arguments and the installation's user.
+    private let launch: Launch
+
+    private struct Launch: Sendable {
+        let installation: PostgresInstallation
+        let arguments: [String]
+    }
 
     /// Why PostgreSQL could not be started: a missing program, or a cluster or server that failed. The message says
     /// what to do, or shows the end of PostgreSQL's log.
@@ -39,12 +47,15 @@ public final class TemporaryPostgres: Sendable {
         }
     }
 
-    private init(configuration: PostgresClient.Configuration, version: String, directory: URL, server: BackgroundProgram) {
+    private init(configuration: PostgresClient.Configuration, version: String, directory: URL, server: BackgroundProgram, launch: Launch) {
         self.configuration = configuration
         self.version = version
         self.directory = directory
-        self.server = server
+        self.running = Mutex(server)
+        self.launch = launch
     }
+
+    private var server: BackgroundProgram { self.running.withLock { $0 } }
 
     /// The port the server listens on.
     public var port: Int { self.configuration.port ?? 5432 }
@@ -75,9 +86,13 @@ public final class TemporaryPostgres: Sendable {
             // A port found free can be taken before the server binds it: try a few.
             for _ in 0..<3 {
                 let port = try FreePort.next()
+                let launch = Launch(
+                    installation: installation,
+                    arguments: ["-D", data.path, "-p", String(port), "-k", directory.path] + serverSettings
+                )
                 let server = try await Self.launch(
                     installation.program("postgres"),
-                    ["-D", data.path, "-p", String(port), "-k", directory.path] + serverSettings,
+                    launch.arguments,
                     installation: installation,
                     in: directory,
                     log: log
@@ -93,7 +108,8 @@ public final class TemporaryPostgres: Sendable {
                     ),
                     version: version,
                     directory: directory,
-                    server: server
+                    server: server,
+                    launch: launch
                 )
                 let ready: Bool
                 do {
@@ -110,6 +126,33 @@ public final class TemporaryPostgres: Sendable {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
+    }
+
+    /// An outage, for tests: shuts the server down (a fast shutdown: clients are disconnected and connections are
+    /// refused), runs `whileDown`, then starts it again on the same port and data and waits until it accepts
+    /// connections. The server is started again even when `whileDown` throws.
+    /// - Throws: What `whileDown` throws, or ``Failure`` when the server does not start again.
+    public func restart<Result: Sendable>(whileDown: () async throws -> Result) async throws -> Result {
+        await self.stopServer()
+        let result: Swift.Result<Result, any Error>
+        do {
+            result = .success(try await whileDown())
+        } catch {
+            result = .failure(error)
+        }
+        let log = self.directory.appendingPathComponent("postgres.log")
+        let server = try await Self.launch(
+            self.launch.installation.program("postgres"),
+            self.launch.arguments,
+            installation: self.launch.installation,
+            in: self.directory,
+            log: log
+        )
+        self.running.withLock { $0 = server }
+        guard try await self.waitUntilReady(pgIsReady: self.launch.installation.program("pg_isready")) else {
+            throw Failure("PostgreSQL did not start again: \(Self.tail(of: log))")
+        }
+        return try result.get()
     }
 
     /// Shuts the server down (a fast shutdown: clients are disconnected) and removes the directory. Runs to the end
@@ -200,14 +243,9 @@ public final class TemporaryPostgres: Sendable {
         in directory: URL,
         log: URL
     ) async throws -> BackgroundProgram {
+        let (executable, arguments) = installation.command(program, arguments)
         do {
-            return try await BackgroundProgram.start(
-                program,
-                arguments,
-                standardOutput: log.path,
-                workingDirectory: directory.path,
-                platformOptions: installation.platformOptions
-            )
+            return try await BackgroundProgram.start(executable, arguments, standardOutput: log.path, workingDirectory: directory.path)
         } catch {
             throw Failure("cannot run \(program): \(error)")
         }

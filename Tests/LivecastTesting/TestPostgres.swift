@@ -52,7 +52,7 @@ public actor TestPostgres {
                 return try PostgresClient.Configuration(url: url)
             }
             // Many suites run at once, each with its clients.
-            let postgres = try await TemporaryPostgres.start(settings: ["max_connections": "300"])
+            let postgres = try await TemporaryPostgres.start(settings: ["max_connections": "600"])
             postgres.stopWhenProcessExits()
             return postgres.configuration
         }
