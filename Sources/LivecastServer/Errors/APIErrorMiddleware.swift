@@ -7,7 +7,8 @@ import PostgresNIO
 
 /// Turns every error into the API's error body: ``APIError`` as is, the store's and APNs' refusals
 /// through ``APIError``'s initializers, Hummingbird's own errors by status, PostgreSQL's refusals of a value as
-/// `422 invalid`, and anything else into a logged, generic 500.
+/// `422 invalid`, a lost or refused database connection as `503 database_unavailable`, and anything else into a
+/// logged, generic 500.
 struct APIErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -36,6 +37,9 @@ struct APIErrorMiddleware: RouterMiddleware {
             // The last line of defence: ``InputLimits`` refuses such values first, naming the field.
             context.logger.warning("PostgreSQL refused a value", metadata: Self.metadata(error))
             throw APIError.invalid("a value is out of what Livecast can store (too long, out of range, or holding a NUL)")
+        } catch let error where Self.isConnectionLoss(error) {
+            context.logger.warning("PostgreSQL went away during a request", metadata: Self.metadata(error))
+            throw APIError.databaseUnavailable
         } catch {
             context.logger.error("Unexpected error", metadata: Self.metadata(error))
             throw APIError.internalError
@@ -45,12 +49,26 @@ struct APIErrorMiddleware: RouterMiddleware {
     /// Whether PostgreSQL refused a value the request carried: SQLSTATE class 22 (data exception: NUL in text,
     /// numeric out of range, string too long, …) or 54000 (program limit exceeded: an index row over its size).
     static func isDataError(_ error: any Error) -> Bool {
+        guard let sqlState = Self.postgresError(error)?.serverInfo?[.sqlState] else { return false }
+        return sqlState.hasPrefix("22") || sqlState == "54000"
+    }
+
+    /// Whether the database connection was lost or refused: closed or failed connections, and SQLSTATE classes 08
+    /// (connection exception) and 57P (the server shutting down, crashed, or starting up).
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        guard let error = Self.postgresError(error) else { return false }
+        if [.connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed].contains(error.code) { return true }
+        guard let sqlState = error.serverInfo?[.sqlState] else { return false }
+        return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P")
+    }
+
+    /// PostgreSQL's error, also from inside a transaction's error.
+    private static func postgresError(_ error: any Error) -> PSQLError? {
         if let transaction = error as? PostgresTransactionError {
             let inner: (any Error)? = transaction.closureError ?? transaction.beginError ?? transaction.commitError
-            return inner.map(Self.isDataError) ?? false
+            return inner.flatMap(Self.postgresError)
         }
-        guard let sqlState = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
-        return sqlState.hasPrefix("22") || sqlState == "54000"
+        return error as? PSQLError
     }
 
     /// What is safe to log about an error: its type and, for PostgreSQL, the server's SQLSTATE and message, never

@@ -1,26 +1,40 @@
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
 /// Whether PostgreSQL answers, so that requests fail fast instead of hanging while it is unreachable.
 ///
-/// A probe asks `SELECT 1` once a second over a connection of its own (so a busy pool is not mistaken for an
-/// outage) and gives it a second to answer. While the database answers, ``guarding(_:)`` runs a request's work as
-/// is; once a probe goes unanswered, the work still waiting is answered `503 database_unavailable` at once, and so
-/// is new work until a probe is answered again. PostgresNIO's pool would otherwise queue a request for up to a
+/// A probe asks `SELECT 1` twice a second over a connection of its own. While the database answers,
+/// ``guarding(_:)`` runs a request's work as is. It counts as unreachable when a probe is refused (no
+/// connection, or the server shutting down) and nothing has been answered for a second, or when probes go
+/// unanswered and nothing has been answered for ten seconds (a frozen server or a lost network; a busy machine
+/// answers late, so it takes longer to tell apart). An answer is a probe's or any request's work that succeeded.
+/// Then the work still waiting is answered `503 database_unavailable` at once, and so is new work until a probe is
+/// answered again. PostgresNIO's pool would otherwise queue a request for up to a
 /// minute while it cannot connect, and a query on a connection to a frozen server waits for as long as TCP allows.
 public final class DatabaseWatch: Service, Sendable {
-    /// How often the database is probed, and how long a probe may take before it counts as unanswered.
-    public static let probeInterval: Duration = .seconds(1)
+    /// How often the database is probed.
+    public static let probeInterval: Duration = .milliseconds(500)
+    /// How long a probe may take before it counts as unanswered.
+    public static let probeTimeout: Duration = .seconds(2)
+    /// How long without any answer before the database counts as unreachable, after a refused probe and after an
+    /// unanswered one.
+    public static let patience: (refused: Duration, unanswered: Duration) = (.seconds(1), .seconds(10))
 
     private let client: PostgresClient
+    /// Where the server listens, to tell one that refuses connections from one that is slow.
+    private let address: (host: String?, port: Int?, unixSocketPath: String?)
     private let logger: Logger
     private let state = Mutex(State())
 
     private struct State {
         var isReachable = true
         var lastError: String?
+        /// When the database last answered: a probe, or a request's work that succeeded.
+        var lastAnswer = ContinuousClock.now
         /// The work waiting on the database, by ticket, each with how to answer it at once.
         var waiting: [Int: @Sendable () -> Void] = [:]
         var nextTicket = 0
@@ -31,8 +45,9 @@ public final class DatabaseWatch: Service, Sendable {
         var configuration = database
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = 1
-        configuration.options.connectTimeout = Self.probeInterval
+        configuration.options.connectTimeout = Self.probeTimeout
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.address = (database.host, database.port, database.unixSocketPath)
         self.logger = logger
     }
 
@@ -59,9 +74,7 @@ public final class DatabaseWatch: Service, Sendable {
     /// Runs `work`, which uses the database, unless the database is unreachable or becomes so while it waits: then
     /// throws ``APIError/databaseUnavailable`` at once (the work goes on in the background until PostgreSQL answers
     /// or gives up, and its result is dropped).
-    /// - Parameter timeout: When given, also how long the work may take before that error.
     func guarding<Result: Sendable>(
-        timeout: Duration? = nil,
         _ work: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
@@ -76,16 +89,13 @@ public final class DatabaseWatch: Service, Sendable {
                 answer.resume(throwing: APIError.databaseUnavailable)
                 return
             }
-            if let timeout {
-                Task {
-                    try? await Task.sleep(for: timeout)
-                    answer.resume(throwing: APIError.databaseUnavailable)
-                }
-            }
             Task {
                 do {
                     let result = try await work()
-                    self.state.withLock { _ = $0.waiting.removeValue(forKey: ticket) }
+                    self.state.withLock { state in
+                        state.waiting.removeValue(forKey: ticket)
+                        state.lastAnswer = .now
+                    }
                     answer.resume(returning: result)
                 } catch {
                     self.state.withLock { _ = $0.waiting.removeValue(forKey: ticket) }
@@ -95,38 +105,86 @@ public final class DatabaseWatch: Service, Sendable {
         }
     }
 
-    /// - Returns: `nil` when `SELECT 1` was answered within ``probeInterval``, else why not.
-    private func probe() async -> String? {
-        let failure: String?? = try? await withCheckedThrowingContinuation { continuation in
-            let answer = OneAnswer<String?>(continuation)
+    /// What a probe found.
+    private enum Probe: Sendable {
+        case answered
+        /// No connection, or the server is shutting down or starting up (SQLSTATE classes 08 and 57).
+        case refused(String)
+        case unanswered
+    }
+
+    /// Asks `SELECT 1`, giving it ``probeTimeout``. PostgresNIO's pool keeps a query waiting while it cannot connect,
+    /// so an unanswered probe then tries a bare connection: refused means down.
+    private func probe() async -> Probe {
+        let probe = await self.query()
+        guard case .unanswered = probe, !(await self.canConnect()) else { return probe }
+        return .refused("connections to PostgreSQL are refused")
+    }
+
+    private func query() async -> Probe {
+        let probe: Probe? = try? await withCheckedThrowingContinuation { continuation in
+            let answer = OneAnswer<Probe>(continuation)
             let query = Task {
                 do {
                     try await self.client.query("SELECT 1", logger: self.logger)
-                    answer.resume(returning: nil)
+                    answer.resume(returning: .answered)
+                } catch let error as PSQLError where error.code == .server {
+                    // The server answered, if only to refuse (too many clients, say), unless it is going away.
+                    let state = error.serverInfo?[.sqlState] ?? ""
+                    let goingAway = state.hasPrefix("08") || state.hasPrefix("57P")
+                    answer.resume(returning: goingAway ? .refused(String(reflecting: error)) : .answered)
                 } catch {
-                    answer.resume(returning: String(reflecting: error))
+                    // A connection that failed or timed out: whether it was refused is for a bare connection to say.
+                    answer.resume(returning: .unanswered)
                 }
             }
             Task {
-                try? await Task.sleep(for: Self.probeInterval)
-                answer.resume(returning: "no answer to SELECT 1 within \(Self.probeInterval)")
+                try? await Task.sleep(for: Self.probeTimeout)
+                answer.resume(returning: .unanswered)
                 query.cancel()
             }
         }
-        return failure ?? "the probe failed"
+        return probe ?? .unanswered
     }
 
-    private func record(_ error: String?) {
-        let (waiting, changed) = self.state.withLock { state -> ([@Sendable () -> Void], Bool) in
-            let changed = state.isReachable != (error == nil)
-            state.isReachable = error == nil
-            state.lastError = error
-            guard error != nil else { return ([], changed) }
-            defer { state.waiting = [:] }
-            return (Array(state.waiting.values), changed)
+    /// Whether a connection to the server's address opens at all (within a second).
+    private func canConnect() async -> Bool {
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(1))
+        do {
+            let channel =
+                if let path = self.address.unixSocketPath {
+                    try await bootstrap.connect(unixDomainSocketPath: path).get()
+                } else {
+                    try await bootstrap.connect(host: self.address.host ?? "localhost", port: self.address.port ?? 5432).get()
+                }
+            try? await channel.close()
+            return true
+        } catch {
+            return false
         }
-        if changed, let error {
-            self.logger.error("PostgreSQL is unreachable; requests are answered 503", metadata: ["error": "\(error)"])
+    }
+
+    private func record(_ probe: Probe) {
+        let error: String?
+        let patience: Duration
+        switch probe {
+        case .answered: (error, patience) = (nil, .zero)
+        case .refused(let reason): (error, patience) = (reason, Self.patience.refused)
+        case .unanswered: (error, patience) = ("no answer to SELECT 1 within \(Self.probeTimeout)", Self.patience.unanswered)
+        }
+        let (waiting, changed, reachable) = self.state.withLock { state -> ([@Sendable () -> Void], Bool, Bool) in
+            let now = ContinuousClock.now
+            if error == nil { state.lastAnswer = now }
+            let reachable = error == nil || state.lastAnswer.duration(to: now) < patience
+            let changed = state.isReachable != reachable
+            state.isReachable = reachable
+            state.lastError = error
+            guard !reachable else { return ([], changed, reachable) }
+            defer { state.waiting = [:] }
+            return (Array(state.waiting.values), changed, reachable)
+        }
+        if changed, !reachable {
+            self.logger.error("PostgreSQL is unreachable; requests are answered 503", metadata: ["error": "\(error ?? "")"])
         } else if changed {
             self.logger.info("PostgreSQL answers again")
         }

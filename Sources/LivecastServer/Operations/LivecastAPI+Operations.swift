@@ -34,13 +34,13 @@ extension LivecastAPI {
         let checks: [String: String]
     }
 
-    /// Each check's verdict: `ok`, `not run here`, or what is wrong. The database gets a second to answer, and
-    /// none once ``DatabaseWatch`` found it unreachable.
+    /// Each check's verdict: `ok`, `not run here`, or what is wrong. The database check is answered at once when
+    /// ``DatabaseWatch`` finds PostgreSQL unreachable, including while it waits.
     private func readinessChecks(logger: Logger) async -> [String: String] {
         var checks: [String: String] = [:]
         do {
             let database = self.database
-            let applied = try await self.databaseWatch.guarding(timeout: .seconds(1)) {
+            let applied = try await self.databaseWatch.guarding {
                 Set(try await MigrationRunner.applied(on: database, logger: logger).map(\.name))
             }
             checks["database"] = "ok"
