@@ -10,7 +10,7 @@ import Synchronization
 /// A probe asks `SELECT 1` twice a second over a connection of its own. While the database answers,
 /// ``guarding(_:)`` runs a request's work as is. It counts as unreachable when a probe is refused (no
 /// connection, or the server shutting down) and nothing has been answered for a second, or when probes go
-/// unanswered and nothing has been answered for ten seconds (a frozen server or a lost network; a busy machine
+/// unanswered and nothing has been answered for thirty seconds (a frozen server or a lost network; a busy machine
 /// answers late, so it takes longer to tell apart). An answer is a probe's or any request's work that succeeded.
 /// Then the work still waiting is answered `503 database_unavailable` at once, and so is new work until a probe is
 /// answered again. PostgresNIO's pool would otherwise queue a request for up to a
@@ -22,7 +22,7 @@ public final class DatabaseWatch: Service, Sendable {
     public static let probeTimeout: Duration = .seconds(2)
     /// How long without any answer before the database counts as unreachable, after a refused probe and after an
     /// unanswered one.
-    public static let patience: (refused: Duration, unanswered: Duration) = (.seconds(1), .seconds(10))
+    public static let patience: (refused: Duration, unanswered: Duration) = (.seconds(1), .seconds(30))
 
     private let client: PostgresClient
     /// Where the server listens, to tell one that refuses connections from one that is slow.
@@ -117,7 +117,7 @@ public final class DatabaseWatch: Service, Sendable {
     /// so an unanswered probe then tries a bare connection: refused means down.
     private func probe() async -> Probe {
         let probe = await self.query()
-        guard case .unanswered = probe, !(await self.canConnect()) else { return probe }
+        guard case .unanswered = probe, await self.connectionIsRefused() else { return probe }
         return .refused("connections to PostgreSQL are refused")
     }
 
@@ -147,9 +147,10 @@ public final class DatabaseWatch: Service, Sendable {
         return probe ?? .unanswered
     }
 
-    /// Whether a connection to the server's address opens at all (within a second).
-    private func canConnect() async -> Bool {
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(1))
+    /// Whether a bare connection to the server's address is refused (nothing listens there). A connection that opens,
+    /// or is merely slow to, is not a refusal.
+    private func connectionIsRefused() async -> Bool {
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(2))
         do {
             let channel =
                 if let path = self.address.unixSocketPath {
@@ -158,10 +159,16 @@ public final class DatabaseWatch: Service, Sendable {
                     try await bootstrap.connect(host: self.address.host ?? "localhost", port: self.address.port ?? 5432).get()
                 }
             try? await channel.close()
-            return true
-        } catch {
             return false
+        } catch {
+            return Self.isRefusal(error)
         }
+    }
+
+    private static func isRefusal(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return error.errnoCode == ECONNREFUSED || error.errnoCode == ENOENT }
+        if let error = error as? NIOConnectionError { return error.connectionErrors.contains { Self.isRefusal($0.error) } }
+        return false
     }
 
     private func record(_ probe: Probe) {
