@@ -124,7 +124,12 @@ public final class DatabaseWatch: Service, Sendable {
     private func query() async -> Probe {
         let probe: Probe? = try? await withCheckedThrowingContinuation { continuation in
             let answer = OneAnswer<Probe>(continuation)
-            let query = Task {
+            let deadline = Task {
+                try await Task.sleep(for: Self.probeTimeout)
+                answer.resume(returning: .unanswered)
+            }
+            Task {
+                defer { deadline.cancel() }
                 do {
                     try await self.client.query("SELECT 1", logger: self.logger)
                     answer.resume(returning: .answered)
@@ -137,11 +142,6 @@ public final class DatabaseWatch: Service, Sendable {
                     // A connection that failed or timed out: whether it was refused is for a bare connection to say.
                     answer.resume(returning: .unanswered)
                 }
-            }
-            Task {
-                try? await Task.sleep(for: Self.probeTimeout)
-                answer.resume(returning: .unanswered)
-                query.cancel()
             }
         }
         return probe ?? .unanswered

@@ -83,17 +83,15 @@ struct ActivityTarget: UpdateTarget {
 
     /// Supersedes the activity's pending updates: a newer one replaces them.
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        let rows = try await connection.query(
+        try await OutboxRules.supersede(
             """
             UPDATE updates SET status = 'superseded', completed_at = now()
             WHERE activity_id = \(self.id) AND status = 'pending'
             RETURNING timestamp
             """,
+            on: connection,
             logger: logger
         )
-        var timestamps: [Int] = []
-        for try await timestamp in rows.decode(Int.self) { timestamps.append(timestamp) }
-        return timestamps
     }
 
     func address(_ row: inout OutboxRow) {

@@ -67,17 +67,15 @@ struct FeedTarget: UpdateTarget {
 
     /// Supersedes the feed's pending updates that no dispatcher has begun: a newer one replaces them.
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        let rows = try await connection.query(
+        try await OutboxRules.supersede(
             """
             UPDATE updates SET status = 'superseded', completed_at = now()
             WHERE feed_id = \(self.id) AND status = 'pending' AND cursor_id = 0 AND NOT channel_done AND event <> 'start'
             RETURNING timestamp
             """,
+            on: connection,
             logger: logger
         )
-        var timestamps: [Int] = []
-        for try await timestamp in rows.decode(Int.self) { timestamps.append(timestamp) }
-        return timestamps
     }
 
     /// The row fans out from the feed; its channel, when it has one, gets the same bytes.

@@ -24,6 +24,14 @@ enum OutboxRules {
         return timestamp <= last ? (last + 1, true) : (timestamp, false)
     }
 
+    /// Runs a target's `UPDATE … SET status = 'superseded' … RETURNING timestamp`.
+    /// - Returns: The timestamps of the updates it superseded.
+    static func supersede(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        var timestamps: [Int] = []
+        for try await timestamp in try await connection.query(query, logger: logger).decode(Int.self) { timestamps.append(timestamp) }
+        return timestamps
+    }
+
     /// 10 when asked for or when the update carries an alert, else 5.
     static func priority(requested: Int?, hasAlert: Bool) throws(StoreError) -> Int {
         let priority = requested ?? (hasAlert ? 10 : 5)
