@@ -81,45 +81,4 @@ import Testing
             }
         }
     }
-
-    /// A graceful shutdown while APNs asks to retry a page of an update: the dispatcher does not wait out the retry
-    /// rounds (the shutdown stays short); the page is left unrecorded for the next dispatcher, which sends it whole.
-    @Test(.timeLimit(.minutes(3))) func aGracefulShutdownDoesNotWaitOutTheRetriesOfAnUpdate() async throws {
-        try await DispatchFixture.with("service_graceful_retry") { fixture in
-            try await fixture.feed("game-1")
-            let followers = try await fixture.tokenFollowers(20, feed: "game-1")
-            let settings = Dispatcher.Settings(pageSize: 100, retryRounds: 3, retryBackoff: .seconds(30))
-            let service = DispatcherService(
-                dispatcher: fixture.dispatcher(settings),
-                database: fixture.store.client,
-                workers: 1,
-                logger: fixture.store.logger
-            )
-            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
-            let emulator = fixture.emulator.emulator
-            let answeredBefore = emulator.answeredRequests
-            emulator.setFaults(FaultPlan(failureShare: 1, failureAnswers: [.status(503, reason: "ServiceUnavailable")]))
-            let running = Task { try await group.run() }
-            let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while emulator.answeredRequests - answeredBefore < followers.count, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            // The first round was refused; the dispatcher waits 30 s before the next.
-            await group.triggerGracefulShutdown()
-            try await running.value
-            #expect(emulator.answeredRequests - answeredBefore == followers.count, "a retry round ran during the shutdown")
-            #expect(try await fixture.status(update.updateID) == "pending")
-            #expect(try await fixture.cursor(update.updateID) == 0)
-            #expect(try await fixture.counts(update.updateID) == (0, 0), "the unfinished page was recorded")
-
-            emulator.setFaults(FaultPlan())
-            _ = try await fixture.dispatcher(settings).drain()
-            #expect(try await fixture.status(update.updateID) == "sent")
-            #expect(try await fixture.counts(update.updateID) == (followers.count, 0))
-            for follower in followers {
-                #expect(fixture.shown(follower.deviceID).first?.contentState == .object(["home": .int(1)]))
-            }
-        }
-    }
 }

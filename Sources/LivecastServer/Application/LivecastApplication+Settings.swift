@@ -21,6 +21,8 @@ extension LivecastApplication {
         public var api: LivecastAPI.Configuration
         /// Dispatcher workers; `0` runs none in this process. Defaults to `4`.
         public var dispatchWorkers: Int
+        /// How the dispatcher claims, leases and retries.
+        public var dispatch: Dispatcher.Settings
         /// Seconds between reaper passes (on the one instance that takes the lock); `0` runs none here. Defaults
         /// to `0`.
         public var reapInterval: Int
@@ -39,6 +41,7 @@ extension LivecastApplication {
             apnsOverrides: AppClients.Overrides = .init(),
             api: LivecastAPI.Configuration = .init(),
             dispatchWorkers: Int = 4,
+            dispatch: Dispatcher.Settings = .init(),
             reapInterval: Int = 0,
             reaperPolicy: ReaperPolicy = ReaperPolicy()
         ) {
@@ -50,6 +53,7 @@ extension LivecastApplication {
             self.apnsOverrides = apnsOverrides
             self.api = api
             self.dispatchWorkers = dispatchWorkers
+            self.dispatch = dispatch
             self.reapInterval = reapInterval
             self.reaperPolicy = reaperPolicy
         }

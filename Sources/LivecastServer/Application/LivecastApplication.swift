@@ -46,7 +46,7 @@ public struct LivecastApplication: Sendable {
             return (app.client, app.bundleID)
         }
         let dispatcher = DispatcherService(
-            dispatcher: Dispatcher(database: database, clientForApp: clientForApp, logger: logger),
+            dispatcher: Dispatcher(database: database, clientForApp: clientForApp, settings: settings.dispatch, logger: logger),
             database: database,
             workers: settings.dispatchWorkers,
             logger: logger

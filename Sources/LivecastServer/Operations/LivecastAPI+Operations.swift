@@ -12,7 +12,8 @@ extension LivecastAPI {
         routes.open(.get, "/ready") { _, context in
             let checks = await self.readinessChecks(logger: context.logger)
             let ready = checks.values.allSatisfy { $0 == "ok" || $0 == "not run here" }
-            return try .json(ReadyBody(status: ready ? "ready" : "not ready", checks: checks), status: ready ? .ok : .serviceUnavailable)
+            let body = ReadyBody(status: ready ? "ready" : "not ready", checks: checks, detail: await self.readinessDetail())
+            return try .json(body, status: ready ? .ok : .serviceUnavailable)
         }
         routes.open(.get, "/metrics") { _, _ in
             Response(
@@ -32,6 +33,15 @@ extension LivecastAPI {
     private struct ReadyBody: Encodable {
         let status: String
         let checks: [String: String]
+        /// What is wrong for some apps only: reported, without taking this instance out of service for the others.
+        let detail: [String: String]
+    }
+
+    /// Problems of some apps: signing keys that cannot be opened (their bundle ids are in the log, not here).
+    private func readinessDetail() async -> [String: String] {
+        let unusable = await self.appClients.unusableKeyCount
+        guard unusable > 0 else { return [:] }
+        return ["signingKeys": "\(unusable) app(s) have a signing key that cannot be opened; their pushes are held back (see the log)"]
     }
 
     /// Each check's verdict: `ok`, `not run here`, or what is wrong. The database check is answered at once when

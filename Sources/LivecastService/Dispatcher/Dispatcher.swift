@@ -9,53 +9,66 @@ import PostgresNIO
 ///
 /// A feed's update is one row: its channel gets one broadcast, and its token-based followers are walked in keyset
 /// order in pages, each page checkpointed, so memory stays flat and a crash resumes from the last checkpoint. A
-/// standalone activity's updates are claimed in batches. A target's updates go out one at a time, oldest first, so
-/// the timestamps it receives increase.
+/// standalone activity's updates are claimed in batches, per app. A target's updates go out one at a time, oldest
+/// first, so the timestamps it receives increase. A push APNs asks to retry later is carried forward with backoff
+/// (an owed push, or the activity's update put back) until it is delivered, superseded or past its deadline
+/// (``RetryPolicy``); then it is a dead letter.
 ///
-/// Several dispatchers may run at once, in one process or many. A claim names its dispatcher; when a dispatcher
-/// dies, its lease runs out and another takes the row over from its checkpoint, and the dead one's late
-/// checkpoints are refused.
+/// Several dispatchers may run at once, in one process or many. A claim names its dispatcher and is kept by its
+/// heartbeat; when a dispatcher dies, its lease runs out within ``Settings/leaseSeconds`` and another takes the
+/// row over from its checkpoint, and the dead one's late checkpoints are refused. The Outbox folder owns the
+/// claims, the heartbeat, checkpoints, releases, owed pushes, dead letters and the retry policy.
 public struct Dispatcher: Sendable {
     /// The APNs client and bundle id of an app.
     public typealias ClientForApp = @Sendable (Int64) async throws -> (client: APNsClient, bundleID: String)
 
     /// How a dispatcher works.
     public struct Settings: Sendable {
-        /// Standalone activity updates claimed at once. Defaults to 500.
+        /// Standalone activity updates (and owed pushes) claimed at once per app. Defaults to 500.
         public var batchSize: Int
         /// Followers read and sent per checkpoint. Defaults to 5,000.
         public var pageSize: Int
-        /// How long a claim holds without a checkpoint before another dispatcher may take it. Defaults to 60 s.
+        /// How long a claim holds without a heartbeat before another dispatcher may take it over. The heartbeat
+        /// renews it every third of this. Defaults to 10 s.
         public var leaseSeconds: Double
-        /// Rounds of resending a page's pushes that APNs asked to retry later, with backoff, before they count as
-        /// failed. Defaults to 3.
-        public var retryRounds: Int
-        /// The first backoff between those rounds, doubled each round, with ±20 % jitter. Defaults to 1 s.
-        public var retryBackoff: Duration
-        /// Claims of a fan-out in a row without a checkpoint (its dispatcher died, or APNs kept asking to retry the
-        /// broadcast) before it is marked failed, so the feed's later updates go on. Defaults to 8.
+        /// Claims of a fan-out in a row without a checkpoint (its dispatcher kept dying on it) before it is given
+        /// up as a dead letter, so the feed's later updates go on. Defaults to 8.
         public var fanOutAttempts: Int
-        /// Tries of a standalone activity's update that APNs keeps asking to retry later (backing off 2, 4, 8 … s)
-        /// before it is marked failed. Defaults to 8.
-        public var activityAttempts: Int
+        /// How long a push APNs keeps asking to retry later (429, 5xx, connection lost) stays owed before it is
+        /// given up as a dead letter; an end is kept at least while its activity can show. Defaults to one hour.
+        public var retryDeadlineSeconds: Int
+        /// Fan-outs of one app sent at once across all dispatchers, so one app's big games leave room for the
+        /// others'. Defaults to 2.
+        public var fanOutsPerApp: Int
+        /// The wait before the first retry of a push APNs asked to retry later, doubled each try up to a minute.
+        /// Defaults to 2 s.
+        public var firstRetryBackoff: Double
 
         public init(
             batchSize: Int = 500,
             pageSize: Int = 5000,
-            leaseSeconds: Double = 60,
-            retryRounds: Int = 3,
-            retryBackoff: Duration = .seconds(1),
+            leaseSeconds: Double = 10,
             fanOutAttempts: Int = 8,
-            activityAttempts: Int = 8
+            retryDeadlineSeconds: Int = 3600,
+            fanOutsPerApp: Int = 2,
+            firstRetryBackoff: Double = 2
         ) {
             self.batchSize = batchSize
             self.pageSize = pageSize
             self.leaseSeconds = leaseSeconds
-            self.retryRounds = retryRounds
-            self.retryBackoff = retryBackoff
             self.fanOutAttempts = fanOutAttempts
-            self.activityAttempts = activityAttempts
+            self.retryDeadlineSeconds = retryDeadlineSeconds
+            self.fanOutsPerApp = fanOutsPerApp
+            self.firstRetryBackoff = firstRetryBackoff
         }
+    }
+
+    /// What a worker claims.
+    public enum Lane: Sendable {
+        /// A feed's fan-out first, else quick work.
+        case any
+        /// Only quick work: standalone activity updates and owed pushes, so they never wait behind a fan-out.
+        case quick
     }
 
     /// This dispatcher's name in its claims.
@@ -63,24 +76,29 @@ public struct Dispatcher: Sendable {
     let database: PostgresClient
     let clientForApp: ClientForApp
     let settings: Settings
+    let retryPolicy: RetryPolicy
     let logger: Logger
 
     public init(database: PostgresClient, clientForApp: @escaping ClientForApp, settings: Settings = Settings(), logger: Logger) {
         self.database = database
         self.clientForApp = clientForApp
         self.settings = settings
+        self.retryPolicy = RetryPolicy(deadlineSeconds: settings.retryDeadlineSeconds, firstBackoff: settings.firstRetryBackoff)
         self.logger = logger
     }
 
-    /// Claims and sends one piece of work: a feed's fan-out (to its end, unless the claim is lost), or else one
-    /// batch of standalone activity updates.
-    /// - Returns: How many updates it handled (0 when none were due).
-    public func dispatchOnce() async throws -> Int {
-        if let fanOut = try await self.claimFanOut() {
-            try await self.run(fanOut)
-            return 1
+    /// Claims and sends one piece of work, under a heartbeat that keeps its claims: a feed's fan-out (to its end,
+    /// unless the claim is lost), or else quick work: each app's due standalone activity updates and owed pushes,
+    /// the apps side by side.
+    /// - Returns: How many updates and owed pushes it handled (0 when none were due).
+    public func dispatchOnce(lane: Lane = .any) async throws -> Int {
+        try await self.withHeartbeat {
+            if lane == .any, let fanOut = try await self.claimFanOut() {
+                try await self.run(fanOut)
+                return 1
+            }
+            return try await self.dispatchQuickWork()
         }
-        return try await self.dispatchActivityBatch()
     }
 
     /// Dispatches until nothing is due. - Returns: how many updates it handled.

@@ -6,6 +6,8 @@ import Synchronization
 
 /// Dispatcher workers as a service: each loops claiming and sending work; when none is due it waits for a
 /// `NOTIFY` from an accepted update, or the poll interval as a fallback (a missed notification costs at most that).
+/// With two workers or more, the first takes only quick work (standalone activity updates and owed pushes), so
+/// those never wait behind fan-outs.
 ///
 /// On graceful shutdown the workers stop claiming, a fan-out in progress stops at its next checkpoint and goes back
 /// to the outbox for the next dispatcher, and `run()` returns.
@@ -44,18 +46,19 @@ public struct DispatcherService: Service {
             // The workers finish what they hold on graceful shutdown (a fan-out stops at its next checkpoint); the
             // listener stops at once, so it is waited for apart from them.
             await withTaskGroup(of: Void.self) { workers in
-                for _ in 0..<self.workers {
-                    workers.addTask { await self.work(wake) }
+                for worker in 0..<self.workers {
+                    let lane: Dispatcher.Lane = worker == 0 && self.workers > 1 ? .quick : .any
+                    workers.addTask { await self.work(wake, lane: lane) }
                 }
             }
             group.cancelAll()
         }
     }
 
-    private func work(_ wake: WakeSignal) async {
+    private func work(_ wake: WakeSignal, lane: Dispatcher.Lane) async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                if try await self.dispatcher.dispatchOnce() > 0 { continue }
+                if try await self.dispatcher.dispatchOnce(lane: lane) > 0 { continue }
             } catch {
                 self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
             }

@@ -1,20 +1,25 @@
 import APNs
 import LivecastStore
 import PostgresNIO
-import ServiceLifecycle
 
-/// One device push of a page: a token and the payload it gets.
+/// One device push of a page: a token, the payload it gets, and the target it is owed to if APNs asks to retry.
 struct PageTarget: Sendable {
     /// The token's row (`activity_tokens` or `push_to_start_tokens`).
     var tokenID: Int64
     var token: String
     var payload: [UInt8]
+    /// What the push is owed to when APNs asks to retry it later: the activity, or the push-to-start token's row.
+    var ownerID: Int64
+    /// An iOS 18 device's start on the feed's channel.
+    var usesChannelPayload = false
 }
 
-/// What came of a page of device pushes.
+/// What came of a batch of device pushes.
 struct PageDelivery: Sendable {
     /// A push that did not get through, kept as a `deliveries` row.
     struct Failure: Sendable {
+        /// The push's ``PageTarget/ownerID``.
+        var ownerID: Int64
         var token: String
         var status: Int?
         var reason: String
@@ -28,83 +33,86 @@ struct PageDelivery: Sendable {
         var invalidSinceMillis: Int64?
     }
 
-    var sent = 0
+    /// The owners (``PageTarget/ownerID``) of the pushes APNs accepted.
+    var delivered: [Int64] = []
     var failures: [Failure] = []
     var invalidations: [Invalidation] = []
-    /// A graceful shutdown came while APNs had pushes to retry: the page is unfinished, and is not to be recorded
-    /// or checkpointed (the next dispatcher sends it again).
-    var interrupted = false
+    /// Pushes APNs asked to retry later: carried forward, owed to their targets.
+    var owed: [OwedTarget] = []
 }
 
 /// Which table a page's tokens live in.
 enum TokenTable {
     case activityTokens
     case pushToStartTokens
+
+    /// What a push to such a token is owed to.
+    var owedKind: OwedTarget.Kind { self == .activityTokens ? .activity : .pushToStart }
 }
 
 extension Dispatcher {
-    /// Sends a page in one batch; pushes APNs asks to retry later go again after a backoff, a few rounds.
-    /// - Parameter repeatable: Whether sending the page again is harmless (an update: a device ignores a timestamp
-    ///   it has). Such a page stops retrying on graceful shutdown, so the shutdown waits for one round at most.
-    func deliver(_ targets: [PageTarget], client: APNsClient, bundleID: String, priority: Int, repeatable: Bool) async -> PageDelivery {
+    /// Sends a batch of device pushes once; what APNs asks to retry later is returned as owed, for the outbox to
+    /// carry forward (``owe(_:updateID:appID:on:)``), not retried in place.
+    func deliver(_ targets: [PageTarget], tokens: TokenTable, client: APNsClient, bundleID: String, priority: Int) async -> PageDelivery {
         var delivery = PageDelivery()
-        var pending = targets
-        var round = 0
-        while !pending.isEmpty {
-            if round > 0 {
-                let backoff = self.settings.retryBackoff * (1 << (round - 1)) * Double.random(in: 0.8...1.2)
-                if repeatable {
-                    await cancelWhenGracefulShutdown { try? await Task.sleep(for: backoff) }
-                    if Task.isShuttingDownGracefully {
-                        delivery.interrupted = true
-                        return delivery
-                    }
-                } else {
-                    try? await Task.sleep(for: backoff)
-                }
-            }
-            let outcomes = await client.send(
-                pending.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) }
-            )
-            DispatchMetrics.record(outcomes, target: "device")
-            var again: [PageTarget] = []
-            for (target, outcome) in zip(pending, outcomes) {
-                switch outcome.classification {
-                case .delivered:
-                    delivery.sent += 1
-                case .retryLater where round < self.settings.retryRounds:
-                    again.append(target)
-                case .tokenInvalid:
-                    let reason = outcome.reason?.rawValue ?? "Unregistered"
-                    delivery.invalidations.append(
-                        .init(tokenID: target.tokenID, token: target.token, reason: reason, invalidSinceMillis: outcome.invalidSince.map(Int64.init))
+        delivery.delivered.reserveCapacity(targets.count)
+        let outcomes = await client.send(
+            targets.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) }
+        )
+        DispatchMetrics.record(outcomes, target: "device")
+        for (target, outcome) in zip(targets, outcomes) {
+            switch outcome.classification {
+            case .delivered:
+                delivery.delivered.append(target.ownerID)
+            case .retryLater:
+                delivery.owed.append(
+                    OwedTarget(
+                        kind: tokens.owedKind,
+                        id: target.ownerID,
+                        usesChannelPayload: target.usesChannelPayload,
+                        status: outcome.status,
+                        reason: outcome.failureReason
                     )
-                    delivery.failures.append(.init(token: target.token, status: outcome.status, reason: reason))
-                default:
-                    delivery.failures.append(.init(token: target.token, status: outcome.status, reason: outcome.failureReason))
-                }
+                )
+            case .tokenInvalid:
+                let reason = outcome.reason?.rawValue ?? "Unregistered"
+                delivery.invalidations.append(
+                    .init(tokenID: target.tokenID, token: target.token, reason: reason, invalidSinceMillis: outcome.invalidSince.map(Int64.init))
+                )
+                delivery.failures.append(.init(ownerID: target.ownerID, token: target.token, status: outcome.status, reason: reason))
+            default:
+                delivery.failures.append(.init(ownerID: target.ownerID, token: target.token, status: outcome.status, reason: outcome.failureReason))
             }
-            pending = again
-            round += 1
         }
         return delivery
     }
 
-    /// Writes a page's failures (one statement) and applies APNs' verdicts on the tokens it refused.
+    /// Writes a page's failures (one statement), carries its owed pushes forward, and applies APNs' verdicts on the
+    /// tokens it refused.
     func record(_ delivery: PageDelivery, updateID: Int64, appID: Int64, tokens: TokenTable, on connection: PostgresConnection) async throws {
-        if !delivery.failures.isEmpty {
-            try await connection.query(
-                """
-                INSERT INTO deliveries (update_id, target_kind, target, status, reason)
-                SELECT \(updateID), 'device', target, nullif(status, 0), reason
-                FROM unnest(\(delivery.failures.map(\.token))::text[], \(delivery.failures.map { $0.status ?? 0 })::int[],
-                            \(delivery.failures.map(\.reason))::text[]) AS failure(target, status, reason)
-                """,
-                logger: self.logger
-            )
-        }
+        try await self.owe(delivery.owed, updateID: updateID, appID: appID, on: connection)
+        try await self.recordFailures(delivery.failures, updateIDs: Array(repeating: updateID, count: delivery.failures.count), on: connection)
+        try await self.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
+    }
+
+    /// Writes failed device pushes as `deliveries` rows, in one statement.
+    func recordFailures(_ failures: [PageDelivery.Failure], updateIDs: [Int64], on connection: PostgresConnection) async throws {
+        guard !failures.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO deliveries (update_id, target_kind, target, status, reason)
+            SELECT update_id, 'device', target, nullif(status, 0), reason
+            FROM unnest(\(updateIDs)::bigint[], \(failures.map(\.token))::text[], \(failures.map { $0.status ?? 0 })::int[],
+                        \(failures.map(\.reason))::text[]) AS failure(update_id, target, status, reason)
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Applies APNs' verdicts on the tokens it refused (410 `Unregistered`, 400 `BadDeviceToken`).
+    func applyInvalidations(_ invalidations: [PageDelivery.Invalidation], appID: Int64, tokens: TokenTable) async throws {
         var invalidated = 0
-        for invalidation in delivery.invalidations {
+        for invalidation in invalidations {
             switch tokens {
             case .activityTokens:
                 invalidated +=

@@ -9,13 +9,13 @@ struct SentPage: Sendable {
 }
 
 extension Dispatcher {
-    /// Walks a fan-out from its checkpoint, page by page, until a short page. Each page's failures and APNs'
-    /// verdicts on its tokens are recorded, then `finish` runs, then the page is checkpointed.
+    /// Walks a fan-out from its checkpoint, page by page, until a short page. Each page's failures, owed pushes and
+    /// APNs' verdicts on its tokens are recorded, what older updates still owed its activities is dropped (this
+    /// update replaces it), then `finish` runs, then the page is checkpointed.
     /// - Parameters:
     ///   - sendPage: Reads and sends the page after the claim's cursor; an empty page ends the walk.
     ///   - finish: What a page does once sent and recorded, before its checkpoint.
-    /// - Throws: ``StopAtCheckpoint`` on graceful shutdown: after a checkpoint, or before recording a page that was
-    ///   interrupted (it is sent again by the next dispatcher).
+    /// - Throws: ``StopAtCheckpoint`` on graceful shutdown, after a checkpoint.
     func walkPages(
         _ claim: inout FanOutClaim,
         tokens: TokenTable,
@@ -25,11 +25,17 @@ extension Dispatcher {
     ) async throws {
         while true {
             let page = try await sendPage(claim)
-            if page.delivery.interrupted { throw StopAtCheckpoint() }
             guard let last = page.rowIDs.last else { return }
             try await self.record(page.delivery, updateID: claim.updateID, appID: claim.appID, tokens: tokens, on: connection)
+            if tokens == .activityTokens { try await self.supersedeOwed(.activity, page.rowIDs, before: claim.updateID, on: connection) }
             try await finish(page)
-            try await self.checkpoint(&claim, cursor: last, sent: page.delivery.sent, failed: page.delivery.failures.count, on: connection)
+            try await self.checkpoint(
+                &claim,
+                cursor: last,
+                sent: page.delivery.delivered.count,
+                failed: page.delivery.failures.count,
+                on: connection
+            )
             DispatchMetrics.fanOutProgress(page.rowIDs.count)
             if page.rowIDs.count < self.settings.pageSize { return }
             if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }

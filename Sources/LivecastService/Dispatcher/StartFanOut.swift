@@ -13,10 +13,15 @@ extension Dispatcher {
             let page = try await self.audiencePage(claim, on: connection)
             let fresh = page.isEmpty ? [] : try await self.recordStarts(page.map(\.deviceID), claim: claim, on: connection)
             let targets = page.filter { fresh.contains($0.deviceID) }.map {
-                PageTarget(tokenID: $0.tokenRowID, token: $0.token, payload: $0.onIOS18 ? channelPayload ?? claim.payload : claim.payload)
+                PageTarget(
+                    tokenID: $0.tokenRowID,
+                    token: $0.token,
+                    payload: $0.onIOS18 ? channelPayload ?? claim.payload : claim.payload,
+                    ownerID: $0.tokenRowID,
+                    usesChannelPayload: $0.onIOS18 && channelPayload != nil
+                )
             }
-            // Not repeatable: the page's devices are recorded as started already.
-            let delivery = await self.deliver(targets, client: client, bundleID: bundleID, priority: claim.priority, repeatable: false)
+            let delivery = await self.deliver(targets, tokens: .pushToStartTokens, client: client, bundleID: bundleID, priority: claim.priority)
             return SentPage(rowIDs: page.map(\.tokenRowID), delivery: delivery)
         }
     }

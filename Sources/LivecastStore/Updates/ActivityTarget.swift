@@ -99,7 +99,16 @@ struct ActivityTarget: UpdateTarget {
     }
 
     /// The activity's timestamp and stale date move on; an end ends it with its dismissal date.
+    /// Records the accepted update on the activity, and supersedes its older updates that APNs asked to retry
+    /// (`pending` after a try): this one carries the latest content, and a device would ignore theirs after it.
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            UPDATE updates SET status = 'superseded', completed_at = now()
+            WHERE activity_id = \(self.id) AND status = 'pending' AND attempts > 0 AND timestamp < \(payload.timestamp)
+            """,
+            logger: logger
+        )
         if payload.event == .end {
             try await connection.query(
                 """

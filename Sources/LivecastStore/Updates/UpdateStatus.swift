@@ -12,7 +12,8 @@ public struct UpdateStatus: Sendable, Hashable {
     /// `pending`, `dispatching`, `sent`, `superseded` or `failed`.
     public var status: String
     /// Targets not handled yet: the activity while the update waits, or a feed's running followers past the
-    /// dispatcher's checkpoint (and its channel until broadcast).
+    /// dispatcher's checkpoint (and its channel until broadcast); and targets still owed a push APNs asked to
+    /// retry later.
     public var pending: Int
     /// Targets APNs accepted the push for.
     public var sent: Int64
@@ -37,20 +38,21 @@ public struct UpdateStatus: Sendable, Hashable {
                             AND a.channel_id IS NULL)
                          + CASE WHEN u.channel_done THEN 0
                                 ELSE (SELECT count(*)::int FROM channels c WHERE c.feed_id = u.feed_id AND c.state = 'active') END
-                END
+                END,
+                (SELECT count(*)::int FROM owed_pushes o WHERE o.update_id = u.id)
             FROM updates u WHERE u.id = \(updateID) AND u.app_id = \(appID)
             """,
             logger: logger
         )
         var found: UpdateStatus?
-        for try await row in rows.decode((Int64, String, Int64, Int, String, Int64, Int64, Int).self) {
+        for try await row in rows.decode((Int64, String, Int64, Int, String, Int64, Int64, Int, Int).self) {
             found = UpdateStatus(
                 updateID: row.0,
                 event: row.1,
                 timestamp: row.2,
                 priority: row.3,
                 status: row.4,
-                pending: ["pending", "dispatching"].contains(row.4) ? row.7 : 0,
+                pending: (["pending", "dispatching"].contains(row.4) ? row.7 : 0) + row.8,
                 sent: row.5,
                 superseded: row.4 == "superseded" ? row.7 : 0,
                 failed: row.6,

@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Each setting comes from its flag, else its environment variable, else the --config file (JSON, or \
             key = value lines; keys are the flags without dashes: database-url, listen, master-key-file, \
-            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst, max-clock-skew, dispatch-workers, reap-interval, \
+            apns-push-url, apns-management-url, apns-ca-file, rate-limit, rate-burst, max-clock-skew, dispatch-workers, retry-deadline, reap-interval, \
             stale-grace, lifetime-margin, channel-retirement-delay, token-expiry-days). Prints `listening on \
             HOST:PORT` once it accepts connections, and exits 0 after a graceful shutdown.
             """
@@ -42,6 +42,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Dispatcher workers: outbox claims sent at once (default: $LIVECAST_DISPATCH_WORKERS, else 4; 0 runs none here).")
     var dispatchWorkers: Int?
 
+    @Option(
+        help:
+            "Seconds a push APNs keeps asking to retry stays owed before it is a dead letter; an end is kept while its activity can show (default: $LIVECAST_RETRY_DEADLINE, else 3600)."
+    )
+    var retryDeadline: Int?
+
     @Option(help: "Seconds between reaper passes on the one instance holding the lock (default: $LIVECAST_REAP_INTERVAL, else 60; 0 disables).")
     var reapInterval: Int?
 
@@ -55,6 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         let masterKey = try self.masterKey.masterKey(settings)
         let overrides = try self.apns.overrides(settings)
         let workers = try settings.integer(self.dispatchWorkers, env: "LIVECAST_DISPATCH_WORKERS", key: "dispatch-workers", minimum: 0, default: 4)
+        let retryDeadline = try settings.integer(self.retryDeadline, env: "LIVECAST_RETRY_DEADLINE", key: "retry-deadline", minimum: 1, default: 3600)
         let reapInterval = try settings.integer(self.reapInterval, env: "LIVECAST_REAP_INTERVAL", key: "reap-interval", minimum: 0, default: 60)
         let reaperPolicy = try self.reaper.policy(settings)
         let logger = Logger(label: "livecast")
@@ -71,6 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
                 apnsOverrides: overrides,
                 api: .init(rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst), maximumClockSkew: maxClockSkew),
                 dispatchWorkers: workers,
+                dispatch: .init(retryDeadlineSeconds: retryDeadline),
                 reapInterval: reapInterval,
                 reaperPolicy: reaperPolicy
             ),

@@ -1,5 +1,6 @@
 import Foundation
 import LivecastCore
+import LivecastStore
 import PostgresNIO
 
 /// A feed's start, update or end, claimed by one dispatcher, with its checkpoint.
@@ -24,17 +25,25 @@ struct FanOutClaim: Sendable {
     var attributesType: String
     /// Claims in a row without a checkpoint, this one included.
     var attempts: Int
+    /// Whether the update is older than the retry deadline (what is still unsent then is given up).
+    var pastDeadline: Bool
 }
 
 extension Dispatcher {
-    /// Claims the oldest due fan-out whose feed has no earlier unfinished update, under a lease, in one statement.
+    /// Claims the oldest due fan-out whose feed has no earlier unfinished update, of an app running fewer than
+    /// ``Settings/fanOutsPerApp`` fan-outs, under a lease, in one statement.
     func claimFanOut() async throws -> FanOutClaim? {
         let rows = try await self.database.query(
             """
             WITH next AS (
                 SELECT u.id FROM updates u
-                WHERE u.status IN ('pending', 'dispatching') AND u.not_before <= now() AND u.feed_id IS NOT NULL
-                  AND NOT EXISTS (SELECT 1 FROM updates e WHERE e.feed_id = u.feed_id AND e.id < u.id AND e.status IN ('pending', 'dispatching'))
+                WHERE u.status IN \(unescaped: OutboxStatus.unfinishedSQL) AND u.not_before <= now() AND u.feed_id IS NOT NULL
+                  AND NOT EXISTS (
+                      SELECT 1 FROM updates e
+                      WHERE e.feed_id = u.feed_id AND e.id < u.id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL))
+                  AND (SELECT count(*) FROM updates d
+                       WHERE d.app_id = u.app_id AND d.feed_id IS NOT NULL AND d.status = 'dispatching' AND d.not_before > now())
+                      < \(self.settings.fanOutsPerApp)
                 ORDER BY u.not_before, u.id
                 LIMIT 1
                 FOR UPDATE SKIP LOCKED
@@ -44,12 +53,13 @@ extension Dispatcher {
             FROM next, feeds f
             WHERE u.id = next.id AND f.id = u.feed_id
             RETURNING u.id, u.app_id, u.feed_id, u.event, u.timestamp, u.dismissal_date, u.payload, u.channel_payload, u.priority::int,
-                u.cursor_id, u.channel_done, u.audience_kind, u.audience, f.attributes_type, u.attempts
+                u.cursor_id, u.channel_done, u.audience_kind, u.audience, f.attributes_type, u.attempts,
+                u.created_at + make_interval(secs => \(self.settings.retryDeadlineSeconds)) < now()
             """,
             logger: self.logger
         )
         for try await row in rows.decode(
-            (Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int).self
+            (Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int, Bool).self
         ) {
             return FanOutClaim(
                 updateID: row.0,
@@ -66,7 +76,8 @@ extension Dispatcher {
                 audienceKind: row.11,
                 audience: row.12,
                 attributesType: row.13,
-                attempts: row.14
+                attempts: row.14,
+                pastDeadline: row.15
             )
         }
         return nil
@@ -99,16 +110,35 @@ extension Dispatcher {
         if let channelDone { claim.channelDone = channelDone }
     }
 
-    /// Marks a claimed update done (`sent`) or puts it back for a later try.
-    func release(_ updateID: Int64, status: String, retryAfter seconds: Double? = nil, on connection: PostgresConnection) async throws {
+    /// Marks a claimed update done (`sent`, `failed`) or puts it back (`pending`) for a later try.
+    /// - Parameter resetAttempts: Whether the put-back claim is not to count as one without progress (the app's
+    ///   signing key could not be opened: its retries are bounded by the deadline instead).
+    func release(
+        _ updateID: Int64,
+        status: OutboxStatus,
+        retryAfter seconds: Double? = nil,
+        resetAttempts: Bool = false,
+        on connection: PostgresConnection
+    ) async throws {
         try await connection.query(
             """
-            UPDATE updates SET status = \(status), claimed_by = NULL,
-                completed_at = CASE WHEN \(status) = 'pending' THEN NULL ELSE now() END,
-                not_before = now() + make_interval(secs => \(seconds ?? 0))
+            UPDATE updates SET status = \(status.rawValue), claimed_by = NULL,
+                completed_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE now() END,
+                not_before = now() + make_interval(secs => \(seconds ?? 0)),
+                attempts = CASE WHEN \(resetAttempts) THEN 0 ELSE attempts END
             WHERE id = \(updateID) AND claimed_by = \(self.id)
             """,
             logger: self.logger
+        )
+    }
+
+    /// Gives a claimed fan-out up: marks it failed and keeps it as a dead letter with the reason.
+    func giveUp(_ claim: FanOutClaim, reason: String, on connection: PostgresConnection) async throws {
+        try await self.release(claim.updateID, status: .failed, on: connection)
+        try await self.deadLetter(
+            [DeadLetter(updateID: claim.updateID, targetKind: "feed", targetID: claim.feedID, reason: reason, attempts: claim.attempts)],
+            appID: claim.appID,
+            on: connection
         )
     }
 }

@@ -1,0 +1,88 @@
+import APNs
+import LivecastStore
+import PostgresNIO
+
+extension Dispatcher {
+    /// Where a standalone activity's update goes: its live update token, or its live channel.
+    private enum ActivityAddress {
+        case token(id: Int64, token: String)
+        case channel(id: String, storagePolicy: Int)
+    }
+
+    /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
+    /// a few statements.
+    func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
+        let verdicts = try await self.database.withConnection { connection in
+            try await self.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
+                let addresses = try await self.addresses(of: claims.map(\.activityID), on: connection)
+                return try await self.send(claims, to: addresses, client: client, bundleID: bundleID, on: connection)
+            }
+        }
+        try await self.recordActivityVerdicts(verdicts, appID: appID)
+    }
+
+    private func addresses(of activityIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: ActivityAddress] {
+        let rows = try await connection.query(
+            """
+            SELECT a.id, t.id, t.token, c.channel_id, c.storage_policy::int FROM activities a
+            LEFT JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
+            LEFT JOIN channels c ON c.id = a.channel_id AND c.state = 'active'
+            WHERE a.id = ANY(\(activityIDs))
+            """,
+            logger: self.logger
+        )
+        var addresses: [Int64: ActivityAddress] = [:]
+        for try await (activityID, tokenID, token, channelID, storagePolicy) in rows.decode((Int64, Int64?, String?, String?, Int?).self) {
+            if let tokenID, let token {
+                addresses[activityID] = .token(id: tokenID, token: token)
+            } else if let channelID, let storagePolicy {
+                addresses[activityID] = .channel(id: channelID, storagePolicy: storagePolicy)
+            }
+        }
+        return addresses
+    }
+
+    private func send(
+        _ claims: [ActivityClaim],
+        to addresses: [Int64: ActivityAddress],
+        client: APNsClient,
+        bundleID: String,
+        on connection: PostgresConnection
+    ) async throws -> [ActivityVerdict] {
+        var verdicts: [ActivityVerdict] = []
+        var devicePushes: [(claim: ActivityClaim, tokenID: Int64, token: String)] = []
+        for claim in claims {
+            switch addresses[claim.activityID] {
+            case .token(let id, let token):
+                devicePushes.append((claim, id, token))
+            case .channel(let channelID, let storagePolicy):
+                let outcome = await self.broadcast(
+                    claim.payload,
+                    to: channelID,
+                    storagePolicy: storagePolicy,
+                    priority: claim.priority,
+                    client: client,
+                    bundleID: bundleID
+                )
+                try await self.recordBroadcast(outcome, updateID: claim.updateID, channelID: channelID, on: connection)
+                var verdict = self.verdict(claim, outcome, target: channelID, targetKind: "channel")
+                verdict.failure = nil  // the broadcast is recorded already
+                verdicts.append(verdict)
+            case nil:
+                verdicts.append(ActivityVerdict(updateID: claim.updateID, status: .failed, failure: (nil, "NoLiveTarget")))
+            }
+        }
+        let outcomes = await client.send(
+            devicePushes.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.claim.payload, priority: $0.claim.priority) }
+        )
+        DispatchMetrics.record(outcomes, target: "device")
+        for (push, outcome) in zip(devicePushes, outcomes) {
+            var verdict = self.verdict(push.claim, outcome, target: push.token, targetKind: "device")
+            if outcome.classification == .tokenInvalid {
+                verdict.invalidation = (push.tokenID, outcome.failureReason, outcome.invalidSince.map(Int64.init))
+            }
+            verdicts.append(verdict)
+        }
+        return verdicts
+    }
+}

@@ -1,0 +1,41 @@
+import APNs
+import Foundation
+import PostgresNIO
+
+extension Dispatcher {
+    /// Broadcasts a payload on a channel. No Storage: expiration 0; Most Recent Message: kept at most 8 hours
+    /// (docs/ARCHITECTURE.md, invariant 5).
+    func broadcast(
+        _ payload: [UInt8],
+        to channelID: String,
+        storagePolicy: Int,
+        priority: Int,
+        client: APNsClient,
+        bundleID: String
+    ) async -> APNsOutcome {
+        let expiration = storagePolicy == 0 ? 0 : Int(Date().timeIntervalSince1970) + 8 * 3600
+        let outcome = await client.broadcast(
+            BroadcastPush(channelID: channelID, bundleID: bundleID, payload: payload, priority: priority, expiration: expiration)
+        )
+        DispatchMetrics.record([outcome], target: "channel")
+        return outcome
+    }
+
+    /// Records a broadcast as a delivery (each is kept, successes too), and marks a channel APNs no longer has
+    /// (`ChannelNotRegistered`, `BadChannelId`) missing in the registry.
+    func recordBroadcast(_ outcome: APNsOutcome, updateID: Int64, channelID: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
+            VALUES (\(updateID), 'channel', \(channelID), \(outcome.status), \(outcome.isSuccess ? nil : outcome.failureReason), \(outcome.apnsID))
+            """,
+            logger: self.logger
+        )
+        if outcome.reason == .channelNotRegistered || outcome.reason == .badChannelId {
+            try await connection.query(
+                "UPDATE channels SET state = 'missing' WHERE channel_id = \(channelID) AND state = 'active'",
+                logger: self.logger
+            )
+        }
+    }
+}

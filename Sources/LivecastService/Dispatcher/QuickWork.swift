@@ -1,0 +1,39 @@
+import APNs
+import LivecastStore
+
+extension Dispatcher {
+    /// Claims each app's due standalone activity updates and owed pushes, and sends them, the apps side by side:
+    /// one app's slow APNs answers or broken key delays no other app. An app whose signing key cannot be opened
+    /// gets its work back after a minute, until the deadline.
+    /// - Returns: How many updates and owed pushes it handled.
+    func dispatchQuickWork() async throws -> Int {
+        let updates = Dictionary(grouping: try await self.claimActivityUpdates(), by: \.appID)
+        let owed = Dictionary(grouping: try await self.claimOwedPushes(), by: \.appID)
+        let apps = Set(updates.keys).union(owed.keys)
+        guard !apps.isEmpty else { return 0 }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for appID in apps {
+                group.addTask {
+                    try await self.sendQuickWork(appID: appID, updates: updates[appID] ?? [], owed: owed[appID] ?? [])
+                }
+            }
+            try await group.waitForAll()
+        }
+        return updates.values.reduce(0) { $0 + $1.count } + owed.values.reduce(0) { $0 + $1.count }
+    }
+
+    private func sendQuickWork(appID: Int64, updates: [ActivityClaim], owed: [OwedClaim]) async throws {
+        let client: APNsClient
+        let bundleID: String
+        do {
+            (client, bundleID) = try await self.clientForApp(appID)
+        } catch let error as StoreError {
+            self.logger.error("cannot send an app's updates", metadata: ["app": "\(appID)", "error": "\(error)"])
+            if !updates.isEmpty { try await self.holdBack(updates, reason: AppClients.unusableKeyReason) }
+            try await self.holdBack(owed, reason: AppClients.unusableKeyReason)
+            return
+        }
+        if !updates.isEmpty { try await self.sendActivityUpdates(updates, appID: appID, client: client, bundleID: bundleID) }
+        if !owed.isEmpty { try await self.sendOwed(owed, appID: appID, client: client, bundleID: bundleID) }
+    }
+}

@@ -1,0 +1,194 @@
+import APNs
+import Foundation
+import LivecastCore
+import LivecastStore
+import PostgresNIO
+
+/// One claimed update of a standalone activity.
+struct ActivityClaim: Sendable {
+    var updateID: Int64
+    var appID: Int64
+    var activityID: Int64
+    var event: LiveActivityEvent
+    var payload: [UInt8]
+    var priority: Int
+    /// Claims so far, this one included.
+    var attempts: Int
+    /// When it is given up if APNs keeps asking to retry (``RetryPolicy``), in UNIX seconds.
+    var deadline: Double
+}
+
+/// What to write for one claimed standalone activity update.
+struct ActivityVerdict: Sendable {
+    var updateID: Int64
+    /// `sent` or `failed`; `nil` to try again after `retryAfter` seconds.
+    var status: OutboxStatus?
+    var retryAfter: Double = 0
+    var target: String = ""
+    /// `device` or `channel`: what `target` is.
+    var targetKind: String = "device"
+    var failure: (status: Int?, reason: String)?
+    /// Given up: kept as a dead letter too.
+    var deadLetter: DeadLetter?
+    /// APNs' verdict on the token, applied after the send locks are released.
+    var invalidation: (tokenID: Int64, reason: String, invalidSinceMillis: Int64?)?
+}
+
+extension Dispatcher {
+    /// Claims each app's due standalone activity updates (each the oldest unfinished of its activity), oldest first,
+    /// at most a batch per app, under a lease.
+    func claimActivityUpdates() async throws -> [ActivityClaim] {
+        let deadline = self.retryPolicy.activityDeadlineSQL(event: "u.event", startedAt: "a.started_at", since: "u.created_at")
+        let rows = try await self.database.query(
+            """
+            WITH next AS (
+                SELECT n.id FROM apps ap CROSS JOIN LATERAL (
+                    SELECT u.id FROM updates u
+                    WHERE u.app_id = ap.id AND u.status IN \(unescaped: OutboxStatus.unfinishedSQL) AND u.not_before <= now()
+                      AND u.activity_id IS NOT NULL
+                      AND NOT EXISTS (
+                          SELECT 1 FROM updates e
+                          WHERE e.activity_id = u.activity_id AND e.id < u.id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL))
+                    ORDER BY u.not_before, u.id
+                    LIMIT \(self.settings.batchSize)
+                    FOR UPDATE SKIP LOCKED
+                ) n
+            )
+            UPDATE updates u SET status = 'dispatching', claimed_by = \(self.id), attempts = u.attempts + 1,
+                not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
+            FROM next, activities a
+            WHERE u.id = next.id AND a.id = u.activity_id
+            RETURNING u.id, u.app_id, u.activity_id, u.event, u.payload, u.priority::int, u.attempts,
+                extract(epoch FROM \(unescaped: deadline))::float8
+            """,
+            logger: self.logger
+        )
+        var claims: [ActivityClaim] = []
+        for try await row in rows.decode((Int64, Int64, Int64, String, String, Int, Int, Double).self) {
+            claims.append(
+                ActivityClaim(
+                    updateID: row.0,
+                    appID: row.1,
+                    activityID: row.2,
+                    event: LiveActivityEvent(rawValue: row.3) ?? .update,
+                    payload: Array(row.4.utf8),
+                    priority: row.5,
+                    attempts: row.6,
+                    deadline: row.7
+                )
+            )
+        }
+        return claims
+    }
+
+    /// What APNs' outcome means for a claimed update: sent, failed, or put back with backoff while before its
+    /// deadline (after it, given up as a dead letter).
+    func verdict(_ claim: ActivityClaim, _ outcome: APNsOutcome, target: String, targetKind: String) -> ActivityVerdict {
+        var verdict = ActivityVerdict(updateID: claim.updateID, target: target, targetKind: targetKind)
+        switch outcome.classification {
+        case .delivered:
+            verdict.status = .sent
+        case .retryLater:
+            let delay = self.retryPolicy.backoff(afterAttempts: claim.attempts)
+            if Date().timeIntervalSince1970 + delay < claim.deadline {
+                verdict.retryAfter = delay
+            } else {
+                verdict.status = .failed
+                verdict.failure = (outcome.status, outcome.failureReason)
+                verdict.deadLetter = DeadLetter(
+                    updateID: claim.updateID,
+                    targetKind: OwedTarget.Kind.activity.rawValue,
+                    targetID: claim.activityID,
+                    reason: outcome.failureReason,
+                    attempts: claim.attempts
+                )
+            }
+        default:
+            verdict.status = .failed
+            verdict.failure = (outcome.status, outcome.failureReason)
+        }
+        return verdict
+    }
+
+    /// Puts back the claimed updates of an app whose signing key cannot be opened, for a minute; past their
+    /// deadline they are given up as dead letters.
+    func holdBack(_ claims: [ActivityClaim], reason: String) async throws {
+        let now = Date().timeIntervalSince1970
+        try await self.recordActivityVerdicts(
+            claims.map { claim in
+                guard now + RetryPolicy.maximumBackoff >= claim.deadline else {
+                    return ActivityVerdict(updateID: claim.updateID, retryAfter: RetryPolicy.maximumBackoff)
+                }
+                return ActivityVerdict(
+                    updateID: claim.updateID,
+                    status: .failed,
+                    failure: (nil, reason),
+                    deadLetter: DeadLetter(
+                        updateID: claim.updateID,
+                        targetKind: OwedTarget.Kind.activity.rawValue,
+                        targetID: claim.activityID,
+                        reason: reason,
+                        attempts: claim.attempts
+                    )
+                )
+            },
+            appID: claims.first?.appID ?? 0
+        )
+    }
+
+    /// Writes a batch's verdicts: APNs' verdicts on tokens, then finished updates, retries, failures and dead
+    /// letters, one statement each.
+    func recordActivityVerdicts(_ verdicts: [ActivityVerdict], appID: Int64) async throws {
+        var invalidated = 0
+        for case let (tokenID, reason, since)? in verdicts.map(\.invalidation) {
+            invalidated +=
+                try await Activities(client: self.database, logger: self.logger).invalidateToken(
+                    id: tokenID,
+                    reason: reason,
+                    invalidSinceMillis: since
+                ) ? 1 : 0
+        }
+        DispatchMetrics.tokensInvalidated(invalidated, kind: "update")
+        let finished = verdicts.filter { $0.status != nil }
+        let retried = verdicts.filter { $0.status == nil }
+        let failed = verdicts.filter { $0.failure != nil }
+        try await self.database.withConnection { connection in
+            if !finished.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE updates u SET status = v.status, claimed_by = NULL, completed_at = now(),
+                        sent_count = u.sent_count + (v.status = 'sent')::int,
+                        failed_count = u.failed_count + (v.status = 'failed' AND NOT v.dead)::int
+                    FROM unnest(\(finished.map(\.updateID))::bigint[], \(finished.map { $0.status?.rawValue ?? "failed" })::text[],
+                                \(finished.map { $0.deadLetter != nil })::bool[]) AS v(id, status, dead)
+                    WHERE u.id = v.id AND u.claimed_by = \(self.id)
+                    """,
+                    logger: self.logger
+                )
+            }
+            if !retried.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE updates u SET status = 'pending', claimed_by = NULL, not_before = now() + make_interval(secs => v.delay)
+                    FROM unnest(\(retried.map(\.updateID))::bigint[], \(retried.map(\.retryAfter))::float8[]) AS v(id, delay)
+                    WHERE u.id = v.id AND u.claimed_by = \(self.id)
+                    """,
+                    logger: self.logger
+                )
+            }
+            if !failed.isEmpty {
+                try await connection.query(
+                    """
+                    INSERT INTO deliveries (update_id, target_kind, target, status, reason)
+                    SELECT id, kind, target, nullif(status, 0), reason
+                    FROM unnest(\(failed.map(\.updateID))::bigint[], \(failed.map(\.targetKind))::text[], \(failed.map(\.target))::text[],
+                                \(failed.map { $0.failure?.status ?? 0 })::int[], \(failed.map { $0.failure?.reason ?? "" })::text[])
+                        AS f(id, kind, target, status, reason)
+                    """,
+                    logger: self.logger
+                )
+            }
+            try await self.deadLetter(verdicts.compactMap(\.deadLetter), appID: appID, on: connection)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// How the outbox retries what APNs asks to retry later (429, 5xx, or a connection lost before the answer), the
+/// same for a standalone activity's update and for a feed's owed pushes: a backoff doubling from the first (2 s by
+/// default) to at most a minute, with ±20 % jitter, until the target's deadline. What is still undelivered then
+/// becomes a dead letter.
+struct RetryPolicy: Sendable {
+    /// How long an update is retried after it was first owed (`--retry-deadline`).
+    var deadlineSeconds: Int
+    /// The wait after the first try.
+    var firstBackoff: Double
+
+    /// The longest wait between two tries.
+    static let maximumBackoff = 60.0
+
+    /// The wait before the next try after `attempts` tries: the first backoff, doubled each try, at most
+    /// ``maximumBackoff``.
+    func backoff(afterAttempts attempts: Int) -> Double {
+        min(self.firstBackoff * pow(2, Double(max(attempts, 1) - 1)), Self.maximumBackoff) * Double.random(in: 0.8...1.2)
+    }
+
+    /// SQL for when a push of an update to an activity is given up, counted from `since`: an update not later
+    /// than the activity's 8 hours (the system ends it then); an end not before the activity's 12 hours (8 hours
+    /// running and up to 4 on the Lock Screen), so an end is never given up while the activity can still show.
+    /// - Parameters: SQL expressions of the update's `event`, the activity's `started_at` and the start of the
+    ///   retry period.
+    func activityDeadlineSQL(event: String, startedAt: String, since: String) -> String {
+        """
+        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.deadlineSeconds) seconds', \(startedAt) + interval '12 hours')
+             ELSE least(\(since) + interval '\(self.deadlineSeconds) seconds', \(startedAt) + interval '8 hours') END
+        """
+    }
+
+    /// SQL for when a push to a channel or a push-to-start token is given up, counted from `since`; a channel's
+    /// end is kept for 12 hours, the longest its activities can show.
+    func deadlineSQL(event: String, since: String) -> String {
+        """
+        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.deadlineSeconds) seconds', \(since) + interval '12 hours')
+             ELSE \(since) + interval '\(self.deadlineSeconds) seconds' END
+        """
+    }
+}
