@@ -1,0 +1,75 @@
+import APNs
+import APNsEmulator
+import Foundation
+import LivecastCore
+import LivecastService
+import LivecastStore
+import LivecastTesting
+import ServiceLifecycle
+import Testing
+
+/// An APNs brownout: 30 % of pushes refused with 503, GOAWAYs and dropped connections now and then. Every device
+/// must end on the final score and ended, however many rounds that takes.
+@Suite struct BrownoutTests {
+    private static let followerCount = 3000
+
+    @Test(.timeLimit(.minutes(10))) func inABrownoutEveryDeviceEndsOnTheFinalScoreAndEnded() async throws {
+        try await DispatchFixture.with("brownout") { fixture in
+            try await fixture.feed("game-1")
+            let followers = try await fixture.tokenFollowers(Self.followerCount, feed: "game-1")
+            let settings = Dispatcher.Settings(pageSize: 500, firstRetryBackoff: 0.2)
+            let service = DispatcherService(
+                dispatcher: fixture.dispatcher(settings),
+                database: fixture.store.client,
+                workers: 4,
+                logger: fixture.store.logger
+            )
+            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
+            // 30 % refused: mostly 503, one in 300 of those a GOAWAY and one a dropped connection (answers lost).
+            let refusals = Array(repeating: FaultAnswer.status(503, reason: "ServiceUnavailable"), count: 298) + [.goAway(reason: "Shutdown"), .drop]
+            fixture.emulator.emulator.setFaults(FaultPlan(failureShare: 0.3, failureAnswers: refusals))
+            let running = Task { try await group.run() }
+
+            var updates: [AcceptedUpdate] = []
+            for home in 1...4 {
+                updates.append(try await fixture.update(feed: "game-1", home: home, timestamp: fixture.now + home))
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            let end = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
+                .init(appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":4}"#)),
+                now: fixture.now + 5
+            )
+            updates.append(end)
+
+            let deadline = ContinuousClock.now + .seconds(300)
+            while ContinuousClock.now < deadline {
+                if try await self.unfinished(fixture, updates.map(\.updateID)) == 0 { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            await group.triggerGracefulShutdown()
+            try await running.value
+            #expect(try await self.unfinished(fixture, updates.map(\.updateID)) == 0)
+            let letters = try await fixture.store.client.query("SELECT count(*)::int FROM dead_letters")
+            for try await count in letters.decode(Int.self) { #expect(count == 0) }
+
+            var wrong = 0
+            for follower in followers {
+                let activity = fixture.shown(follower.deviceID).first
+                if activity?.contentState != .object(["home": .int(4)]) || activity?.state != .ended { wrong += 1 }
+            }
+            #expect(wrong == 0, "\(wrong) of \(followers.count) devices do not show the final score, ended")
+        }
+    }
+
+    /// Updates not yet finished plus pushes still owed.
+    private func unfinished(_ fixture: DispatchFixture, _ updateIDs: [Int64]) async throws -> Int {
+        let rows = try await fixture.store.client.query(
+            """
+            SELECT (SELECT count(*)::int FROM updates WHERE id = ANY(\(updateIDs)) AND status IN ('pending', 'dispatching'))
+                 + (SELECT count(*)::int FROM owed_pushes)
+            """
+        )
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}

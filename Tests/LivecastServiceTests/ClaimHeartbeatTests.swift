@@ -1,0 +1,103 @@
+import APNs
+import APNsEmulator
+import Foundation
+import LivecastService
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// Claims are kept by a heartbeat: a slow page never loses its claim, and a dead dispatcher's work is taken over
+/// once its lease runs out (10 s by default), not a minute later.
+@Suite struct ClaimHeartbeatTests {
+    @Test(.timeLimit(.minutes(3))) func aPageSlowerThanTheLeaseKeepsItsClaim() async throws {
+        try await DispatchFixture.with("heartbeat_slow_page") { fixture in
+            try await fixture.feed("game-1")
+            let followers = try await fixture.tokenFollowers(20, feed: "game-1")
+            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 1)
+            let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
+            // The feed's send lock, held exclusively elsewhere, keeps the page waiting three leases long.
+            let holding = try await self.holdSendLock(fixture, feed: "game-1", for: .seconds(3))
+            let slow = fixture.dispatcher(settings)
+            let sending = Task { try await slow.dispatchOnce() }
+            while try await fixture.status(update.updateID) != "dispatching" { try await Task.sleep(for: .milliseconds(20)) }
+            let other = fixture.dispatcher(settings)
+            let until = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < until {
+                #expect(try await other.dispatchOnce() == 0, "another dispatcher took over a live claim")
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            try await holding.value
+            #expect(try await sending.value == 1)
+            #expect(try await fixture.status(update.updateID) == "sent")
+            #expect(try await fixture.counts(update.updateID) == (followers.count, 0))
+            for follower in followers {
+                let activity = try #require(fixture.shown(follower.deviceID).first)
+                #expect(activity.contentState == .object(["home": .int(1)]))
+                #expect(activity.ignoredPushes.isEmpty, "a follower got the page twice")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3))) func aDeadDispatchersFanOutIsTakenOverWithinFifteenSeconds() async throws {
+        try await DispatchFixture.with("heartbeat_takeover") { fixture in
+            try await fixture.feed("game-1")
+            let followers = try await fixture.tokenFollowers(20, feed: "game-1")
+            let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
+            let holding = try await self.holdSendLock(fixture, feed: "game-1", for: .seconds(8))
+
+            // Dispatcher A, with its own connections and default settings, claims the fan-out, then dies.
+            let databaseA = PostgresClient(configuration: fixture.store.configuration, backgroundLogger: fixture.store.logger)
+            let runA = Task { await databaseA.run() }
+            let apns = fixture.apns
+            let dispatcherA = Dispatcher(
+                database: databaseA,
+                clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                logger: fixture.store.logger
+            )
+            let workA = Task { try await dispatcherA.dispatchOnce() }
+            while try await fixture.status(update.updateID) != "dispatching" { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .seconds(4))  // a heartbeat or more has renewed the lease
+            // Its heartbeat stops with its task; its connection waiting on the lock is cut, as a crash cuts it.
+            workA.cancel()
+            runA.cancel()
+            try await fixture.store.client.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            )
+            let killed = ContinuousClock.now
+            try await holding.value
+
+            let dispatcherB = fixture.dispatcher()
+            while try await fixture.status(update.updateID) != "sent", ContinuousClock.now - killed < .seconds(60) {
+                if try await dispatcherB.dispatchOnce() == 0 { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            let takeover = ContinuousClock.now - killed
+            print("takeover after a dispatcher died: \(takeover)")
+            #expect(try await fixture.status(update.updateID) == "sent")
+            #expect(takeover < .seconds(15))
+            for follower in followers {
+                #expect(fixture.shown(follower.deviceID).first?.contentState == .object(["home": .int(1)]))
+            }
+        }
+    }
+
+    /// Holds a feed's send lock exclusively, as a token rotation does, for a while, from a connection of its own.
+    /// - Returns: Once the lock is held, the task that releases it.
+    private func holdSendLock(_ fixture: DispatchFixture, feed: String, for duration: Duration) async throws -> Task<Void, any Error> {
+        let rows = try await fixture.store.client.query("SELECT id FROM feeds WHERE feed_key = \(feed)")
+        var feedID: Int64 = 0
+        for try await id in rows.decode(Int64.self) { feedID = id }
+        let key = SendLocks.key(feedID)
+        let (held, holding) = AsyncStream.makeStream(of: Void.self)
+        let task = Task {
+            try await fixture.store.client.withConnection { connection in
+                try await connection.query("SELECT pg_advisory_lock(\(SendLocks.feedNamespace), \(key))", logger: fixture.store.logger)
+                holding.yield()
+                try await Task.sleep(for: duration)
+                try await connection.query("SELECT pg_advisory_unlock(\(SendLocks.feedNamespace), \(key))", logger: fixture.store.logger)
+            }
+        }
+        for await _ in held { break }
+        return task
+    }
+}
