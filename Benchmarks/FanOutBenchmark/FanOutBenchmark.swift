@@ -89,8 +89,7 @@ struct FanOutBenchmark: AsyncParsableCommand {
         _ = try await MigrationRunner(migrations: try Migration.load(from: self.migrations)).run(on: database, logger: logger)
         let appID = try await self.prepare(database, logger: logger)
         let update = try await FeedUpdates(client: database, logger: logger).accept(
-            .init(appID: appID, feedKey: "bench", event: .update, contentState: try RawJSON(validating: #"{"homeScore":2,"awayScore":1}"#)),
-            now: Int(Date().timeIntervalSince1970)
+            .init(appID: appID, feedKey: "bench", event: .update, contentState: try RawJSON(validating: #"{"homeScore":2,"awayScore":1}"#))
         )
         let dispatcher = Dispatcher(
             database: database,

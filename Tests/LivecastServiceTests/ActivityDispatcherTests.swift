@@ -14,8 +14,7 @@ import Testing
 @Suite struct ActivityDispatcherTests {
     private func update(_ fixture: DispatchFixture, key: String, home: Int) async throws -> AcceptedUpdate {
         try await ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
-            .init(appID: fixture.store.appID, activityKey: key, event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#)),
-            now: fixture.now
+            .init(appID: fixture.store.appID, activityKey: key, event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#))
         )
     }
 

@@ -33,12 +33,10 @@ import Testing
             let (deviceID, _) = try await fixture.startedActivity(key: "a1")
             let updates = ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger)
             let good = try await updates.accept(
-                .init(appID: goodApp, activityKey: "a1", event: .update, contentState: try RawJSON(validating: #"{"home":1}"#)),
-                now: fixture.now
+                .init(appID: goodApp, activityKey: "a1", event: .update, contentState: try RawJSON(validating: #"{"home":1}"#))
             )
             let broken = try await updates.accept(
-                .init(appID: brokenApp, activityKey: brokenActivity, event: .update, contentState: try RawJSON(validating: #"{"home":1}"#)),
-                now: fixture.now
+                .init(appID: brokenApp, activityKey: brokenActivity, event: .update, contentState: try RawJSON(validating: #"{"home":1}"#))
             )
             #expect(try await dispatcher.dispatchOnce() == 2)
             #expect(try await fixture.status(good.updateID) == "sent")

@@ -36,8 +36,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(300))
             }
             let end = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
-                .init(appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":4}"#)),
-                now: fixture.now + 5
+                .init(appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":4}"#))
             )
             updates.append(end)
 

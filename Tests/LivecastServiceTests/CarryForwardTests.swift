@@ -88,8 +88,7 @@ import Testing
             #expect(try await fixture.counts(update.updateID) == (0, followers.count))
 
             let end = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
-                .init(appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":9}"#)),
-                now: fixture.now
+                .init(appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":9}"#))
             )
             #expect(try await dispatcher.dispatchOnce() == 1)
             try await Task.sleep(for: .milliseconds(1500))
@@ -148,8 +147,7 @@ import Testing
                         event: .update,
                         contentState: try RawJSON(validating: #"{"home":\#(home)}"#),
                         timestamp: timestamp
-                    ),
-                    now: fixture.now
+                    )
                 )
             }
             fixture.emulator.emulator.setFaults(Self.refuseEverything)

@@ -14,15 +14,15 @@ import Testing
         try await DispatchFixture.with("heartbeat_slow_page") { fixture in
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(20, feed: "game-1")
-            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 1)
+            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 3)
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             // The feed's send lock, held exclusively elsewhere, keeps the page waiting three leases long.
-            let holding = try await self.holdSendLock(fixture, feed: "game-1", for: .seconds(3))
+            let holding = try await self.holdSendLock(fixture, feed: "game-1", for: .seconds(9))
             let slow = fixture.dispatcher(settings)
             let sending = Task { try await slow.dispatchOnce() }
             while try await fixture.status(update.updateID) != "dispatching" { try await Task.sleep(for: .milliseconds(20)) }
             let other = fixture.dispatcher(settings)
-            let until = ContinuousClock.now + .seconds(3)
+            let until = ContinuousClock.now + .seconds(8)
             while ContinuousClock.now < until {
                 #expect(try await other.dispatchOnce() == 0, "another dispatcher took over a live claim")
                 try await Task.sleep(for: .milliseconds(200))
@@ -62,7 +62,10 @@ import Testing
             workA.cancel()
             runA.cancel()
             try await fixture.store.client.query(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_locks
+                WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """
             )
             let killed = ContinuousClock.now
             try await holding.value

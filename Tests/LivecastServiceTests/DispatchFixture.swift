@@ -120,8 +120,7 @@ struct DispatchFixture {
                 event: .update,
                 contentState: try RawJSON(validating: #"{"home":\#(home)}"#),
                 timestamp: timestamp
-            ),
-            now: self.now
+            )
         )
     }
 

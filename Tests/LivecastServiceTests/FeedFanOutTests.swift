@@ -64,8 +64,7 @@ import Testing
                 audience: audience,
                 contentState: try RawJSON(validating: #"{"home":0}"#),
                 alert: .init(title: "Kick-off")
-            ),
-            now: fixture.now - 30
+            )
         )
     }
 
@@ -112,7 +111,7 @@ import Testing
                 timestamp: update.timestamp + 1
             )
             end.content.dismissalDate = fixture.now + 600
-            let ended = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end, now: fixture.now)
+            let ended = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end)
             #expect(try await dispatcher.drain() == 1)
             for device in modern + older {
                 let activity = try #require(fixture.shown(device.id).first)

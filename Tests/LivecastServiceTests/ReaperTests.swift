@@ -133,7 +133,7 @@ import Testing
                     contentState: try RawJSON(validating: #"{"home":1}"#)
                 )
                 end.content.dismissalDate = fixture.now + 60
-                _ = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end, now: fixture.now)
+                _ = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end)
             }
             // Not before its end has gone out.
             #expect(try await fixture.reaper(ReaperPolicy(channelRetirementDelay: 0)).pass().map(\.retiredChannels) == [0])
@@ -179,8 +179,7 @@ import Testing
                         event: .update,
                         contentState: try RawJSON(validating: #"{"home":\#(home)}"#),
                         timestamp: fixture.now + home
-                    ),
-                    now: fixture.now
+                    )
                 )
                 #expect(try await fixture.dispatcher().drain() == 1)
             }

@@ -60,20 +60,20 @@ import Testing
     @Test func updatesFollowTheFeedsOrderAndStalePolicy() async throws {
         try await StoreFixture.with("feed_updates_order") { fixture in
             let updates = try await self.feed(fixture, staleAfterSeconds: 900)
-            let first = try await updates.accept(try self.update(fixture, timestamp: self.now), now: self.now)
+            let first = try await updates.accept(try self.update(fixture, timestamp: self.now))
             #expect(first.timestamp == self.now)
             #expect(try LiveActivityPayload(decoding: Array((try await self.rows(fixture))[0].payload!.utf8)).staleDate == self.now + 900)
             #expect(
-                await self.code { _ = try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now - 1), now: self.now) }
+                await self.code { _ = try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now - 1)) }
                     == .staleTimestamp
             )
             // Same second: takes the place and the timestamp of the first, which no dispatcher had begun.
-            let second = try await updates.accept(try self.update(fixture, home: 2, timestamp: self.now), now: self.now)
+            let second = try await updates.accept(try self.update(fixture, home: 2, timestamp: self.now))
             #expect(second.coalesced && second.timestamp == self.now)
             #expect(try await self.rows(fixture).map(\.status) == ["superseded", "pending"])
             // Once a fan-out has begun, the next update of that second goes out at the next one.
             try await fixture.client.query("UPDATE updates SET cursor_id = 1 WHERE status = 'pending'")
-            let third = try await updates.accept(try self.update(fixture, home: 3, timestamp: self.now), now: self.now)
+            let third = try await updates.accept(try self.update(fixture, home: 3, timestamp: self.now))
             #expect(third.coalesced && third.timestamp == self.now + 1)
             #expect(try await self.rows(fixture).map(\.status) == ["superseded", "pending", "pending"])
             let feed = try await Feeds(client: fixture.client, logger: fixture.logger).get(appID: fixture.appID, feedKey: "game-1")
@@ -85,15 +85,15 @@ import Testing
     @Test func anEndKeepsTheLastContentClampsDismissalAndClosesTheFeed() async throws {
         try await StoreFixture.with("feed_updates_end") { fixture in
             let updates = try await self.feed(fixture)
-            _ = try await updates.accept(try self.update(fixture, home: 3, timestamp: self.now), now: self.now)
+            _ = try await updates.accept(try self.update(fixture, home: 3, timestamp: self.now))
             var end = try self.update(fixture, .end, home: nil, timestamp: self.now + 10)
             end.content.dismissalDate = self.now + 10 + 5 * 3600
-            let accepted = try await updates.accept(end, now: self.now)
+            let accepted = try await updates.accept(end)
             #expect(accepted.dismissalDateClamped)
             let payload = try LiveActivityPayload(decoding: Array((try await self.rows(fixture))[1].payload!.utf8))
             #expect(payload.event == .end && payload.contentState?.text == #"{"home":3}"#)
             #expect(payload.dismissalDate == self.now + 10 + 4 * 3600)
-            #expect(await self.code { _ = try await updates.accept(try self.update(fixture, timestamp: self.now + 20), now: self.now) } == .feedEnded)
+            #expect(await self.code { _ = try await updates.accept(try self.update(fixture, timestamp: self.now + 20)) } == .feedEnded)
             let start = FeedStarts.Request(
                 appID: fixture.appID,
                 feedKey: "game-1",
@@ -102,7 +102,7 @@ import Testing
                 alert: .init(title: "x")
             )
             #expect(
-                await self.code { _ = try await FeedStarts(client: fixture.client, logger: fixture.logger).start(start, now: self.now) } == .feedEnded
+                await self.code { _ = try await FeedStarts(client: fixture.client, logger: fixture.logger).start(start) } == .feedEnded
             )
             #expect(try await self.rows(fixture).count == 2)
         }
@@ -115,17 +115,17 @@ import Testing
             var request = try self.update(fixture)
             request.content.contentState = big
             // No channel: every follower has a token, so the device limit (4,096 bytes) applies.
-            #expect(await self.code { _ = try await updates.accept(request, now: self.now) } == .payloadTooLarge)
+            #expect(await self.code { _ = try await updates.accept(request) } == .payloadTooLarge)
             try await fixture.client.query(
                 "INSERT INTO channels (app_id, channel_id, storage_policy, feed_id) SELECT \(fixture.appID), 'Y2hhbm5lbA==', 0, id FROM feeds"
             )
             // Only a channel: the broadcast limit (5,120 bytes).
-            _ = try await updates.accept(request, now: self.now)
+            _ = try await updates.accept(request)
             _ = try await Activities(client: fixture.client, logger: fixture.logger).register(
                 .init(appID: fixture.appID, activityKey: "a1", attributesType: "GameAttributes", feedKey: "game-1", pushToken: "ab01")
             )
             request.content.timestamp = self.now + 5
-            #expect(await self.code { _ = try await updates.accept(request, now: self.now) } == .payloadTooLarge)
+            #expect(await self.code { _ = try await updates.accept(request) } == .payloadTooLarge)
             #expect(try await self.rows(fixture).count == 1)
         }
     }
@@ -138,13 +138,13 @@ import Testing
             for index in 0..<3 {
                 var request = try self.update(fixture, home: index, timestamp: self.now + index * 10)
                 request.content.priority = 10
-                let accepted = try await updates.accept(request, now: self.now)
+                let accepted = try await updates.accept(request)
                 priorities.append((accepted.priority, accepted.priorityDowngraded))
             }
             #expect(priorities.map(\.0) == [10, 10, 5])
             #expect(priorities.map(\.1) == [false, false, true])
             // Priority 5 does not spend the budget.
-            #expect(try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now + 60), now: self.now).priorityDowngraded == false)
+            #expect(try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now + 60)).priorityDowngraded == false)
         }
     }
 
@@ -159,14 +159,14 @@ import Testing
                 contentState: try RawJSON(validating: #"{"home":0}"#),
                 alert: .init(title: "Kick-off")
             )
-            #expect(await self.code { _ = try await starts.start(request, now: self.now) } == .invalid)
+            #expect(await self.code { _ = try await starts.start(request) } == .invalid)
             request.audience = .users(["u1", ""])
-            #expect(await self.code { _ = try await starts.start(request, now: self.now) } == .invalid)
+            #expect(await self.code { _ = try await starts.start(request) } == .invalid)
             try await fixture.client.query(
                 "INSERT INTO channels (app_id, channel_id, storage_policy, feed_id) SELECT \(fixture.appID), 'Y2hhbm5lbA==', 1, id FROM feeds"
             )
             request.audience = .users(["u1"])
-            let accepted = try await starts.start(request, now: self.now)
+            let accepted = try await starts.start(request)
             #expect(accepted.priority == 10)
             let rows = try await fixture.client.query(
                 "SELECT payload, channel_payload, audience_kind, audience FROM updates WHERE id = \(accepted.updateID)"
@@ -174,7 +174,7 @@ import Testing
             for try await (payload, channelPayload, kind, audience) in rows.decode((String, String?, String, [String]).self) {
                 let tokenForm = try LiveActivityPayload(decoding: Array(payload.utf8))
                 #expect(tokenForm.event == .start && tokenForm.inputPushToken && tokenForm.attributesType == "GameAttributes")
-                #expect(tokenForm.staleDate == self.now + 600)
+                #expect(tokenForm.staleDate == tokenForm.timestamp + 600)
                 let channelForm = try LiveActivityPayload(decoding: Array((channelPayload ?? "").utf8))
                 #expect(channelForm.inputPushChannel == "Y2hhbm5lbA==" && !channelForm.inputPushToken)
                 #expect(kind == "users" && audience == ["u1"])
@@ -195,7 +195,7 @@ import Testing
                 contentState: try RawJSON(validating: "{}")
             )
             #expect(
-                await self.code { _ = try await ActivityUpdates(client: fixture.client, logger: fixture.logger).accept(request, now: self.now) }
+                await self.code { _ = try await ActivityUpdates(client: fixture.client, logger: fixture.logger).accept(request) }
                     == .conflict
             )
         }

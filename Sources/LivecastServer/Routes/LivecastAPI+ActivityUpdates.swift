@@ -8,7 +8,7 @@ extension LivecastAPI {
     func addActivityUpdateRoutes(to routes: RouteRegistrar) {
         self.addUpdateAndEndRoutes(to: routes, target: "/v1/apps/{bundleId}/activities/{activityId}") { content, scope, parameters, now in
             let request = ActivityUpdates.Request(appID: scope.appID, activityKey: try parameters.decoded("activityId"), content: content)
-            return try await ActivityUpdates(client: self.database, logger: self.logger).accept(request, now: now)
+            return try await ActivityUpdates(client: self.database, logger: self.logger).accept(request)
         }
     }
 }

@@ -25,12 +25,12 @@ extension LivecastAPI {
                 start.relevanceScore = body.relevanceScore
                 start.priority = body.priority
                 start.idempotencyKey = idempotencyKey
-                return try await FeedStarts(client: self.database, logger: self.logger).start(start, now: now)
+                return try await FeedStarts(client: self.database, logger: self.logger).start(start)
             }
         }
         self.addUpdateAndEndRoutes(to: routes, target: "/v1/apps/{bundleId}/feeds/{feedKey}") { content, scope, parameters, now in
             let request = FeedUpdates.Request(appID: scope.appID, feedKey: try parameters.decoded("feedKey"), content: content)
-            return try await FeedUpdates(client: self.database, logger: self.logger).accept(request, now: now)
+            return try await FeedUpdates(client: self.database, logger: self.logger).accept(request)
         }
     }
 }

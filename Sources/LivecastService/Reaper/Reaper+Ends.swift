@@ -71,7 +71,7 @@ extension Reaper {
             if candidate.state == "starting" { return try await self.markEnded(candidate.id) }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
             end.content.dismissalDate = now + self.policy.staleDismissalDelay
-            return try await self.end(candidate) { _ = try await updates.accept(end, now: now) }
+            return try await self.end(candidate) { _ = try await updates.accept(end) }
         }
     }
 
@@ -84,12 +84,12 @@ extension Reaper {
             if candidate.state == "starting" || (candidate.followsFeed && candidate.onChannel) { return try await self.markEnded(candidate.id) }
             if candidate.followsFeed {
                 return try await self.end(candidate) {
-                    _ = try await updates.endFollower(appID: app.id, activityKey: candidate.key, dismissalDate: dismissalDate, now: now)
+                    _ = try await updates.endFollower(appID: app.id, activityKey: candidate.key, dismissalDate: dismissalDate)
                 }
             }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
             end.content.dismissalDate = dismissalDate
-            return try await self.end(candidate) { _ = try await updates.accept(end, now: now) }
+            return try await self.end(candidate) { _ = try await updates.accept(end) }
         }
     }
 
@@ -111,7 +111,7 @@ extension Reaper {
                 var end = FeedUpdates.Request(appID: app.id, feedKey: key, event: .end)
                 end.content.dismissalDate = now + self.policy.staleDismissalDelay
                 do {
-                    _ = try await updates.accept(end, now: now)
+                    _ = try await updates.accept(end)
                     ended += 1
                 } catch let error as StoreError where error.code == .feedEnded || error.code == .notFound {
                     continue  // another reaper, or the backend, ended it first

@@ -32,16 +32,15 @@ public struct ActivityUpdates: Sendable {
     }
 
     /// Checks and stores an update or end.
-    /// - Parameter now: The server's time, in UNIX seconds.
     /// - Throws: ``StoreError``: `notFound` activity; `activityEnded`; `channelRetired` for a channel-based activity
     ///   whose channel is retired; `staleTimestamp` for a timestamp older than the last accepted; `payloadTooLarge`
     ///   with the measured size; `invalid` for a start, a bad priority or payload rule (naming the field). Nothing is
     ///   written when it throws.
-    public func accept(_ request: Request, now: Int) async throws -> AcceptedUpdate {
+    public func accept(_ request: Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else {
             throw StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
         }
-        return try await UpdateAcceptance.accept(request.content, appID: request.appID, now: now, client: self.client, logger: self.logger) {
+        return try await UpdateAcceptance.accept(request.content, appID: request.appID, client: self.client, logger: self.logger) {
             [logger] connection in
             try await ActivityTarget.lock(appID: request.appID, activityKey: request.activityKey, asFollower: false, on: connection, logger: logger)
         }
@@ -52,14 +51,14 @@ public struct ActivityUpdates: Sendable {
     /// timestamp comes after both the feed's and the activity's last, so it is the last push the device applies.
     /// - Parameters:
     ///   - dismissalDate: UNIX seconds; at most 4 hours after the end (clamped).
-    ///   - now: The server's time, in UNIX seconds.
     /// - Throws: ``StoreError``: `notFound` activity; `activityEnded` when it, or its feed, has ended (the feed's end
     ///   reaches it); `conflict` for a standalone or channel-based activity (a broadcast would end every follower).
-    public func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?, now: Int) async throws -> AcceptedUpdate {
+    public func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?) async throws -> AcceptedUpdate {
         var content = UpdateContent(event: .end)
         content.dismissalDate = dismissalDate
         return try await OutboxRules.transaction(self.client, logger: self.logger) { connection in
             let target = try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: self.logger)
+            let now = try await OutboxRules.databaseNow(on: connection, logger: self.logger)
             return try await UpdateAcceptance.accept(content, appID: appID, priority: 5, into: target, now: now, on: connection, logger: self.logger)
         }
     }

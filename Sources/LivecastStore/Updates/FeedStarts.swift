@@ -69,11 +69,10 @@ public struct FeedStarts: Sendable {
         self.logger = logger
     }
 
-    /// Checks and stores a start.
-    /// - Parameter now: The server's time, in UNIX seconds.
+    /// Checks and stores a start, timed on the database's clock.
     /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge`; `invalid` for an
     ///   empty or oversized audience, a bad priority or payload rule. Nothing is written when it throws.
-    public func start(_ request: Request, now: Int) async throws -> AcceptedUpdate {
+    public func start(_ request: Request) async throws -> AcceptedUpdate {
         if let listed = request.audience.listed {
             guard !listed.isEmpty, listed.count <= Audience.maximumListed, !listed.contains(where: \.isEmpty) else {
                 throw StoreError(.invalid, "the audience lists 1 to \(Audience.maximumListed) non-empty ids", field: "audience")
@@ -89,12 +88,13 @@ public struct FeedStarts: Sendable {
             ) {
                 return replay
             }
-            return try await self.start(request, priority: priority, now: now, on: connection)
+            return try await self.start(request, priority: priority, on: connection)
         }
     }
 
-    private func start(_ request: Request, priority: Int, now: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
+    private func start(_ request: Request, priority: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
         let feed = try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: self.logger)
+        let now = try await OutboxRules.databaseNow(on: connection, logger: self.logger)
         let (timestamp, _) = try OutboxRules.timestamp(requested: request.timestamp, last: feed.lastTimestamp, now: now)
         var payload = LiveActivityPayload.start(
             timestamp: timestamp,

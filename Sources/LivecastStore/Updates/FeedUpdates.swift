@@ -32,13 +32,12 @@ public struct FeedUpdates: Sendable {
     }
 
     /// Checks and stores an update or end of a feed.
-    /// - Parameter now: The server's time, in UNIX seconds.
     /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge` with the measured
     ///   size (4,096 bytes while activities follow by token, else 5,120 for the channel); `invalid` for a start, a bad
     ///   priority or payload rule. Nothing is written when it throws.
-    public func accept(_ request: Request, now: Int) async throws -> AcceptedUpdate {
+    public func accept(_ request: Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw StoreError(.invalid, "start a feed with FeedStarts", field: "event") }
-        return try await UpdateAcceptance.accept(request.content, appID: request.appID, now: now, client: self.client, logger: self.logger) {
+        return try await UpdateAcceptance.accept(request.content, appID: request.appID, client: self.client, logger: self.logger) {
             [logger] connection in
             try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: logger)
         }

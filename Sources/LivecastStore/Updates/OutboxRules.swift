@@ -12,9 +12,9 @@ enum OutboxRules {
     /// (``UpdateAcceptance``), else it goes out one second later, held until that second begins. An explicit
     /// timestamp older than the last is refused.
     /// - Parameters:
-    ///   - requested: The client's timestamp; the server's time when `nil`.
+    ///   - requested: The client's timestamp; the database's time when `nil`.
     ///   - last: The target's last accepted timestamp.
-    ///   - now: The server's time, in UNIX seconds.
+    ///   - now: The database's time, in UNIX seconds.
     static func timestamp(requested: Int?, last: Int?, now: Int) throws(StoreError) -> (timestamp: Int, coalesced: Bool) {
         let timestamp = requested ?? now
         guard let last else { return (timestamp, false) }
@@ -22,6 +22,15 @@ enum OutboxRules {
             throw StoreError(.staleTimestamp, "timestamp \(timestamp) is older than the last accepted, \(last)", field: "timestamp")
         }
         return timestamp <= last ? (last + 1, true) : (timestamp, false)
+    }
+
+    /// The database's time, in whole UNIX seconds: the one clock that orders updates (their timestamps, coalescing,
+    /// and when a held update is due), so a server whose clock is off cannot reorder a target's updates. The
+    /// server's clock only checks a client's dates (skew, stale and dismissal windows).
+    static func databaseNow(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let rows = try await connection.query("SELECT floor(extract(epoch FROM clock_timestamp()))::bigint", logger: logger)
+        for try await seconds in rows.decode(Int.self) { return seconds }
+        throw StoreError(.notFound, "the database did not tell its time")
     }
 
     /// Runs a target's `UPDATE … SET status = 'superseded' … RETURNING timestamp`.

@@ -6,16 +6,15 @@ import PostgresNIO
 /// replay, the target's lock, the ordering of timestamps, the payload's checks, the priority budget, coalescing, the
 /// outbox row and the target's new state (docs/ARCHITECTURE.md, invariants 1, 2, 4 and 7).
 enum UpdateAcceptance {
-    /// Accepts `content` for the target that `lock` reads and locks, in a transaction of its own.
+    /// Accepts `content` for the target that `lock` reads and locks, in a transaction of its own, on the
+    /// database's clock (``OutboxRules/databaseNow(on:logger:)``).
     /// - Parameters:
-    ///   - now: The server's time, in UNIX seconds.
     ///   - lock: Reads and locks the target, throwing ``StoreError``s for one that takes no updates.
     /// - Throws: ``StoreError``: `invalid` for a bad priority or payload rule; `staleTimestamp`; `payloadTooLarge`;
     ///   whatever `lock` throws. Nothing is written when it throws.
     static func accept(
         _ content: UpdateContent,
         appID: Int64,
-        now: Int,
         client: PostgresClient,
         logger: Logger,
         lock: @escaping @Sendable (PostgresConnection) async throws -> some UpdateTarget
@@ -26,11 +25,13 @@ enum UpdateAcceptance {
                 return replay
             }
             let target = try await lock(connection)
+            let now = try await OutboxRules.databaseNow(on: connection, logger: logger)
             return try await Self.accept(content, appID: appID, priority: priority, into: target, now: now, on: connection, logger: logger)
         }
     }
 
     /// Accepts `content` into a target already locked by the caller's transaction.
+    /// - Parameter now: The database's time (``OutboxRules/databaseNow(on:logger:)``), in UNIX seconds.
     static func accept(
         _ content: UpdateContent,
         appID: Int64,
