@@ -14,15 +14,15 @@ import Testing
         try await DispatchFixture.with("heartbeat_slow_page") { fixture in
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(20, feed: "game-1")
-            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 3)
+            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 5)
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
-            // The feed's send lock, held exclusively elsewhere, keeps the page waiting three leases long.
-            let holding = try await self.holdSendLock(fixture, feed: "game-1", for: .seconds(9))
+            // The feed's send lock, held exclusively elsewhere, keeps the page waiting more than two leases long.
+            let holding = try await SendLockHolder.hold(fixture, feed: "game-1", for: .seconds(12))
             let slow = fixture.dispatcher(settings)
             let sending = Task { try await slow.dispatchOnce() }
             while try await fixture.status(update.updateID) != "dispatching" { try await Task.sleep(for: .milliseconds(20)) }
             let other = fixture.dispatcher(settings)
-            let until = ContinuousClock.now + .seconds(8)
+            let until = ContinuousClock.now + .seconds(11)
             while ContinuousClock.now < until {
                 #expect(try await other.dispatchOnce() == 0, "another dispatcher took over a live claim")
                 try await Task.sleep(for: .milliseconds(200))
@@ -44,7 +44,7 @@ import Testing
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(20, feed: "game-1")
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
-            let holding = try await self.holdSendLock(fixture, feed: "game-1", for: .seconds(8))
+            let holding = try await SendLockHolder.hold(fixture, feed: "game-1", for: .seconds(8))
 
             // Dispatcher A, with its own connections and default settings, claims the fan-out, then dies.
             let databaseA = PostgresClient(configuration: fixture.store.configuration, backgroundLogger: fixture.store.logger)
@@ -82,25 +82,5 @@ import Testing
                 #expect(fixture.shown(follower.deviceID).first?.contentState == .object(["home": .int(1)]))
             }
         }
-    }
-
-    /// Holds a feed's send lock exclusively, as a token rotation does, for a while, from a connection of its own.
-    /// - Returns: Once the lock is held, the task that releases it.
-    private func holdSendLock(_ fixture: DispatchFixture, feed: String, for duration: Duration) async throws -> Task<Void, any Error> {
-        let rows = try await fixture.store.client.query("SELECT id FROM feeds WHERE feed_key = \(feed)")
-        var feedID: Int64 = 0
-        for try await id in rows.decode(Int64.self) { feedID = id }
-        let key = SendLocks.key(feedID)
-        let (held, holding) = AsyncStream.makeStream(of: Void.self)
-        let task = Task {
-            try await fixture.store.client.withConnection { connection in
-                try await connection.query("SELECT pg_advisory_lock(\(SendLocks.feedNamespace), \(key))", logger: fixture.store.logger)
-                holding.yield()
-                try await Task.sleep(for: duration)
-                try await connection.query("SELECT pg_advisory_unlock(\(SendLocks.feedNamespace), \(key))", logger: fixture.store.logger)
-            }
-        }
-        for await _ in held { break }
-        return task
     }
 }

@@ -56,16 +56,17 @@ import Testing
         }
     }
 
+    /// A start half a minute ago, so the game's updates at the current second come after it.
     private func start(_ fixture: DispatchFixture, feed: String, audience: FeedStarts.Audience) async throws -> AcceptedUpdate {
-        try await FeedStarts(client: fixture.store.client, logger: fixture.store.logger).start(
-            .init(
-                appID: fixture.store.appID,
-                feedKey: feed,
-                audience: audience,
-                contentState: try RawJSON(validating: #"{"home":0}"#),
-                alert: .init(title: "Kick-off")
-            )
+        var request = FeedStarts.Request(
+            appID: fixture.store.appID,
+            feedKey: feed,
+            audience: audience,
+            contentState: try RawJSON(validating: #"{"home":0}"#),
+            alert: .init(title: "Kick-off")
         )
+        request.timestamp = fixture.now - 30
+        return try await FeedStarts(client: fixture.store.client, logger: fixture.store.logger).start(request)
     }
 
     @Test func aGameReachesChannelAndTokenFollowersInOrderAndEnds() async throws {

@@ -54,7 +54,7 @@ extension Dispatcher {
                     FOR UPDATE SKIP LOCKED
                 ) n
             )
-            UPDATE updates u SET status = 'dispatching', claimed_by = \(self.id), attempts = u.attempts + 1,
+            UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.id), attempts = u.attempts + 1,
                 not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
             FROM next, activities a
             WHERE u.id = next.id AND a.id = u.activity_id
@@ -157,8 +157,8 @@ extension Dispatcher {
                 try await connection.query(
                     """
                     UPDATE updates u SET status = v.status, claimed_by = NULL, completed_at = now(),
-                        sent_count = u.sent_count + (v.status = 'sent')::int,
-                        failed_count = u.failed_count + (v.status = 'failed' AND NOT v.dead)::int
+                        sent_count = u.sent_count + (v.status = \(unescaped: OutboxStatus.sent.sql))::int,
+                        failed_count = u.failed_count + (v.status = \(unescaped: OutboxStatus.failed.sql) AND NOT v.dead)::int
                     FROM unnest(\(finished.map(\.updateID))::bigint[], \(finished.map { $0.status?.rawValue ?? "failed" })::text[],
                                 \(finished.map { $0.deadLetter != nil })::bool[]) AS v(id, status, dead)
                     WHERE u.id = v.id AND u.claimed_by = \(self.id)
@@ -169,7 +169,7 @@ extension Dispatcher {
             if !retried.isEmpty {
                 try await connection.query(
                     """
-                    UPDATE updates u SET status = 'pending', claimed_by = NULL, not_before = now() + make_interval(secs => v.delay)
+                    UPDATE updates u SET status = \(unescaped: OutboxStatus.pending.sql), claimed_by = NULL, not_before = now() + make_interval(secs => v.delay)
                     FROM unnest(\(retried.map(\.updateID))::bigint[], \(retried.map(\.retryAfter))::float8[]) AS v(id, delay)
                     WHERE u.id = v.id AND u.claimed_by = \(self.id)
                     """,

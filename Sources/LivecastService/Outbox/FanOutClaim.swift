@@ -42,13 +42,13 @@ extension Dispatcher {
                       SELECT 1 FROM updates e
                       WHERE e.feed_id = u.feed_id AND e.id < u.id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL))
                   AND (SELECT count(*) FROM updates d
-                       WHERE d.app_id = u.app_id AND d.feed_id IS NOT NULL AND d.status = 'dispatching' AND d.not_before > now())
+                       WHERE d.app_id = u.app_id AND d.feed_id IS NOT NULL AND d.status = \(unescaped: OutboxStatus.dispatching.sql) AND d.not_before > now())
                       < \(self.settings.fanOutsPerApp)
                 ORDER BY u.not_before, u.id
                 LIMIT 1
                 FOR UPDATE SKIP LOCKED
             )
-            UPDATE updates u SET status = 'dispatching', claimed_by = \(self.id), attempts = u.attempts + 1,
+            UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.id), attempts = u.attempts + 1,
                 not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
             FROM next, feeds f
             WHERE u.id = next.id AND f.id = u.feed_id
@@ -98,7 +98,7 @@ extension Dispatcher {
             UPDATE updates SET cursor_id = \(cursor), sent_count = sent_count + \(sent), failed_count = failed_count + \(failed),
                 channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.settings.leaseSeconds)),
                 attempts = 1
-            WHERE id = \(claim.updateID) AND claimed_by = \(self.id) AND status = 'dispatching'
+            WHERE id = \(claim.updateID) AND claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
             RETURNING id
             """,
             logger: self.logger
@@ -123,7 +123,7 @@ extension Dispatcher {
         try await connection.query(
             """
             UPDATE updates SET status = \(status.rawValue), claimed_by = NULL,
-                completed_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE now() END,
+                completed_at = CASE WHEN \(status.rawValue) = \(unescaped: OutboxStatus.pending.sql) THEN NULL ELSE now() END,
                 not_before = now() + make_interval(secs => \(seconds ?? 0)),
                 attempts = CASE WHEN \(resetAttempts) THEN 0 ELSE attempts END
             WHERE id = \(updateID) AND claimed_by = \(self.id)

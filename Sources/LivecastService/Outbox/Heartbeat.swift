@@ -1,3 +1,4 @@
+import LivecastStore
 import PostgresNIO
 
 extension Dispatcher {
@@ -19,7 +20,7 @@ extension Dispatcher {
                 try await self.database.query(
                     """
                     UPDATE updates SET not_before = now() + make_interval(secs => \(lease))
-                    WHERE claimed_by = \(self.id) AND status = 'dispatching'
+                    WHERE claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
                     """,
                     logger: self.logger
                 )

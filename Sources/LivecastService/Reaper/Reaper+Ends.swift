@@ -59,7 +59,7 @@ extension Reaper {
     /// SQL that is true for a stale feed `alias` (NULL when the feed has no stale date). Only integers are spliced in.
     private func feedIsStale(_ alias: String, now: Int) -> String {
         """
-        coalesce((SELECT u.stale_date FROM updates u WHERE u.feed_id = \(alias).id AND u.status <> 'superseded' ORDER BY u.id DESC LIMIT 1),
+        coalesce((SELECT u.stale_date FROM updates u WHERE u.feed_id = \(alias).id AND u.status <> \(OutboxStatus.superseded.sql) ORDER BY u.id DESC LIMIT 1),
                  \(alias).last_timestamp + \(alias).stale_after_seconds)
             + coalesce(\(alias).stale_grace_seconds, \(self.policy.staleGrace)) < \(now)
         """

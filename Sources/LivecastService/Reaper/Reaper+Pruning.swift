@@ -1,3 +1,4 @@
+import LivecastStore
 import PostgresNIO
 
 extension Reaper {
@@ -36,7 +37,7 @@ extension Reaper {
     private func finishedUpdates(_ app: App, now: Int, limit: Int?, locking: Bool) -> PostgresQuery {
         """
         SELECT u.id FROM updates u
-        WHERE u.app_id = \(app.id) AND u.status IN ('sent', 'superseded', 'failed')
+        WHERE u.app_id = \(app.id) AND u.status IN \(unescaped: OutboxStatus.finishedSQL)
           AND u.completed_at < to_timestamp(\(self.cutoff(now, days: app.retention.updatesDays)))
           AND NOT EXISTS (SELECT 1 FROM feed_starts s JOIN feeds f ON f.id = s.feed_id WHERE s.update_id = u.id AND f.state <> 'ended')
         ORDER BY u.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF u SKIP LOCKED" : "")

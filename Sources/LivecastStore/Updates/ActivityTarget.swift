@@ -85,8 +85,8 @@ struct ActivityTarget: UpdateTarget {
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
         try await OutboxRules.supersede(
             """
-            UPDATE updates SET status = 'superseded', completed_at = now()
-            WHERE activity_id = \(self.id) AND status = 'pending'
+            UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
+            WHERE activity_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql)
             RETURNING timestamp
             """,
             on: connection,
@@ -104,8 +104,8 @@ struct ActivityTarget: UpdateTarget {
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             """
-            UPDATE updates SET status = 'superseded', completed_at = now()
-            WHERE activity_id = \(self.id) AND status = 'pending' AND attempts > 0 AND timestamp < \(payload.timestamp)
+            UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
+            WHERE activity_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND attempts > 0 AND timestamp < \(payload.timestamp)
             """,
             logger: logger
         )

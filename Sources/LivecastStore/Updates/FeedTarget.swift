@@ -69,8 +69,8 @@ struct FeedTarget: UpdateTarget {
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
         try await OutboxRules.supersede(
             """
-            UPDATE updates SET status = 'superseded', completed_at = now()
-            WHERE feed_id = \(self.id) AND status = 'pending' AND cursor_id = 0 AND NOT channel_done AND event <> 'start'
+            UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
+            WHERE feed_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND cursor_id = 0 AND NOT channel_done AND event <> 'start'
             RETURNING timestamp
             """,
             on: connection,

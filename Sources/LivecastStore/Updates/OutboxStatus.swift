@@ -11,7 +11,13 @@ public enum OutboxStatus: String, Sendable, CaseIterable {
     /// Given up: refused for good, or past its retry deadline (then also a dead letter).
     case failed
 
-    /// The statuses of an update not finished yet, as SQL for a partial index's predicate:
-    /// `('pending', 'dispatching')`. Written as a literal so PostgreSQL matches the indexes built on it.
-    public static let unfinishedSQL = "('pending', 'dispatching')"
+    /// The status as a SQL literal, `'pending'`, for `\(unescaped:)` in a query: a literal, not a bound
+    /// parameter, so PostgreSQL matches the partial indexes built on it.
+    public var sql: String { "'\(self.rawValue)'" }
+
+    /// The statuses of an update not finished yet, as SQL: `('pending', 'dispatching')`.
+    public static let unfinishedSQL = "(\(Self.pending.sql), \(Self.dispatching.sql))"
+
+    /// The statuses of a finished update, as SQL: `('sent', 'superseded', 'failed')`.
+    public static let finishedSQL = "(\(Self.sent.sql), \(Self.superseded.sql), \(Self.failed.sql))"
 }

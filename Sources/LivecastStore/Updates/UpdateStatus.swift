@@ -52,9 +52,9 @@ public struct UpdateStatus: Sendable, Hashable {
                 timestamp: row.2,
                 priority: row.3,
                 status: row.4,
-                pending: (["pending", "dispatching"].contains(row.4) ? row.7 : 0) + row.8,
+                pending: ([OutboxStatus.pending.rawValue, OutboxStatus.dispatching.rawValue].contains(row.4) ? row.7 : 0) + row.8,
                 sent: row.5,
-                superseded: row.4 == "superseded" ? row.7 : 0,
+                superseded: row.4 == OutboxStatus.superseded.rawValue ? row.7 : 0,
                 failed: row.6,
                 failedByReason: [:]
             )
