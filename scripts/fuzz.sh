@@ -4,7 +4,7 @@
 # requests for every operation, and fails on any 5xx, any answer whose status, content type, headers or body the
 # document does not describe, and any invalid request the server accepts.
 #
-#   scripts/fuzz.sh                        CI's size: FUZZ_EXAMPLES (default 50) generated cases per operation
+#   scripts/fuzz.sh                        CI's size: FUZZ_EXAMPLES (default 100) generated cases per operation
 #   FUZZ_EXAMPLES=500 scripts/fuzz.sh      a longer run; FUZZ_SEED=N repeats one (schemathesis prints its seed)
 #   scripts/fuzz.sh --livecast PATH        use that livecast binary instead of building one (swift build)
 #
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 schemathesis_version=4.32.5
 bundle_id=com.example.fuzz
-examples=${FUZZ_EXAMPLES:-50}
+examples=${FUZZ_EXAMPLES:-100}
 livecast=
 while (($#)); do
     case $1 in
@@ -93,6 +93,23 @@ server=$!
 pids+=($server)
 wait_for "$work/serve.out" '^listening on' $server "livecast serve"
 base="http://$(sed -n 's/^listening on //p' "$work/serve.out" | head -1)"
+
+# Something to find: a feed with a channel and a token follower, a standalone activity, a device's push-to-start
+# token. The generated feed keys, activity ids, device ids and attributes types name them half of the time (the
+# dictionaries of scripts/fuzz.toml).
+seed() { # METHOD PATH KEY BODY
+    curl -sS --fail-with-body -X "$1" "$base/v1/apps/$bundle_id/$2" -H "authorization: Bearer $3" -d "$4"
+    echo
+}
+token=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+seed PUT push-to-start-tokens/fuzz-device/GameAttributes "$FUZZ_BACKEND_KEY" '{"token": "'$token'", "osVersion": "17.5"}'
+seed PUT feeds/fuzz-feed "$FUZZ_OPERATOR_KEY" \
+    '{"attributesType": "GameAttributes", "attributes": {"home": "Giants"}, "channel": {"storagePolicy": "noStorage"}}' |
+    tee "$work/feed.json"
+seed PUT activities/fuzz-follower "$FUZZ_BACKEND_KEY" \
+    '{"attributesType": "GameAttributes", "feed": "fuzz-feed", "pushToken": "'${token/00/11}'", "deviceId": "fuzz-device"}'
+seed PUT activities/fuzz-activity "$FUZZ_BACKEND_KEY" '{"attributesType": "DeliveryAttributes", "pushToken": "'${token/00/22}'"}'
+grep -q '"channelId"' "$work/feed.json" || { echo "scripts/fuzz.sh: the seeded feed has no channel" >&2; exit 1; }
 
 report=.build/fuzz/report
 rm -rf "$report"
