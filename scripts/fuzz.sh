@@ -133,6 +133,8 @@ document = yaml.safe_load(urllib.request.urlopen(sys.argv[1]))
 document["components"]["parameters"]["bundleId"]["schema"] = {"type": "string", "enum": [sys.argv[2]]}
 yaml.safe_dump(document, sys.stdout, sort_keys=False, allow_unicode=True)
 PYTHON
+# Hypothesis keeps the examples it found (and replays failing ones first) under .build/, not in the checkout.
+export HYPOTHESIS_STORAGE_DIRECTORY=.build/fuzz/hypothesis
 fuzz() { # NAME [schemathesis options...]
     local name=$1
     shift
