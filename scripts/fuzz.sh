@@ -122,8 +122,6 @@ rm -rf "$report"
 # to a method a path does not have).
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance
 checks+=,response_schema_conformance,negative_data_rejection,missing_required_header
-# One worker: with two, Python 3.11 (Debian 12's; fixed in 3.11.8 and 3.12) can fail hypothesis's ast.parse calls
-# running in two threads at once ("AST constructor recursion depth mismatch"), a runtime error of the fuzzer.
 # The served document, with the path's bundleId bound to the app: valid cases name it, invalid ones anything else
 # (refused with 400, 404 or 422 as documented). A schemathesis parameter override would send the app's bundle id in
 # the cases it generated as invalid too, and then fault the server for accepting them.
@@ -135,6 +133,8 @@ yaml.safe_dump(document, sys.stdout, sort_keys=False, allow_unicode=True)
 PYTHON
 # Hypothesis keeps the examples it found (and replays failing ones first) under .build/, not in the checkout.
 export HYPOTHESIS_STORAGE_DIRECTORY=.build/fuzz/hypothesis
+# One worker: with two, hypothesis's ast.parse calls ran in two threads at once and Python 3.11 (3.11.7 here; Debian
+# 12 ships 3.11.2) failed one ("AST constructor recursion depth mismatch"), a runtime error of the fuzzer.
 fuzz() { # NAME [schemathesis options...]
     local name=$1
     shift
