@@ -6,6 +6,8 @@
 #   with --demo, for `livecast demo`: PostgreSQL's server binaries (postgresql) unless initdb is already there
 #   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd), nginx-light, and PostgreSQL's server
 #                             binaries unless initdb is already there
+#   with --fuzz, for scripts/fuzz.sh: curl, python3 and python3-venv (schemathesis goes into a venv), and PostgreSQL's
+#                             server binaries unless initdb is already there
 set -euo pipefail
 
 wanted=(libnghttp2-dev pkg-config)
@@ -20,6 +22,11 @@ for option in "$@"; do
         ;;
     --bench)
         wanted+=(nghttp2-client nghttp2-server nginx-light)
+        command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
+        ;;
+    --fuzz)
+        wanted+=(curl)
+        python3 -c 'import ensurepip, venv' 2>/dev/null || wanted+=(python3 python3-venv)
         command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
         ;;
     *) echo "scripts/prerequisites.sh: unknown option $option" >&2; exit 2 ;;
