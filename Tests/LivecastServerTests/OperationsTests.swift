@@ -17,6 +17,22 @@ import Testing
         }
     }
 
+    @Test func appsWhoseSigningKeyCannotBeOpenedAreCountedWithoutTakingTheInstanceOutOfService() async throws {
+        // Both of the fixture's apps read their keys from files that do not exist.
+        try await APIFixture.with("ops_unusable_keys", testing: .live) { _, client in
+            var ready = try await client.send(.get, "/ready", key: nil)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ready.json["detail"]?["signingKeys"] == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                ready = try await client.send(.get, "/ready", key: nil)
+            }
+            #expect(ready.status == .ok, "\(ready.text)")
+            let detail = ready.json["detail"]?["signingKeys"]?.stringValue ?? ""
+            #expect(detail.hasPrefix("2 app(s) have a signing key that cannot be opened"), "\(ready.text)")
+            #expect(!detail.contains("com.example"), "a tenant's bundle id is shown to anyone")
+        }
+    }
+
     @Test func notReadyWhileAMigrationIsMissingOrTheDispatcherIsDown() async throws {
         try await APIFixture.with("ops_not_ready") { fixture, client in
             try await fixture.client.query("DELETE FROM livecast_migrations WHERE name = '0002_update_payloads.sql'")
