@@ -119,6 +119,7 @@ let package = Package(
                 "LivecastCore",
                 "LivecastService",
                 "LivecastStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -17,9 +17,12 @@ public struct LivecastAPI: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// The per-key rate limit. Defaults to 50 requests a second with bursts of 100.
         public var rateLimit: RateLimit
-        /// Failed authentications one client address may make before it is refused (`429`) for a while. Defaults
-        /// to 20 at once, then one a second.
+        /// Failed authentications one client address, and one key prefix, may make before more are refused (`429`)
+        /// for a while. Defaults to 20 at once, then one a second.
         public var failedAuthenticationLimit: RateLimit
+        /// The reverse proxies whose `X-Forwarded-For` names the client's address. Defaults to none: the client's
+        /// address is the peer's.
+        public var trustedProxies: TrustedProxies
         /// Channels an app may have before creation is refused, ahead of APNs. Defaults to APNs' 10,000.
         public var channelLimit: Int
         /// How far ahead of the server's clock, in seconds, a client's `timestamp` may be (`422
@@ -29,11 +32,13 @@ public struct LivecastAPI: Sendable {
         public init(
             rateLimit: RateLimit = .perKey,
             failedAuthenticationLimit: RateLimit = .failedAuthentications,
+            trustedProxies: TrustedProxies = .none,
             channelLimit: Int = Channels.apnsLimit,
             maximumClockSkew: Int = 60
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
+            self.trustedProxies = trustedProxies
             self.channelLimit = channelLimit
             self.maximumClockSkew = maximumClockSkew
         }
@@ -87,7 +92,8 @@ public struct LivecastAPI: Sendable {
         let authentication = APIKeyMiddleware(
             keys: self.keys,
             perKey: RateLimiter(configuration: self.configuration.rateLimit),
-            failures: RateLimiter(configuration: self.configuration.failedAuthenticationLimit),
+            failures: self.configuration.failedAuthenticationLimit,
+            trustedProxies: self.configuration.trustedProxies,
             databaseWatch: self.databaseWatch
         )
         let registrar = RouteRegistrar(router: router, authentication: authentication, databaseWatch: self.databaseWatch)
