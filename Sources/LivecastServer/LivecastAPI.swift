@@ -6,7 +6,7 @@ import PostgresNIO
 import Prometheus
 
 /// The Livecast HTTP API: builds the router with every route, API-key auth, per-key rate limits, the error
-/// format, request metrics, health checks and the OpenAPI document.
+/// format, request metrics, health checks and the OpenAPI document; and the router of the metrics listener.
 ///
 /// ```swift
 /// let api = LivecastAPI(database: client, appClients: clients, metrics: registry, readiness: .init(migrations: migrations), logger: logger)
@@ -55,7 +55,7 @@ public struct LivecastAPI: Sendable {
     /// - Parameters:
     ///   - database: The running PostgreSQL client.
     ///   - appClients: The APNs clients of the apps (channels are managed at APNs).
-    ///   - metrics: The registry `/metrics` shows; bootstrap swift-metrics with a `PrometheusMetricsFactory` over it
+    ///   - metrics: The registry the metrics listener's `/metrics` shows; bootstrap swift-metrics with a `PrometheusMetricsFactory` over it
     ///     (``LivecastMetrics/factory(registry:)``) so the request metrics and other components' land there.
     ///   - readiness: What `/ready` checks.
     ///   - databaseWatch: Whether PostgreSQL answers; requests get `503 database_unavailable` while it does not.
@@ -82,6 +82,21 @@ public struct LivecastAPI: Sendable {
     /// The router with every route and middleware.
     public func buildRouter() -> Router<APIRequestContext> {
         self.makeRouter().router
+    }
+
+    /// The router of the metrics listener, apart from the API's so tenants see nothing of each other: `GET /metrics`
+    /// in Prometheus' text format, no key needed, and `404` in the API's error shape for anything else.
+    public func buildMetricsRouter() -> Router<APIRequestContext> {
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: APIErrorMiddleware())
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer()))
+            )
+        }
+        return router
     }
 
     /// The router and the routes it holds.
