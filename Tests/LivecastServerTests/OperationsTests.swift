@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func metricsAreServedOnTheirOwnListenerAndNotOnTheAPIs() async throws {
-        try await APIFixture.with("ops_metrics_listener", testing: .live) { fixture, client in
+        try await APIFixture.with("ops_metrics_listener") { fixture, client in
             let onAPI = try await client.send(.get, "/metrics", key: nil)
             #expect(onAPI.status == .notFound)
             #expect(onAPI.errorCode == "not_found")

@@ -27,9 +27,6 @@ public struct TrustedProxies: Sendable, Hashable {
         self.init(blocks: blocks)
     }
 
-    /// Whether no proxy is trusted.
-    public var isEmpty: Bool { self.blocks.isEmpty }
-
     /// Whether an address belongs to a trusted proxy.
     func contains(_ address: some StringProtocol) -> Bool {
         self.blocks.contains { $0.contains(address) }
