@@ -86,7 +86,7 @@ export FUZZ_BACKEND_KEY FUZZ_OPERATOR_KEY FUZZ_ADMIN_KEY FUZZ_REVOKING_KEY
 FUZZ_BACKEND_KEY=$(key backend) FUZZ_OPERATOR_KEY=$(key operator) FUZZ_ADMIN_KEY=$(key admin) FUZZ_REVOKING_KEY=$(key admin)
 
 # Rate limits far above what the fuzzer sends: a 429 would only hide the answer under test.
-"$livecast" serve --listen 127.0.0.1:0 --dispatch-workers 1 --rate-limit 100000 --rate-burst 100000 \
+"$livecast" serve --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 --dispatch-workers 1 --rate-limit 100000 --rate-burst 100000 \
     --apns-push-url "https://localhost:$push_port" --apns-management-url "https://localhost:$management_port" \
     --apns-ca-file "$work/emulator.pem" >"$work/serve.out" 2>"$work/serve.err" &
 server=$!

@@ -6,7 +6,7 @@ import PostgresNIO
 import Prometheus
 
 /// The Livecast HTTP API: builds the router with every route, API-key auth, per-key rate limits, the error
-/// format, request metrics, health checks and the OpenAPI document.
+/// format, request metrics, health checks and the OpenAPI document; and the router of the metrics listener.
 ///
 /// ```swift
 /// let api = LivecastAPI(database: client, appClients: clients, metrics: registry, readiness: .init(migrations: migrations), logger: logger)
@@ -17,9 +17,12 @@ public struct LivecastAPI: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// The per-key rate limit. Defaults to 50 requests a second with bursts of 100.
         public var rateLimit: RateLimit
-        /// Failed authentications one client address may make before it is refused (`429`) for a while. Defaults
-        /// to 20 at once, then one a second.
+        /// Failed authentications one client address, and one key prefix, may make before more are refused (`429`)
+        /// for a while. Defaults to 20 at once, then one a second.
         public var failedAuthenticationLimit: RateLimit
+        /// The reverse proxies whose `X-Forwarded-For` names the client's address. Defaults to none: the client's
+        /// address is the peer's.
+        public var trustedProxies: TrustedProxies
         /// Channels an app may have before creation is refused, ahead of APNs. Defaults to APNs' 10,000.
         public var channelLimit: Int
         /// How far ahead of the server's clock, in seconds, a client's `timestamp` may be (`422
@@ -29,11 +32,13 @@ public struct LivecastAPI: Sendable {
         public init(
             rateLimit: RateLimit = .perKey,
             failedAuthenticationLimit: RateLimit = .failedAuthentications,
+            trustedProxies: TrustedProxies = .none,
             channelLimit: Int = Channels.apnsLimit,
             maximumClockSkew: Int = 60
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
+            self.trustedProxies = trustedProxies
             self.channelLimit = channelLimit
             self.maximumClockSkew = maximumClockSkew
         }
@@ -50,7 +55,7 @@ public struct LivecastAPI: Sendable {
     /// - Parameters:
     ///   - database: The running PostgreSQL client.
     ///   - appClients: The APNs clients of the apps (channels are managed at APNs).
-    ///   - metrics: The registry `/metrics` shows; bootstrap swift-metrics with a `PrometheusMetricsFactory` over it
+    ///   - metrics: The registry the metrics listener's `/metrics` shows; bootstrap swift-metrics with a `PrometheusMetricsFactory` over it
     ///     (``LivecastMetrics/factory(registry:)``) so the request metrics and other components' land there.
     ///   - readiness: What `/ready` checks.
     ///   - databaseWatch: Whether PostgreSQL answers; requests get `503 database_unavailable` while it does not.
@@ -79,6 +84,21 @@ public struct LivecastAPI: Sendable {
         self.makeRouter().router
     }
 
+    /// The router of the metrics listener, apart from the API's so tenants see nothing of each other: `GET /metrics`
+    /// in Prometheus' text format, no key needed, and `404` in the API's error shape for anything else.
+    public func buildMetricsRouter() -> Router<APIRequestContext> {
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: APIErrorMiddleware())
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer()))
+            )
+        }
+        return router
+    }
+
     /// The router and the routes it holds.
     func makeRouter() -> (router: Router<APIRequestContext>, routes: [APIRoute]) {
         let router = Router(context: APIRequestContext.self)
@@ -87,7 +107,8 @@ public struct LivecastAPI: Sendable {
         let authentication = APIKeyMiddleware(
             keys: self.keys,
             perKey: RateLimiter(configuration: self.configuration.rateLimit),
-            failures: RateLimiter(configuration: self.configuration.failedAuthenticationLimit),
+            failures: self.configuration.failedAuthenticationLimit,
+            trustedProxies: self.configuration.trustedProxies,
             databaseWatch: self.databaseWatch
         )
         let registrar = RouteRegistrar(router: router, authentication: authentication, databaseWatch: self.databaseWatch)

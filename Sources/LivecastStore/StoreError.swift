@@ -26,6 +26,8 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         public static let channelRetired = Code(rawValue: "channel_retired")
         /// The payload would exceed APNs' size limit.
         public static let payloadTooLarge = Code(rawValue: "payload_too_large")
+        /// An idempotency key sent again to the same route and target with another body.
+        public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
     }
 
     /// What is wrong.

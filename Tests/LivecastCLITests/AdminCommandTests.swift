@@ -96,7 +96,11 @@ import Testing
         let directory = try TemporaryDirectory()
         let config = directory.path("livecast.conf")
         let port = try FreePort.next()
-        try "# Livecast\ndatabase-url = \(url)\nlisten = 127.0.0.1:\(port)\n".write(toFile: config, atomically: false, encoding: .utf8)
+        try "# Livecast\ndatabase-url = \(url)\nlisten = 127.0.0.1:\(port)\nmetrics-listen = 127.0.0.1:0\ndatabase-wait-timeout = 60\n".write(
+            toFile: config,
+            atomically: false,
+            encoding: .utf8
+        )
         let server = try await BackgroundProcess(self.livecast, ["serve", "--config", config, "--migrations", self.sql])
         #expect(try await server.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(server.stderr)")
         let health = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(port)/ready"])

@@ -18,7 +18,7 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(
             first.stdout
-                == "applied 0001_initial.sql\napplied 0002_update_payloads.sql\napplied 0003_feed_fanout.sql\napplied 0004_reaper.sql\napplied 0005_carry_forward.sql\n"
+                == "applied 0001_initial.sql\napplied 0002_update_payloads.sql\napplied 0003_feed_fanout.sql\napplied 0004_reaper.sql\napplied 0005_carry_forward.sql\napplied 0006_idempotency_scope.sql\n"
         )
         let second = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
         #expect(second.status == 0)

@@ -68,17 +68,25 @@ import Testing
             "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
         let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
         let port = try FreePort.next()
+        let metricsPort = try FreePort.next()
         let server = try await BackgroundProcess(
             self.livecast,
-            ["serve", "--database-url", url, "--migrations", sql, "--listen", "127.0.0.1:\(port)", "--reap-interval", "1"]
+            [
+                "serve", "--database-url", url, "--migrations", sql, "--listen", "127.0.0.1:\(port)",
+                "--metrics-listen", "127.0.0.1:\(metricsPort)", "--reap-interval", "1",
+            ]
         )
         #expect(try await server.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(server.stderr)")
+        #expect(try await server.waitForLine("metrics on 127.0.0.1:\(metricsPort)"), "stderr: \(server.stderr)")
         var exported = ""
         for _ in 0..<40 where !exported.contains("livecast_reaper_last_run_timestamp_seconds") {
             try await Task.sleep(for: .milliseconds(250))
-            exported = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(port)/metrics"]).stdout
+            exported = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(metricsPort)/metrics"]).stdout
         }
         #expect(exported.contains("livecast_reaper_last_run_timestamp_seconds"), "\(exported)")
+        // The API's port does not serve the metrics.
+        let onAPI = try await ExternalProcess.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/metrics"])
+        #expect(onAPI.stdout == "404")
         server.signal(SIGTERM)
         #expect(try await server.waitForExit() == 0, "stderr: \(server.stderr)")
     }

@@ -11,6 +11,8 @@ import Metrics
 import NIOCore
 import PostgresNIO
 import Prometheus
+import Synchronization
+import Testing
 
 @testable import LivecastServer
 
@@ -26,6 +28,8 @@ struct APIFixture: Sendable {
     let keys: [APIKeys.Role: String]
     /// An admin key of `com.example.other`.
     let otherKey: String
+    /// The metrics listener's port, once it listens.
+    let metricsPort: PortBox
 
     var client: PostgresClient { self.store.client }
 
@@ -34,12 +38,14 @@ struct APIFixture: Sendable {
     ///   - emulator: Points the apps' APNs clients at this emulator (and signs with its key).
     ///   - configuration: The API's settings.
     ///   - testing: How requests reach the router: `.live` goes through a real socket, so the client has an address.
+    ///   - settings: Changes the service's settings (timeouts, say) before it is built.
     static func with(
         _ name: String,
         emulator: EmulatorFixture? = nil,
         configuration: LivecastAPI.Configuration = .init(),
         testing: TestingSetup = .router,
         server: PostgresClient.Configuration? = nil,
+        settings adjust: (inout LivecastApplication.Settings) -> Void = { _ in },
         _ body: @Sendable (APIFixture, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await StoreFixture.with(name, server: server) { store in
@@ -63,18 +69,32 @@ struct APIFixture: Sendable {
             for role in APIKeys.Role.allCases { keys[role] = try await keyStore.create(appID: store.appID, role: role).secret }
             let otherKey = try await keyStore.create(appID: otherAppID, role: .admin).secret
             let registry = PrometheusCollectorRegistry()
-            let livecast = LivecastApplication(
-                settings: .init(
-                    database: store.configuration,
-                    migrations: try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path),
-                    apnsOverrides: overrides,
-                    api: configuration,
-                    dispatchWorkers: 0
-                ),
-                metrics: registry,
-                logger: store.logger
+            var settings = LivecastApplication.Settings(
+                database: store.configuration,
+                metricsPort: 0,
+                databaseWaitTimeout: .seconds(120),  // the whole suite shares two cores: a request may wait long
+                migrations: try Migration.load(from: Fixtures.repositoryRoot.appendingPathComponent("sql").path),
+                apnsOverrides: overrides,
+                api: configuration,
+                dispatchWorkers: 0
             )
-            let fixture = APIFixture(store: store, api: livecast.api, registry: registry, otherAppID: otherAppID, keys: keys, otherKey: otherKey)
+            adjust(&settings)
+            let metricsPort = PortBox()
+            let livecast = LivecastApplication(
+                settings: settings,
+                metrics: registry,
+                logger: store.logger,
+                onMetricsServerRunning: { port in metricsPort.set(port) }
+            )
+            let fixture = APIFixture(
+                store: store,
+                api: livecast.api,
+                registry: registry,
+                otherAppID: otherAppID,
+                keys: keys,
+                otherKey: otherKey,
+                metricsPort: metricsPort
+            )
             try await withMetricsFactory(LivecastMetrics.factory(registry: registry)) {
                 try await livecast.application.test(testing) { client in try await body(fixture, client) }
             }
@@ -83,6 +103,19 @@ struct APIFixture: Sendable {
 
     /// The key of a role of `com.example.game`.
     func key(_ role: APIKeys.Role) -> String { self.keys[role] ?? "" }
+
+    /// `GET /metrics` on the metrics listener, with curl: the status and the body.
+    func scrapeMetrics() async throws -> (status: String, text: String) {
+        var port = self.metricsPort.port
+        for _ in 0..<100 where port == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            port = self.metricsPort.port
+        }
+        let url = "http://127.0.0.1:\(try #require(port))/metrics"
+        let result = try await ExternalProcess.run("curl", ["-s", "-w", "\n%{http_code}", url])
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+    }
 
     /// Rows in a table, to check that a refused request wrote nothing.
     func count(_ table: String) async throws -> Int {
@@ -121,4 +154,13 @@ extension TestResponse {
     var errorField: String? { self.json["error"]?["field"]?.stringValue }
 
     var text: String { String(buffer: self.body) }
+}
+
+/// A port a server reports once it listens.
+final class PortBox: Sendable {
+    private let value = Mutex<Int?>(nil)
+
+    var port: Int? { self.value.withLock { $0 } }
+
+    func set(_ port: Int) { self.value.withLock { $0 = port } }
 }

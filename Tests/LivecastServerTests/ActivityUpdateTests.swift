@@ -55,29 +55,45 @@ import Testing
         }
     }
 
-    @Test func anIdempotencyKeyReplaysTheFirstAnswerAndDoesNothingElse() async throws {
+    @Test func anIdempotencyKeyReplaysTheSameRequestOnItsRouteAndTargetOnly() async throws {
         try await APIFixture.with("upd_idempotent") { fixture, client in
             let key = fixture.key(.backend)
-            #expect(
-                try await client.send(.put, self.activity, key: key, body: #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#).status
-                    == .created
-            )
+            for (activity, token) in [(self.activity, "a1a1"), ("\(self.activity)-b", "b1b1")] {
+                let body = #"{"attributesType": "GameAttributes", "pushToken": "\#(token)"}"#
+                #expect(try await client.send(.put, activity, key: key, body: body).status == .created)
+            }
             let body = #"{"contentState": {"home": 1}}"#
             let first = try await client.send(.post, "\(self.activity)/updates", key: key, body: body, headers: [.idempotencyKey: "req-1"])
             #expect(first.status == .accepted)
             #expect(first.headers[.idempotentReplayed] == nil)
             try await Task.sleep(for: .milliseconds(1100))
-            let again = try await client.send(
+            let again = try await client.send(.post, "\(self.activity)/updates", key: key, body: body, headers: [.idempotencyKey: "req-1"])
+            #expect(again.status == .accepted)
+            #expect(again.text == first.text)
+            #expect(again.headers[.idempotentReplayed] == "true")
+            #expect(try await fixture.count("updates") == 1)
+
+            // The same key with another body on the same route and target is refused, and nothing is stored.
+            let reused = try await client.send(
                 .post,
                 "\(self.activity)/updates",
                 key: key,
                 body: #"{"contentState": {"home": 9}}"#,
                 headers: [.idempotencyKey: "req-1"]
             )
-            #expect(again.status == .accepted)
-            #expect(again.text == first.text)
-            #expect(again.headers[.idempotentReplayed] == "true")
+            #expect(reused.status == .unprocessableContent)
+            #expect(reused.errorCode == "idempotency_key_reused")
             #expect(try await fixture.count("updates") == 1)
+
+            // On another target, or another route, the same key is another key.
+            let otherTarget = try await client.send(.post, "\(self.activity)-b/updates", key: key, body: body, headers: [.idempotencyKey: "req-1"])
+            #expect(otherTarget.status == .accepted)
+            #expect(otherTarget.headers[.idempotentReplayed] == nil)
+            let otherRoute = try await client.send(.post, "\(self.activity)/end", key: key, body: "{}", headers: [.idempotencyKey: "req-1"])
+            #expect(otherRoute.status == .accepted, "\(otherRoute.text)")
+            #expect(otherRoute.headers[.idempotentReplayed] == nil)
+            #expect(try await fixture.count("updates") == 3)
+
             let tooLong = try await client.send(
                 .post,
                 "\(self.activity)/updates",
@@ -86,7 +102,7 @@ import Testing
                 headers: [.idempotencyKey: String(repeating: "k", count: 201)]
             )
             #expect(tooLong.status == .unprocessableContent)
-            #expect(try await fixture.count("updates") == 1)
+            #expect(try await fixture.count("updates") == 3)
         }
     }
 

@@ -1,6 +1,7 @@
 import HTTPTypes
 import LivecastServer
 import LivecastStore
+import LivecastTesting
 import Testing
 
 /// API keys: authentication, roles, isolation between apps, rate limits.
@@ -106,4 +107,104 @@ import Testing
             #expect(try await client.send(.get, "/health", key: nil).status == .ok)
         }
     }
+
+    @Test func behindATrustedProxyOneClientsBadKeysDoNotLockOutAnother() async throws {
+        // Three failures at once, then one per 1,000 s, per client address and per key prefix.
+        let configuration = LivecastAPI.Configuration(
+            failedAuthenticationLimit: .init(ratePerSecond: 0.001, burst: 3),
+            trustedProxies: try TrustedProxies(parsing: "127.0.0.1/32, ::1")
+        )
+        try await APIFixture.with("auth_proxy", configuration: configuration, testing: .live) { fixture, client in
+            let path = "/v1/apps/com.example.game/updates/1"
+            let clientA: HTTPFields = [Self.forwardedFor: "203.0.113.7"]
+            for guess in ["lc_0123456789a0_00", "lc_0123456789a1_00", "nonsense"] {
+                #expect(try await client.send(.get, path, key: guess, headers: clientA).status == .unauthorized)
+            }
+            let refused = try await client.send(.get, path, key: "lc_0123456789a2_00", headers: clientA)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.errorCode == "rate_limited")
+            // Client A cannot pose as another client: the proxy appends the address it saw, and that one counts.
+            let spoofed: HTTPFields = [Self.forwardedFor: "198.51.100.9, 203.0.113.7"]
+            #expect(try await client.send(.get, path, key: "lc_0123456789a3_00", headers: spoofed).status == .tooManyRequests)
+
+            // Client B, behind the same proxy, with a valid key never used before, gets through.
+            let clientB: HTTPFields = [Self.forwardedFor: "198.51.100.9"]
+            #expect(try await client.send(.get, path, key: fixture.key(.operator), headers: clientB).status == .notFound)
+
+            // Guesses at one key's secret from many addresses spend that prefix's budget: they get 429, and the
+            // valid key itself still gets through.
+            let admin = fixture.key(.admin)
+            let wrongSecret = String(admin.dropLast()) + (admin.hasSuffix("0") ? "1" : "0")
+            for (index, expected) in [HTTPResponse.Status.unauthorized, .unauthorized, .unauthorized, .tooManyRequests].enumerated() {
+                let guesser: HTTPFields = [Self.forwardedFor: "192.0.2.\(index + 1)"]
+                #expect(try await client.send(.get, path, key: wrongSecret, headers: guesser).status == expected, "guess \(index)")
+            }
+            #expect(try await client.send(.get, path, key: admin, headers: [Self.forwardedFor: "192.0.2.99"]).status == .notFound)
+        }
+    }
+
+    @Test func anUntrustedPeersForwardedForIsIgnored() async throws {
+        let configuration = LivecastAPI.Configuration(
+            failedAuthenticationLimit: .init(ratePerSecond: 0.001, burst: 3),
+            trustedProxies: try TrustedProxies(parsing: "10.0.0.0/8")
+        )
+        try await APIFixture.with("auth_untrusted_proxy", configuration: configuration, testing: .live) { fixture, client in
+            let path = "/v1/apps/com.example.game/updates/1"
+            for index in 0..<3 {
+                let claimed: HTTPFields = [Self.forwardedFor: "203.0.113.\(index + 1)"]
+                let guess = try await client.send(.get, path, key: "lc_0123456789b\(index)_00", headers: claimed)
+                #expect(guess.status == .unauthorized)
+            }
+            // Every request counted against the peer, whatever it claimed: a fresh claimed address does not help.
+            let fresh: HTTPFields = [Self.forwardedFor: "203.0.113.200"]
+            let another = try await client.send(.get, path, key: "lc_0123456789b9_00", headers: fresh)
+            #expect(another.status == .tooManyRequests)
+            let valid = try await client.send(.get, path, key: fixture.key(.backend), headers: fresh)
+            #expect(valid.status == .tooManyRequests)
+        }
+    }
+
+    @Test func aRevokedKeyIsAnsweredExactlyAsAnUnknownOne() async throws {
+        let configuration = LivecastAPI.Configuration(
+            failedAuthenticationLimit: .init(ratePerSecond: 0.001, burst: 3),
+            trustedProxies: try TrustedProxies(parsing: "127.0.0.1/32, ::1")
+        )
+        try await APIFixture.with("auth_revoked", configuration: configuration, testing: .live) { fixture, client in
+            let path = "/v1/apps/com.example.game/updates/1"
+            let keys = APIKeys(client: fixture.client, logger: fixture.store.logger)
+            let (created, revoked) = try await keys.create(appID: fixture.store.appID, role: .backend)
+            // It authenticates once, so this process has seen it valid, then it is revoked.
+            #expect(try await client.send(.get, path, key: revoked, headers: [Self.forwardedFor: "198.51.100.1"]).status == .notFound)
+            #expect(try await keys.revoke(appID: fixture.store.appID, keyID: created.id)?.revokedAt != nil)
+            let unknown = "lc_\(String(created.prefix.reversed()))_\(String(repeating: "ab", count: 32))"
+
+            var answers: [String: [String]] = [:]
+            for (name, key, address) in [("revoked", revoked, "203.0.113.1"), ("unknown", unknown, "203.0.113.2")] {
+                for _ in 0..<4 {
+                    let response = try await client.send(.get, path, key: key, headers: [Self.forwardedFor: address])
+                    // A 429's Retry-After may differ by a second between the two; its status and code may not.
+                    let answer =
+                        response.status == .tooManyRequests
+                        ? "429 \(response.errorCode ?? "")"
+                        : "\(response.status.code) \(response.headers[.wwwAuthenticate] ?? "") \(response.text)"
+                    answers[name, default: []].append(answer)
+                }
+            }
+            #expect(answers["revoked"] == answers["unknown"])
+            #expect(answers["revoked"]?.first?.hasPrefix("401 Bearer") == true, "\(answers)")
+            #expect(answers["revoked"]?.last?.hasPrefix("429") == true, "\(answers)")
+        }
+    }
+
+    @Test func anAppsUnusableKeyFileIsNotNamedToItsClients() async throws {
+        try await APIFixture.with("auth_key_path") { fixture, client in
+            // com.example.other's key is the file /keys/b.p8, which does not exist.
+            let response = try await client.send(.get, "/v1/apps/com.example.other/channels?source=apns", key: fixture.otherKey)
+            #expect(response.errorCode != nil, "\(response.text)")
+            #expect(!response.text.contains("/keys/"), "\(response.text)")
+            #expect(!response.text.contains("b.p8"), "\(response.text)")
+        }
+    }
+
+    private static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

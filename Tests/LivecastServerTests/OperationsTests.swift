@@ -3,7 +3,7 @@ import LivecastStore
 import LivecastTesting
 import Testing
 
-/// `/health`, `/ready` and `/metrics`.
+/// `/health`, `/ready`, and `/metrics` on its own listener.
 @Suite struct OperationsTests {
     @Test func healthAndReadinessNeedNoKey() async throws {
         try await APIFixture.with("ops_health") { _, client in
@@ -46,14 +46,30 @@ import Testing
         try await APIFixture.with("ops_metrics") { fixture, client in
             _ = try await client.send(.get, "/v1/apps/com.example.game/updates/1", key: fixture.key(.backend))
             _ = try await client.send(.get, "/health", key: nil)
-            let metrics = try await client.send(.get, "/metrics", key: nil)
-            #expect(metrics.status == .ok)
+            let metrics = try await fixture.scrapeMetrics()
+            #expect(metrics.status == "200")
             #expect(
                 metrics.text.contains(#"livecast_http_requests_total{route="/v1/apps/{bundleId}/updates/{updateId}",method="GET",status="404"} 1"#),
                 "\(metrics.text)"
             )
             #expect(metrics.text.contains(#"livecast_http_requests_total{route="/health",method="GET",status="200"} 1"#))
             #expect(metrics.text.contains("livecast_http_request_duration_seconds_bucket"))
+        }
+    }
+
+    @Test func metricsAreServedOnTheirOwnListenerAndNotOnTheAPIs() async throws {
+        try await APIFixture.with("ops_metrics_listener") { fixture, client in
+            let onAPI = try await client.send(.get, "/metrics", key: nil)
+            #expect(onAPI.status == .notFound)
+            #expect(onAPI.errorCode == "not_found")
+            #expect(!onAPI.text.contains("livecast_http_requests_total"))
+            let metrics = try await fixture.scrapeMetrics()
+            #expect(metrics.status == "200")
+            #expect(metrics.text.contains("# TYPE livecast_http_requests_total counter"), "\(metrics.text)")
+            // The metrics listener serves nothing of the API.
+            let port = try #require(fixture.metricsPort.port)
+            let health = try await ExternalProcess.run("curl", ["-s", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)/health"])
+            #expect(health.stdout.hasSuffix("\n404"), "\(health.stdout)")
         }
     }
 
@@ -72,7 +88,7 @@ import Testing
                 let accepted = try await client.send(.post, "\(activity)/updates", key: key, body: body)
                 #expect(accepted.json["priority"]?.intValue == (downgraded ? 5 : 10), "\(accepted.text)")
             }
-            let metrics = try await client.send(.get, "/metrics", key: nil)
+            let metrics = try await fixture.scrapeMetrics()
             #expect(metrics.text.contains("livecast_priority_downgrades_total 2"), "\(metrics.text)")
         }
     }

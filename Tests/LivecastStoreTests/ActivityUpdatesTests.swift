@@ -142,13 +142,23 @@ import Testing
         try await StoreFixture.with("updates_idempotency") { fixture in
             let updates = try await self.activity(fixture)
             var request = try self.request(fixture, timestamp: self.now)
-            request.content.idempotencyKey = "retry-me"
+            request.content.idempotencyKey = IdempotencyKey(key: "retry-me", scope: "POST /a/updates", body: Array("{}".utf8))
             let first = try await updates.accept(request)
             let again = try await updates.accept(request)
             #expect(again.isReplay)
             #expect(again.updateID == first.updateID)
             #expect(again.timestamp == first.timestamp)
             #expect(try await self.statuses(fixture).count == 1)
+
+            var otherBody = request
+            otherBody.content.idempotencyKey = IdempotencyKey(key: "retry-me", scope: "POST /a/updates", body: Array("{ }".utf8))
+            let reused = await #expect(throws: StoreError.self) { try await updates.accept(otherBody) }
+            #expect(reused?.code == .idempotencyKeyReused)
+            var otherScope = request
+            otherScope.content.idempotencyKey = IdempotencyKey(key: "retry-me", scope: "POST /b/updates", body: Array("{}".utf8))
+            let independent = try await updates.accept(otherScope)
+            #expect(!independent.isReplay)
+            #expect(try await self.statuses(fixture).count == 2)
         }
     }
 }

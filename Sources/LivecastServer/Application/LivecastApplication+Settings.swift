@@ -11,6 +11,22 @@ extension LivecastApplication {
         public var host: String
         /// The port to listen on; `0` picks a free one. Defaults to `8080`.
         public var port: Int
+        /// The host of the metrics listener (`GET /metrics`), apart from the API. Defaults to `127.0.0.1`.
+        public var metricsHost: String
+        /// The port of the metrics listener; `0` picks a free one, `nil` runs none. Defaults to `nil` (`livecast
+        /// serve` defaults to `9464`).
+        public var metricsPort: Int?
+        /// How long an API connection may sit with nothing read or written, a request head that has not finished
+        /// arriving included, before it is closed. Defaults to 60 seconds.
+        public var httpIdleTimeout: Duration
+        /// How long a request may take to arrive, from its head to the end of its body, before its connection is
+        /// closed. Defaults to 30 seconds.
+        public var httpReadTimeout: Duration
+        /// PostgreSQL's `statement_timeout` on the service's connections; `nil` sets none. Defaults to 60 seconds.
+        public var statementTimeout: Duration?
+        /// How long a request may wait on PostgreSQL (for a pool connection, then its queries) before it is answered
+        /// `503 database_unavailable`. Defaults to 10 seconds.
+        public var databaseWaitTimeout: Duration
         /// Applied before the server accepts connections.
         public var migrations: [Migration]
         /// Opens the apps' sealed signing keys. Defaults to none.
@@ -36,6 +52,12 @@ extension LivecastApplication {
             database: PostgresClient.Configuration,
             host: String = "127.0.0.1",
             port: Int = 8080,
+            metricsHost: String = "127.0.0.1",
+            metricsPort: Int? = nil,
+            httpIdleTimeout: Duration = .seconds(60),
+            httpReadTimeout: Duration = .seconds(30),
+            statementTimeout: Duration? = .seconds(60),
+            databaseWaitTimeout: Duration = .seconds(10),
             migrations: [Migration],
             masterKey: MasterKey? = nil,
             apnsOverrides: AppClients.Overrides = .init(),
@@ -48,6 +70,12 @@ extension LivecastApplication {
             self.database = database
             self.host = host
             self.port = port
+            self.metricsHost = metricsHost
+            self.metricsPort = metricsPort
+            self.httpIdleTimeout = httpIdleTimeout
+            self.httpReadTimeout = httpReadTimeout
+            self.statementTimeout = statementTimeout
+            self.databaseWaitTimeout = databaseWaitTimeout
             self.migrations = migrations
             self.masterKey = masterKey
             self.apnsOverrides = apnsOverrides

@@ -2,6 +2,7 @@ import Hummingbird
 import LivecastService
 import LivecastStore
 import Logging
+import NIOCore
 import PostgresNIO
 import Prometheus
 import ServiceLifecycle
@@ -10,8 +11,10 @@ import ServiceLifecycle
 /// `livecast demo` and the tests share.
 ///
 /// Everything long-running is a service of ``application``, started in this order and stopped in reverse: the
-/// PostgreSQL client, the watch that answers 503 while PostgreSQL does not (``DatabaseWatch``), the apps' APNs clients, the dispatcher (once the migrations are applied), the outbox gauges,
-/// the periodic reaper, and last the HTTP server, which applies the migrations before it accepts connections.
+/// PostgreSQL client, the watch that answers 503 while PostgreSQL does not (``DatabaseWatch``), the apps' APNs
+/// clients, the dispatcher (once the migrations are applied), the outbox gauges, the periodic reaper, the metrics
+/// listener (`/metrics` on an address of its own), and last the HTTP server, which applies the migrations before it
+/// accepts connections.
 ///
 /// ```swift
 /// let livecast = LivecastApplication(settings: settings, metrics: registry, logger: logger) { port in print(port) }
@@ -31,14 +34,18 @@ public struct LivecastApplication: Sendable {
     ///     (``LivecastMetrics/factory(registry:)``).
     ///   - logger: The logger of the store, the dispatcher, the APNs clients and the server.
     ///   - onServerRunning: Called with the bound port once the server accepts connections.
+    ///   - onMetricsServerRunning: Called with the metrics listener's bound port once it accepts connections.
     public init(
         settings: Settings,
         metrics: PrometheusCollectorRegistry,
         logger: Logger,
-        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
+        onMetricsServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) {
-        let database = PostgresClient(configuration: settings.database, backgroundLogger: logger)
-        let databaseWatch = DatabaseWatch(database: settings.database, logger: logger)
+        var configuration = settings.database
+        configuration.statementTimeout = settings.statementTimeout
+        let database = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let databaseWatch = DatabaseWatch(database: configuration, waitTimeout: settings.databaseWaitTimeout, logger: logger)
         let apps = Apps(client: database, masterKey: settings.masterKey, logger: logger)
         let appClients = AppClients(apps: apps, overrides: settings.apnsOverrides, logger: logger)
         let clientForApp: Dispatcher.ClientForApp = { appID in
@@ -65,8 +72,15 @@ public struct LivecastApplication: Sendable {
             logger: logger
         )
         let port = settings.port
+        let readTimeout = settings.httpReadTimeout
         var application = Application(
             router: api.buildRouter(),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [RequestReadTimeout(timeout: .init(readTimeout))],
+                    idleTimeout: .init(settings.httpIdleTimeout)
+                )
+            ),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "livecast"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
@@ -86,6 +100,16 @@ public struct LivecastApplication: Sendable {
         if settings.reapInterval > 0 {
             let reaper = Reaper(database: database, clientForApp: clientForApp, policy: settings.reaperPolicy, logger: logger)
             application.addServices(ReaperService(reaper: reaper, interval: .seconds(settings.reapInterval), logger: logger))
+        }
+        if let metricsPort = settings.metricsPort {
+            application.addServices(
+                Application(
+                    router: api.buildMetricsRouter(),
+                    configuration: .init(address: .hostname(settings.metricsHost, port: metricsPort), serverName: "livecast"),
+                    onServerRunning: { channel in await onMetricsServerRunning(channel.localAddress?.port ?? metricsPort) },
+                    logger: logger
+                )
+            )
         }
         self.database = database
         self.api = api

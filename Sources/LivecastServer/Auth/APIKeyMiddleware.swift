@@ -1,38 +1,55 @@
 import HTTPTypes
 import Hummingbird
 import LivecastStore
-import Synchronization
 
 /// Authenticates `Authorization: Bearer lc_…` on every `/v1` route and rate-limits per key; the routes then check
-/// the app and role through ``AppScope``. A client address whose keys keep failing is refused for a while before
-/// its keys are even looked up, except keys whose prefix has authenticated before: behind a shared proxy, one
-/// misconfigured client does not lock the others out.
+/// the app and role through ``AppScope``.
+///
+/// Failed authentications are counted twice: against the client's address (the peer's, or the one a trusted proxy
+/// forwarded: ``TrustedProxies``) and against the presented key's prefix. A client whose address has spent its
+/// budget is refused (`429`) before its keys are even looked up, except a key that has authenticated before and not
+/// failed since (``KnownKeys``): a proxy that is not in the trusted list puts every client behind one address. A
+/// prefix that has spent its budget only turns that prefix's failures into `429`s: a valid key is always looked up,
+/// so guesses at one key never lock out another, nor a valid key. A revoked key fails like an unknown one and is
+/// counted like one, so the answers do not tell the two apart.
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     let keys: APIKeys
     /// Requests per API key.
     let perKey: RateLimiter<Int64>
-    /// Failed authentications per client IP address.
-    let failures: RateLimiter<String>
+    /// Failed authentications per client address.
+    let failuresByAddress: RateLimiter<String>
+    /// Failed authentications per presented key prefix.
+    let failuresByPrefix: RateLimiter<String>
+    /// Whose `X-Forwarded-For` gives the client's address.
+    let trustedProxies: TrustedProxies
     /// Answers `503` instead of waiting when PostgreSQL does not answer the key lookup.
     let databaseWatch: DatabaseWatch
-    /// The prefixes of keys that have authenticated (at most one per key in the database).
-    private let knownPrefixes = KnownPrefixes()
+    /// The keys that have authenticated and not failed since.
+    private let knownKeys = KnownKeys()
 
-    init(keys: APIKeys, perKey: RateLimiter<Int64>, failures: RateLimiter<String>, databaseWatch: DatabaseWatch) {
+    init(
+        keys: APIKeys,
+        perKey: RateLimiter<Int64>,
+        failures: RateLimit,
+        trustedProxies: TrustedProxies,
+        databaseWatch: DatabaseWatch
+    ) {
         self.keys = keys
         self.perKey = perKey
-        self.failures = failures
+        self.failuresByAddress = RateLimiter(configuration: failures)
+        self.failuresByPrefix = RateLimiter(configuration: failures)
+        self.trustedProxies = trustedProxies
         self.databaseWatch = databaseWatch
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let presented = Self.bearerKey(request)
-        let prefix = presented.flatMap(APIKeys.prefix(of:))
-        let address = context.remoteAddress?.ipAddress
-        if let address, !(prefix.map(self.knownPrefixes.contains) ?? false), case .limited(let retryAfter) = self.failures.check(address) {
-            throw APIError.rateLimited("too many failed authentications from this address", retryAfter: retryAfter)
+        let address = self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
+        let isKnown = presented.map(self.knownKeys.contains) ?? false
+        if let address, !isKnown, case .limited(let retryAfter) = self.failuresByAddress.check(address) {
+            throw APIError.rateLimited("too many failed authentications", retryAfter: retryAfter)
         }
         var caller: APIKeys.Caller?
         if let presented {
@@ -40,10 +57,10 @@ struct APIKeyMiddleware: RouterMiddleware {
             caller = try await self.databaseWatch.guarding { try await keys.authenticate(presented) }
         }
         guard let caller else {
-            if let address { _ = self.failures.take(for: address) }
+            try self.recordFailure(presented, address: address)
             throw APIError.unauthenticated
         }
-        if let prefix { self.knownPrefixes.insert(prefix) }
+        if let presented, !isKnown { self.knownKeys.insert(presented) }
         if case .limited(let retryAfter) = self.perKey.take(for: caller.keyID) {
             throw APIError.rateLimited("this key is over its request rate", retryAfter: retryAfter)
         }
@@ -53,6 +70,18 @@ struct APIKeyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// Spends one failure of the address's and the prefix's budgets, forgets the key, and throws `429` when the
+    /// prefix had none left.
+    private func recordFailure(_ presented: String?, address: String?) throws {
+        if let address { _ = self.failuresByAddress.take(for: address) }
+        guard let presented else { return }
+        self.knownKeys.remove(presented)
+        guard let prefix = APIKeys.prefix(of: presented) else { return }
+        if case .limited(let retryAfter) = self.failuresByPrefix.take(for: prefix) {
+            throw APIError.rateLimited("too many failed authentications", retryAfter: retryAfter)
+        }
+    }
+
     /// The key of a `Bearer` authorization, if the request has one.
     private static func bearerKey(_ request: Request) -> String? {
         guard let authorization = request.headers[.authorization] else { return nil }
@@ -60,12 +89,4 @@ struct APIKeyMiddleware: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return String(parts[1]).trimmingCharacters(in: .whitespaces)
     }
-}
-
-/// Key prefixes seen to authenticate, shared by the middleware's requests.
-private final class KnownPrefixes: Sendable {
-    private let prefixes = Mutex<Set<String>>([])
-
-    func contains(_ prefix: String) -> Bool { self.prefixes.withLock { $0.contains(prefix) } }
-    func insert(_ prefix: String) { _ = self.prefixes.withLock { $0.insert(prefix) } }
 }

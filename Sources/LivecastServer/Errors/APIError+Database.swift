@@ -6,4 +6,13 @@ extension APIError {
         "the database does not answer; nothing was changed, retry later",
         headers: [.retryAfter: "5"]
     )
+
+    /// 503: the request waited on the database longer than allowed (every pool connection busy, a statement over
+    /// the statement timeout, or a lock held too long); retrying later is safe, with the same `Idempotency-Key`.
+    static let databaseTimedOut = APIError(
+        .serviceUnavailable,
+        code: "database_unavailable",
+        "the database is busy and did not answer in time; retry later",
+        headers: [.retryAfter: "5"]
+    )
 }

@@ -8,7 +8,7 @@ extension APIError {
         let status: HTTPResponse.Status
         switch error.code {
         case .notFound: status = .notFound
-        case .invalid: status = .unprocessableContent
+        case .invalid, .idempotencyKeyReused: status = .unprocessableContent
         case .conflict, .staleTimestamp, .activityEnded, .feedEnded, .channelRetired, .limitReached: status = .conflict
         case .payloadTooLarge: status = .contentTooLarge
         default: status = .conflict

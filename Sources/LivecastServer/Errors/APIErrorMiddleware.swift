@@ -7,8 +7,8 @@ import PostgresNIO
 
 /// Turns every error into the API's error body: ``APIError`` as is, the store's and APNs' refusals
 /// through ``APIError``'s initializers, Hummingbird's own errors by status, PostgreSQL's refusals of a value as
-/// `422 invalid`, a lost or refused database connection as `503 database_unavailable`, and anything else into a
-/// logged, generic 500.
+/// `422 invalid`, a lost or refused database connection and a statement over the statement timeout as
+/// `503 database_unavailable`, and anything else into a logged, generic 500.
 struct APIErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -37,6 +37,9 @@ struct APIErrorMiddleware: RouterMiddleware {
             // The last line of defence: ``InputLimits`` refuses such values first, naming the field.
             context.logger.warning("PostgreSQL refused a value", metadata: Self.metadata(error))
             throw APIError.invalid("a value is out of what Livecast can store (too long, out of range, or holding a NUL)")
+        } catch let error where Self.isTimeout(error) {
+            context.logger.warning("A statement ran over PostgreSQL's statement timeout", metadata: Self.metadata(error))
+            throw APIError.databaseTimedOut
         } catch let error where Self.isConnectionLoss(error) {
             context.logger.warning("PostgreSQL went away during a request", metadata: Self.metadata(error))
             throw APIError.databaseUnavailable
@@ -51,6 +54,13 @@ struct APIErrorMiddleware: RouterMiddleware {
     static func isDataError(_ error: any Error) -> Bool {
         guard let sqlState = Self.postgresError(error)?.serverInfo?[.sqlState] else { return false }
         return sqlState.hasPrefix("22") || sqlState == "54000"
+    }
+
+    /// Whether PostgreSQL cancelled a statement that ran too long: SQLSTATE 57014 (`query_canceled`, the statement
+    /// timeout) or 55P03 (`lock_not_available`, a lock timeout).
+    static func isTimeout(_ error: any Error) -> Bool {
+        guard let sqlState = Self.postgresError(error)?.serverInfo?[.sqlState] else { return false }
+        return sqlState == "57014" || sqlState == "55P03"
     }
 
     /// Whether the database connection was lost or refused: closed or failed connections, and SQLSTATE classes 08

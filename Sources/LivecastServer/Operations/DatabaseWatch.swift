@@ -15,6 +15,9 @@ import Synchronization
 /// Then the work still waiting is answered `503 database_unavailable` at once, and so is new work until a probe is
 /// answered again. PostgresNIO's pool would otherwise queue a request for up to a
 /// minute while it cannot connect, and a query on a connection to a frozen server waits for as long as TCP allows.
+///
+/// Work that takes longer than ``waitTimeout`` (waiting for a pool connection while all are busy, then its queries)
+/// is answered `503 database_unavailable` too, and cancelled: a request waiting for a connection withdraws.
 public final class DatabaseWatch: Service, Sendable {
     /// How often the database is probed.
     public static let probeInterval: Duration = .milliseconds(500)
@@ -23,6 +26,10 @@ public final class DatabaseWatch: Service, Sendable {
     /// How long without any answer before the database counts as unreachable, after a refused probe and after an
     /// unanswered one.
     public static let patience: (refused: Duration, unanswered: Duration) = (.seconds(1), .seconds(30))
+
+    /// How long a request's work may wait on the database, for a pool connection and its queries, before it is
+    /// answered `503 database_unavailable`.
+    public let waitTimeout: Duration
 
     private let client: PostgresClient
     /// Where the server listens, to tell one that refuses connections from one that is slow.
@@ -40,8 +47,11 @@ public final class DatabaseWatch: Service, Sendable {
         var nextTicket = 0
     }
 
-    /// - Parameter database: The configuration of the service's PostgreSQL; the probe connects with it on its own.
-    public init(database: PostgresClient.Configuration, logger: Logger) {
+    /// - Parameters:
+    ///   - database: The configuration of the service's PostgreSQL; the probe connects with it on its own.
+    ///   - waitTimeout: How long a request's work may wait on the database. Defaults to 10 seconds.
+    public init(database: PostgresClient.Configuration, waitTimeout: Duration = .seconds(10), logger: Logger) {
+        self.waitTimeout = waitTimeout
         var configuration = database
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = 1
@@ -73,8 +83,13 @@ public final class DatabaseWatch: Service, Sendable {
 
     /// Runs `work`, which uses the database, unless the database is unreachable or becomes so while it waits: then
     /// throws ``APIError/databaseUnavailable`` at once (the work goes on in the background until PostgreSQL answers
-    /// or gives up, and its result is dropped).
+    /// or gives up, and its result is dropped). Bounded work that takes longer than ``waitTimeout`` is cancelled and
+    /// throws ``APIError/databaseTimedOut``.
+    /// - Parameters:
+    ///   - isBounded: Whether ``waitTimeout`` applies; work that also waits on APNs has APNs' timeouts instead.
+    ///   - work: The work.
     func guarding<Result: Sendable>(
+        isBounded: Bool = true,
         _ work: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
@@ -89,17 +104,32 @@ public final class DatabaseWatch: Service, Sendable {
                 answer.resume(throwing: APIError.databaseUnavailable)
                 return
             }
+            let waitTimeout = self.waitTimeout
             Task {
-                do {
-                    let result = try await work()
-                    self.state.withLock { state in
-                        state.waiting.removeValue(forKey: ticket)
-                        state.lastAnswer = .now
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do {
+                            let result = try await work()
+                            self.state.withLock { state in
+                                state.waiting.removeValue(forKey: ticket)
+                                state.lastAnswer = .now
+                            }
+                            answer.resume(returning: result)
+                        } catch {
+                            self.state.withLock { _ = $0.waiting.removeValue(forKey: ticket) }
+                            answer.resume(throwing: error)
+                        }
                     }
-                    answer.resume(returning: result)
-                } catch {
-                    self.state.withLock { _ = $0.waiting.removeValue(forKey: ticket) }
-                    answer.resume(throwing: error)
+                    if isBounded {
+                        group.addTask {
+                            guard (try? await Task.sleep(for: waitTimeout)) != nil else { return }
+                            answer.resume(throwing: APIError.databaseTimedOut)
+                        }
+                    }
+                    // Whichever ends first cancels the other: the deadline once the work is done, the work once
+                    // it is late (a request waiting for a pool connection withdraws).
+                    await group.next()
+                    group.cancelAll()
                 }
             }
         }

@@ -4,7 +4,8 @@ import LivecastStore
 import Logging
 
 extension LivecastAPI {
-    /// `GET /health`, `/ready`, `/metrics` and `/openapi.yaml`: no key needed.
+    /// `GET /health`, `/ready` and `/openapi.yaml`: no key needed. (`/metrics` has a listener of its own:
+    /// ``LivecastAPI/buildMetricsRouter()``.)
     func addOperationsRoutes(to routes: RouteRegistrar) {
         routes.open(.get, "/health") { _, _ in
             try .json(["status": "ok"])
@@ -14,13 +15,6 @@ extension LivecastAPI {
             let ready = checks.values.allSatisfy { $0 == "ok" || $0 == "not run here" }
             let body = ReadyBody(status: ready ? "ready" : "not ready", checks: checks, detail: await self.readinessDetail())
             return try .json(body, status: ready ? .ok : .serviceUnavailable)
-        }
-        routes.open(.get, "/metrics") { _, _ in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer()))
-            )
         }
         routes.open(.get, "/openapi.yaml") { _, _ in
             guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"), let document = try? Data(contentsOf: url) else {

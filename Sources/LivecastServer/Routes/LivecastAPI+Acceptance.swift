@@ -5,24 +5,30 @@ import LivecastStore
 import Metrics
 
 extension LivecastAPI {
-    /// Answers a start, update or end: replays the answer kept for its `Idempotency-Key`, or has `accept` read,
-    /// check and store it, keeps the answer and returns `202`.
-    /// - Parameter accept: Stores the request, given its idempotency key and the server's time (UNIX seconds).
+    /// Answers a start, update or end: replays the answer kept for its `Idempotency-Key` on the same route and
+    /// target (`422 idempotency_key_reused` when the body differs), or has `accept` read, check and store it, keeps
+    /// the answer and returns `202`.
+    /// - Parameter accept: Stores the request (its body readable again), given its idempotency key and the server's
+    ///   time (UNIX seconds).
     func acceptOnce(
         _ request: Request,
+        _ context: APIRequestContext,
         _ scope: AppScope,
-        accept: (_ idempotencyKey: String?, _ now: Int) async throws -> AcceptedUpdate
+        accept: (_ request: Request, _ idempotencyKey: IdempotencyKey?, _ now: Int) async throws -> AcceptedUpdate
     ) async throws -> Response {
         let responses = UpdateResponses(client: self.database, logger: self.logger)
-        let idempotencyKey = request.headers[.idempotencyKey]
-        if let idempotencyKey {
-            guard !idempotencyKey.isEmpty else { throw APIError.invalid("Idempotency-Key must not be empty", field: "Idempotency-Key") }
-            try InputLimits.checkIdentifier(idempotencyKey, field: "Idempotency-Key", maximumBytes: InputLimits.idempotencyKeyBytes)
-            if let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
-                return Self.accepted(kept, replayed: true)
-            }
+        var request = request
+        var idempotencyKey: IdempotencyKey?
+        if let key = request.headers[.idempotencyKey] {
+            guard !key.isEmpty else { throw APIError.invalid("Idempotency-Key must not be empty", field: "Idempotency-Key") }
+            try InputLimits.checkIdentifier(key, field: "Idempotency-Key", maximumBytes: InputLimits.idempotencyKeyBytes)
+            let body = try await request.collectBody(upTo: context.maxUploadSize)
+            idempotencyKey = IdempotencyKey(key: key, scope: "\(request.method) \(request.uri.path)", body: body.readableBytesView)
         }
-        let accepted = try await accept(idempotencyKey, Int(Date().timeIntervalSince1970))
+        if let idempotencyKey, let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
+            return Self.accepted(kept, replayed: true)
+        }
+        let accepted = try await accept(request, idempotencyKey, Int(Date().timeIntervalSince1970))
         if accepted.priorityDowngraded, !accepted.isReplay {
             Counter(label: "livecast_priority_downgrades_total").increment()
         }
@@ -56,7 +62,7 @@ extension LivecastAPI {
         as _: Body.Type,
         store: (UpdateContent, AppScope, Parameters, Int) async throws -> AcceptedUpdate
     ) async throws -> Response {
-        try await self.acceptOnce(request, scope) { idempotencyKey, now in
+        try await self.acceptOnce(request, context, scope) { request, idempotencyKey, now in
             var content = try await request.decodeJSON(as: Body.self, context: context).content(now: now)
             try self.checkClockSkew(content.timestamp, now: now)
             content.idempotencyKey = idempotencyKey

@@ -5,7 +5,7 @@ extension LivecastAPI {
     /// `POST`, `GET /v1/apps/{bundleId}/channels`, `GET` and `DELETE …/channels/{channelId}` (operator). Channel ids
     /// are base64: send them percent-encoded (`/` as `%2F`).
     func addChannelRoutes(to routes: RouteRegistrar) {
-        routes.app(.post, "/v1/apps/{bundleId}/channels", role: .operator) { request, context, scope in
+        routes.app(.post, "/v1/apps/{bundleId}/channels", role: .operator, callsAPNs: true) { request, context, scope in
             let body = try await request.decodeJSON(as: CreateChannelBody.self, context: context)
             let policy = try StoragePolicyName(parsing: body.storagePolicy)
             let channel = try await self.channels(scope).create(
@@ -16,7 +16,7 @@ extension LivecastAPI {
             )
             return try .json(ChannelBody(channel), status: .created)
         }
-        routes.app(.get, "/v1/apps/{bundleId}/channels", role: .operator) { request, _, scope in
+        routes.app(.get, "/v1/apps/{bundleId}/channels", role: .operator, callsAPNs: true) { request, _, scope in
             switch request.uri.queryParameters.get("source") {
             case nil, "livecast":
                 return try .json(ChannelListBody(channels: try await self.channels(scope).list(appID: scope.appID).map(ChannelBody.init)))
@@ -26,14 +26,14 @@ extension LivecastAPI {
                 throw APIError.invalid("source must be livecast or apns", field: "source")
             }
         }
-        routes.app(.get, "/v1/apps/{bundleId}/channels/{channelId}", role: .operator) { _, context, scope in
+        routes.app(.get, "/v1/apps/{bundleId}/channels/{channelId}", role: .operator, callsAPNs: true) { _, context, scope in
             let channelID = try context.parameters.decoded("channelId")
             guard let channel = try await self.channels(scope).get(appID: scope.appID, channelID: channelID) else {
                 throw APIError.notFound("no channel \(channelID)", field: "channelId")
             }
             return try .json(ChannelBody(channel))
         }
-        routes.app(.delete, "/v1/apps/{bundleId}/channels/{channelId}", role: .operator) { request, context, scope in
+        routes.app(.delete, "/v1/apps/{bundleId}/channels/{channelId}", role: .operator, callsAPNs: true) { request, context, scope in
             let force: Bool
             switch request.uri.queryParameters.get("force") {
             case nil, "false": force = false

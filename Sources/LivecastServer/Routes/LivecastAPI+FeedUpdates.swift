@@ -5,10 +5,10 @@ import LivecastStore
 extension LivecastAPI {
     /// `POST /v1/apps/{bundleId}/feeds/{feedKey}/start`, `/updates` and `/end` (backend): `202` once stored in the
     /// outbox; the dispatcher fans it out to the feed's channel and token-based followers (a start: to the
-    /// audience's push-to-start tokens). With an `Idempotency-Key` header, a retried request gets the first answer.
+    /// audience's push-to-start tokens). With an `Idempotency-Key` header, a retried request (same route, target and body) gets the first answer.
     func addFeedUpdateRoutes(to routes: RouteRegistrar) {
         routes.app(.post, "/v1/apps/{bundleId}/feeds/{feedKey}/start", role: .backend) { request, context, scope in
-            try await self.acceptOnce(request, scope) { idempotencyKey, now in
+            try await self.acceptOnce(request, context, scope) { request, idempotencyKey, now in
                 let body = try await request.decodeJSON(as: FeedStartBody.self, context: context)
                 try Self.checkDates(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
                 try self.checkClockSkew(body.timestamp, now: now)

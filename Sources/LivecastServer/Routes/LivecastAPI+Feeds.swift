@@ -6,7 +6,7 @@ extension LivecastAPI {
     /// APNs when the feed has none.
     func addFeedRoutes(to routes: RouteRegistrar) {
         let path = "/v1/apps/{bundleId}/feeds/{feedKey}"
-        routes.app(.put, path, role: .operator) { request, context, scope in
+        routes.app(.put, path, role: .operator, callsAPNs: true) { request, context, scope in
             let body = try await request.decodeJSON(as: FeedBody.self, context: context)
             let feedKey = try context.parameters.decoded("feedKey")
             guard !body.attributesType.isEmpty else { throw APIError.invalid("attributesType must not be empty", field: "attributesType") }

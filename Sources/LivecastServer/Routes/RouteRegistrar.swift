@@ -27,20 +27,22 @@ final class RouteRegistrar {
         self.databaseWatch = databaseWatch
     }
 
-    /// Adds an open route (health, metrics, the document).
+    /// Adds an open route (health, readiness, the document).
     func open(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
         self.record(method, path)
         self.router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
     }
 
     /// Adds a route of one app, for keys of that app with at least `role`. It is answered `503 database_unavailable`
-    /// rather than left waiting while PostgreSQL does not answer (``DatabaseWatch``).
-    func app(_ method: HTTPRequest.Method, _ path: String, role: APIKeys.Role, _ handler: @escaping AppHandler) {
+    /// rather than left waiting while PostgreSQL does not answer, or when it waits on PostgreSQL longer than
+    /// ``DatabaseWatch/waitTimeout`` (``DatabaseWatch``).
+    /// - Parameter callsAPNs: The route also waits on APNs (channels): APNs' timeouts bound it, not the wait timeout.
+    func app(_ method: HTTPRequest.Method, _ path: String, role: APIKeys.Role, callsAPNs: Bool = false, _ handler: @escaping AppHandler) {
         self.record(method, path)
         let databaseWatch = self.databaseWatch
         self.authenticated.on(RouterPath(path), method: method) { request, context in
             let scope = try AppScope(context: context, role: role)
-            return try await databaseWatch.guarding { try await handler(request, context, scope) }
+            return try await databaseWatch.guarding(isBounded: !callsAPNs) { try await handler(request, context, scope) }
         }
     }
 

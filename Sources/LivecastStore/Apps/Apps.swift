@@ -123,7 +123,7 @@ public struct Apps: Sendable {
                 let pem = try masterKey.open(Data(sealed.readableBytesView), context: Self.sealingContext(bundleID, environment))
                 privateKey = try Self.privateKey(pem: String(decoding: pem, as: UTF8.self))
             } else {
-                privateKey = try Self.privateKey(file: path ?? "")
+                privateKey = try self.privateKey(file: path ?? "", bundleID: bundleID)
             }
             return Credentials(teamID: teamID, keyID: keyID, privateKey: privateKey)
         }
@@ -180,13 +180,27 @@ public struct Apps: Sendable {
         return key
     }
 
-    /// A `.p8` key from a file. - Throws: ``StoreError`` `invalid` when it cannot be read or holds no P-256 key.
+    /// An app's `.p8` key from its file. The path goes to the operator's log only: the error may reach the app's API
+    /// clients. - Throws: ``StoreError`` `invalid` when it cannot be read or holds no P-256 key.
+    private func privateKey(file path: String, bundleID: String) throws(StoreError) -> P256.Signing.PrivateKey {
+        let result = Result { () throws(StoreError) in try Self.privateKey(file: path) }
+        if case .failure(let error) = result {
+            self.logger.error(
+                "An app's signing key file is unusable",
+                metadata: ["app.bundle_id": "\(bundleID)", "key.path": "\(path)", "error.message": "\(error.message)"]
+            )
+        }
+        return try result.get()
+    }
+
+    /// A `.p8` key from a file. - Throws: ``StoreError`` `invalid` when it cannot be read or holds no P-256 key; the
+    /// message does not name the file.
     private static func privateKey(file path: String) throws(StoreError) -> P256.Signing.PrivateKey {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw StoreError(.invalid, "the app's signing key is unusable: cannot read key file \(path)", field: "key")
+            throw StoreError(.invalid, "the app's signing key is unusable: its key file cannot be read", field: "key")
         }
         guard let key = try? P256.Signing.PrivateKey(pemRepresentation: text) else {
-            throw StoreError(.invalid, "the app's signing key is unusable: \(path): not a P-256 private key in PEM (.p8) form", field: "key")
+            throw StoreError(.invalid, "the app's signing key is unusable: its key file holds no P-256 private key in PEM (.p8) form", field: "key")
         }
         return key
     }

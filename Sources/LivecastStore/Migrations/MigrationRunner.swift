@@ -27,7 +27,8 @@ public struct MigrationRunner: Sendable {
         self.migrations = migrations.sorted { $0.version < $1.version }
     }
 
-    /// Applies what is missing.
+    /// Applies what is missing. The client's statement timeout does not apply: waiting for another instance's
+    /// migrations, or a long migration, is not a runaway statement.
     /// - Parameters:
     ///   - client: A running client.
     ///   - logger: Logs each file applied.
@@ -35,14 +36,17 @@ public struct MigrationRunner: Sendable {
     ///   file's transaction is rolled back; earlier files stay applied).
     public func run(on client: PostgresClient, logger: Logger) async throws -> Report {
         try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
+            try await connection.query("SET statement_timeout = 0", logger: logger)
             do {
+                try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
                 let report = try await self.migrate(connection, logger: logger)
                 try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                try await connection.query("RESET statement_timeout", logger: logger)
                 return report
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                _ = try? await connection.query("RESET statement_timeout", logger: logger)
                 throw error
             }
         }

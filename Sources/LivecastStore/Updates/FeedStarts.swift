@@ -50,7 +50,7 @@ public struct FeedStarts: Sendable {
         public var relevanceScore: Double?
         /// 5 or 10; 10 (it carries an alert) when `nil`.
         public var priority: Int?
-        public var idempotencyKey: String?
+        public var idempotencyKey: IdempotencyKey?
 
         public init(appID: Int64, feedKey: String, audience: Audience, contentState: RawJSON, alert: LiveActivityAlert) {
             self.appID = appID

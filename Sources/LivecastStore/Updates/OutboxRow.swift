@@ -18,7 +18,7 @@ struct OutboxRow {
     /// The priority the backend asked for, and the one it goes out with once the hourly budget is applied.
     var requestedPriority: Int
     var sentPriority: Int
-    var idempotencyKey: String?
+    var idempotencyKey: IdempotencyKey?
     /// A coalesced update waits for its second to begin, so a later one in the same second can replace it too.
     var coalesced: Bool
     /// A start's audience.
@@ -31,12 +31,13 @@ struct OutboxRow {
         let rows = try await connection.query(
             """
             INSERT INTO updates (app_id, activity_id, feed_id, event, timestamp, content_state, stale_date, dismissal_date,
-                                 relevance_score, priority, priority_downgraded, idempotency_key, not_before, payload,
-                                 channel_payload, audience_kind, audience)
+                                 relevance_score, priority, priority_downgraded, idempotency_key, idempotency_scope,
+                                 idempotency_fingerprint, not_before, payload, channel_payload, audience_kind, audience)
             VALUES (\(self.appID), \(self.activityID), \(self.feedID), \(self.content.event.rawValue), \(timestamp),
                     \(self.content.contentState?.text), \(self.content.staleDate), \(self.content.dismissalDate),
                     \(self.content.relevanceScore), \(Int16(self.sentPriority)), \(self.sentPriority != self.requestedPriority),
-                    \(self.idempotencyKey), CASE WHEN \(self.coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END,
+                    \(self.idempotencyKey?.key), \(self.idempotencyKey?.scope), \(self.idempotencyKey?.fingerprint),
+                    CASE WHEN \(self.coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END,
                     \(self.payload), \(self.channelPayload), \(self.audience?.kind), \(self.audience?.listed))
             RETURNING id
             """,

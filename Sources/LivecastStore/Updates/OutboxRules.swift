@@ -72,17 +72,24 @@ enum OutboxRules {
         return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
     }
 
-    /// The first answer to a request with this idempotency key, if there was one.
-    static func replay(appID: Int64, idempotencyKey: String?, on connection: PostgresConnection, logger: Logger) async throws -> AcceptedUpdate? {
+    /// The first answer to a request with this idempotency key on the same route and target, if there was one.
+    /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
+    static func replay(
+        appID: Int64,
+        idempotencyKey: IdempotencyKey?,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> AcceptedUpdate? {
         guard let idempotencyKey else { return nil }
         let rows = try await connection.query(
             """
-            SELECT id, timestamp, priority::int, priority_downgraded FROM updates
-            WHERE app_id = \(appID) AND idempotency_key = \(idempotencyKey)
+            SELECT id, timestamp, priority::int, priority_downgraded, idempotency_fingerprint FROM updates
+            WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)
             """,
             logger: logger
         )
-        for try await (id, timestamp, priority, downgraded) in rows.decode((Int64, Int, Int, Bool).self) {
+        for try await (id, timestamp, priority, downgraded, fingerprint) in rows.decode((Int64, Int, Int, Bool, String?).self) {
+            try idempotencyKey.checkSameRequest(as: fingerprint)
             return AcceptedUpdate(
                 updateID: id,
                 timestamp: timestamp,

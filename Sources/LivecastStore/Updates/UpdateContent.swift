@@ -17,7 +17,7 @@ public struct UpdateContent: Sendable, Hashable {
     /// 5 or 10; 10 when an alert is given, else 5, when `nil`.
     public var priority: Int?
     /// A retried request with the same key gets the first answer and stores nothing.
-    public var idempotencyKey: String?
+    public var idempotencyKey: IdempotencyKey?
 
     public init(event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
         self.event = event

@@ -20,13 +20,21 @@ public struct UpdateResponses: Sendable {
         )
     }
 
-    /// The answer kept for the app's update with this idempotency key, if there is one.
-    public func response(appID: Int64, idempotencyKey: String) async throws -> String? {
+    /// The answer kept for the app's update with this idempotency key on the same route and target, if there is one.
+    /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
+    public func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
         let rows = try await self.client.query(
-            "SELECT response FROM updates WHERE app_id = \(appID) AND idempotency_key = \(idempotencyKey) AND response IS NOT NULL",
+            """
+            SELECT response, idempotency_fingerprint FROM updates
+            WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)
+                AND response IS NOT NULL
+            """,
             logger: self.logger
         )
-        for try await response in rows.decode(String.self) { return response }
+        for try await (response, fingerprint) in rows.decode((String, String?).self) {
+            try idempotencyKey.checkSameRequest(as: fingerprint)
+            return response
+        }
         return nil
     }
 }

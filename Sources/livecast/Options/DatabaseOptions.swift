@@ -3,10 +3,22 @@ import LivecastStore
 import Logging
 import PostgresNIO
 
-/// `--database-url` (or `DATABASE_URL`, or `database-url` in the config file).
+/// `--database-url` (or `DATABASE_URL`, or `database-url` in the config file) and `--database-ca-file` (or
+/// `LIVECAST_DATABASE_CA_FILE`, or `database-ca-file`).
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (default: $DATABASE_URL).")
+    @Option(
+        help: """
+            postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-ca|verify-full][&sslrootcert=FILE] \
+            (default: $DATABASE_URL). sslmode defaults to require: encrypted, the certificate not verified.
+            """
+    )
     var databaseUrl: String?
+
+    @Option(
+        help:
+            "PEM file of the CAs that sign PostgreSQL's certificate, for sslmode=verify-ca or verify-full (default: $LIVECAST_DATABASE_CA_FILE, else the URL's sslrootcert, else the system's)."
+    )
+    var databaseCaFile: String?
 
     /// The client configuration. - Throws: `ValidationError` when no URL is given or it cannot be used.
     func configuration(_ settings: Settings) throws -> PostgresClient.Configuration {
@@ -14,7 +26,8 @@ struct DatabaseOptions: ParsableArguments {
             throw ValidationError("give --database-url or set DATABASE_URL")
         }
         do {
-            return try PostgresClient.Configuration(url: url)
+            let caFile = settings.value(self.databaseCaFile, env: "LIVECAST_DATABASE_CA_FILE", key: "database-ca-file")
+            return try PostgresClient.Configuration(url: url, caFile: caFile)
         } catch {
             throw ValidationError("--database-url: \(error.message)")
         }

@@ -3,9 +3,11 @@ import Foundation
 
 /// Where a setting comes from, highest precedence first: its flag, its environment variable, then the config file
 /// (`--config FILE`: a JSON object of strings, or `key = value` lines with `#` comments). Keys are the flags' names
-/// without the dashes: `database-url`, `listen`, `master-key-file`, `apns-push-url`, `apns-management-url`,
-/// `apns-ca-file`, `rate-limit`, `rate-burst`, `max-clock-skew`, `dispatch-workers`, `retry-deadline`, `reap-interval`, `stale-grace`, `lifetime-margin`,
-/// `channel-retirement-delay`, `token-expiry-days`.
+/// without the dashes: `database-url`, `database-ca-file`, `listen`, `metrics-listen`, `trusted-proxies`,
+/// `master-key-file`, `apns-push-url`, `apns-management-url`, `apns-ca-file`, `rate-limit`, `rate-burst`,
+/// `max-clock-skew`, `http-idle-timeout`, `http-read-timeout`, `statement-timeout`, `database-wait-timeout`,
+/// `dispatch-workers`, `retry-deadline`, `reap-interval`, `stale-grace`, `lifetime-margin`, `channel-retirement-delay`,
+/// `token-expiry-days`.
 struct Settings {
     private let file: [String: String]
     private let environment: [String: String]

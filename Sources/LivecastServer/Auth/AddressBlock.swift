@@ -1,0 +1,52 @@
+import Foundation
+
+/// An IP address block in CIDR form (`10.0.0.0/8`, `2001:db8::/32`), or a single address (`192.0.2.7`, `::1`).
+struct AddressBlock: Sendable, Hashable {
+    /// The block's address bytes: 4 for IPv4, 16 for IPv6.
+    private let bytes: [UInt8]
+    /// How many leading bits an address must share with ``bytes``.
+    private let prefixLength: Int
+
+    /// Reads `ADDRESS` or `ADDRESS/BITS`; `nil` when it is neither.
+    init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let bytes = Self.addressBytes(String(parts[0])) else { return nil }
+        let maximum = bytes.count * 8
+        if parts.count == 2 {
+            guard let length = Int(parts[1]), (0...maximum).contains(length) else { return nil }
+            self.prefixLength = length
+        } else {
+            self.prefixLength = maximum
+        }
+        self.bytes = bytes
+    }
+
+    /// Whether an address (text, as a socket or `X-Forwarded-For` gives it) lies in the block. IPv4 addresses
+    /// mapped into IPv6 (`::ffff:192.0.2.7`) count as IPv4.
+    func contains(_ address: some StringProtocol) -> Bool {
+        guard let other = Self.addressBytes(String(address)), other.count == self.bytes.count else { return false }
+        var remaining = self.prefixLength
+        for (mine, theirs) in zip(self.bytes, other) where remaining > 0 {
+            let bits = min(8, remaining)
+            let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+            guard mine & mask == theirs & mask else { return false }
+            remaining -= bits
+        }
+        return true
+    }
+
+    /// The bytes of an IPv4 or IPv6 address (brackets and an IPv6 zone allowed), IPv4-mapped IPv6 as IPv4.
+    static func addressBytes(_ text: String) -> [UInt8]? {
+        var text = text.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+        if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            return withUnsafeBytes(of: &v4) { Array($0) }
+        }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
+        return Array(bytes.prefix(12)) == mappedPrefix ? Array(bytes.suffix(4)) : bytes
+    }
+}
