@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// A probe asks `SELECT 1` twice a second over a connection of its own. While the database answers,
 /// ``guarding(_:)`` runs a request's work as is. It counts as unreachable when a probe is refused (no
-/// connection, or the server shutting down) and nothing has been answered for a second, or when probes go
+/// connection, or the server shutting down; a probe unanswered after 300 ms asks whether a bare connection is
+/// refused) and nothing has been answered for a second, or when probes go
 /// unanswered and nothing has been answered for thirty seconds (a frozen server or a lost network; a busy machine
 /// answers late, so it takes longer to tell apart). An answer is a probe's or any request's work that succeeded.
 /// Then the work still waiting is answered `503 database_unavailable` at once, and so is new work until a probe is
@@ -23,6 +24,9 @@ public final class DatabaseWatch: Service, Sendable {
     public static let probeInterval: Duration = .milliseconds(500)
     /// How long a probe may take before it counts as unanswered.
     public static let probeTimeout: Duration = .seconds(2)
+    /// How long a probe waits for its answer before it also asks whether connections are refused (a stopped server
+    /// is told at once, without waiting out ``probeTimeout``).
+    public static let refusalCheckDelay: Duration = .milliseconds(300)
     /// How long without any answer before the database counts as unreachable, after a refused probe and after an
     /// unanswered one.
     public static let patience: (refused: Duration, unanswered: Duration) = (.seconds(1), .seconds(30))
@@ -67,7 +71,7 @@ public final class DatabaseWatch: Service, Sendable {
     /// Why the last probe failed, while the database is unreachable.
     public var lastError: String? { self.state.withLock { $0.isReachable ? nil : $0.lastError } }
 
-    /// Probes once a second until graceful shutdown.
+    /// Probes twice a second until graceful shutdown.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
@@ -158,8 +162,15 @@ public final class DatabaseWatch: Service, Sendable {
                 try await Task.sleep(for: Self.probeTimeout)
                 answer.resume(returning: .unanswered)
             }
+            let refusalCheck = Task {
+                try await Task.sleep(for: Self.refusalCheckDelay)
+                if await self.connectionIsRefused() { answer.resume(returning: .refused("connections to PostgreSQL are refused")) }
+            }
             Task {
-                defer { deadline.cancel() }
+                defer {
+                    deadline.cancel()
+                    refusalCheck.cancel()
+                }
                 do {
                     try await self.client.query("SELECT 1", logger: self.logger)
                     answer.resume(returning: .answered)

@@ -56,15 +56,15 @@ extension Dispatcher {
             case .token(let id, let token):
                 devicePushes.append((claim, id, token))
             case .channel(let channelID, let storagePolicy):
-                let outcome = await self.broadcast(
+                let outcome = try await self.broadcast(
                     claim.payload,
-                    to: channelID,
-                    storagePolicy: storagePolicy,
+                    of: claim.updateID,
+                    to: (channelID, storagePolicy),
                     priority: claim.priority,
                     client: client,
-                    bundleID: bundleID
+                    bundleID: bundleID,
+                    on: connection
                 )
-                try await self.recordBroadcast(outcome, updateID: claim.updateID, channelID: channelID, on: connection)
                 var verdict = self.verdict(claim, outcome, target: channelID, targetKind: "channel")
                 verdict.failure = nil  // the broadcast is recorded already
                 verdicts.append(verdict)

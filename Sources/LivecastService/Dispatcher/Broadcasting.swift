@@ -3,27 +3,29 @@ import Foundation
 import PostgresNIO
 
 extension Dispatcher {
-    /// Broadcasts a payload on a channel. No Storage: expiration 0; Most Recent Message: kept at most 8 hours
-    /// (docs/ARCHITECTURE.md, invariant 5).
+    /// Broadcasts an update's payload on a channel, and records it (``recordBroadcast(_:updateID:channelID:on:)``).
+    /// No Storage: expiration 0; Most Recent Message: kept at most 8 hours (docs/ARCHITECTURE.md, invariant 5).
     func broadcast(
         _ payload: [UInt8],
-        to channelID: String,
-        storagePolicy: Int,
+        of updateID: Int64,
+        to channel: (id: String, storagePolicy: Int),
         priority: Int,
         client: APNsClient,
-        bundleID: String
-    ) async -> APNsOutcome {
-        let expiration = storagePolicy == 0 ? 0 : Int(Date().timeIntervalSince1970) + 8 * 3600
+        bundleID: String,
+        on connection: PostgresConnection
+    ) async throws -> APNsOutcome {
+        let expiration = channel.storagePolicy == 0 ? 0 : Int(Date().timeIntervalSince1970) + 8 * 3600
         let outcome = await client.broadcast(
-            BroadcastPush(channelID: channelID, bundleID: bundleID, payload: payload, priority: priority, expiration: expiration)
+            BroadcastPush(channelID: channel.id, bundleID: bundleID, payload: payload, priority: priority, expiration: expiration)
         )
         DispatchMetrics.record([outcome], target: "channel")
+        try await self.recordBroadcast(outcome, updateID: updateID, channelID: channel.id, on: connection)
         return outcome
     }
 
     /// Records a broadcast as a delivery (each is kept, successes too), and marks a channel APNs no longer has
     /// (`ChannelNotRegistered`, `BadChannelId`) missing in the registry.
-    func recordBroadcast(_ outcome: APNsOutcome, updateID: Int64, channelID: String, on connection: PostgresConnection) async throws {
+    private func recordBroadcast(_ outcome: APNsOutcome, updateID: Int64, channelID: String, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
             INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)

@@ -70,15 +70,15 @@ extension Dispatcher {
             try await self.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
             return
         }
-        let outcome = await self.broadcast(
+        let outcome = try await self.broadcast(
             payload,
-            to: channel.id,
-            storagePolicy: channel.storagePolicy,
+            of: claim.updateID,
+            to: (channel.id, channel.storagePolicy),
             priority: claim.priority,
             client: client,
-            bundleID: bundleID
+            bundleID: bundleID,
+            on: connection
         )
-        try await self.recordBroadcast(outcome, updateID: claim.updateID, channelID: channel.id, on: connection)
         let owed = outcome.classification == .retryLater
         if owed {
             try await self.owe(

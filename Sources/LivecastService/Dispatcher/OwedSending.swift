@@ -69,15 +69,15 @@ extension Dispatcher {
                     results.settled.append(claim)
                     continue
                 }
-                let outcome = await self.broadcast(
+                let outcome = try await self.broadcast(
                     claim.payload,
-                    to: channel.id,
-                    storagePolicy: channel.storagePolicy,
+                    of: claim.updateID,
+                    to: channel,
                     priority: claim.priority,
                     client: client,
-                    bundleID: bundleID
+                    bundleID: bundleID,
+                    on: connection
                 )
-                try await self.recordBroadcast(outcome, updateID: claim.updateID, channelID: channel.id, on: connection)
                 switch outcome.classification {
                 case .delivered: results.delivered.append(claim)
                 case .retryLater: results.retries.append((claim, outcome.status, outcome.failureReason))
