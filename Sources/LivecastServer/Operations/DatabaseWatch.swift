@@ -8,11 +8,11 @@ import Synchronization
 /// Whether PostgreSQL answers, so that requests fail fast instead of hanging while it is unreachable.
 ///
 /// A probe asks `SELECT 1` twice a second over a connection of its own. While the database answers,
-/// ``guarding(_:)`` runs a request's work as is. It counts as unreachable when a probe is refused (no
-/// connection, or the server shutting down; a probe unanswered after 300 ms asks whether a bare connection is
-/// refused) and nothing has been answered for a second, or when probes go
-/// unanswered and nothing has been answered for thirty seconds (a frozen server or a lost network; a busy machine
-/// answers late, so it takes longer to tell apart). An answer is a probe's or any request's work that succeeded.
+/// ``guarding(_:)`` runs a request's work as is. It counts as unreachable as soon as a probe is refused (nothing
+/// listens at the server's address, or the server is shutting down or starting up; a probe unanswered after
+/// 300 ms asks whether a bare connection is refused), or when probes go unanswered and nothing has been answered
+/// for thirty seconds (a frozen server or a lost network; a busy machine answers late, so it takes longer to tell
+/// apart). An answer is a probe's or any request's work that succeeded.
 /// Then the work still waiting is answered `503 database_unavailable` at once, and so is new work until a probe is
 /// answered again. PostgresNIO's pool would otherwise queue a request for up to a
 /// minute while it cannot connect, and a query on a connection to a frozen server waits for as long as TCP allows.
@@ -27,9 +27,8 @@ public final class DatabaseWatch: Service, Sendable {
     /// How long a probe waits for its answer before it also asks whether connections are refused (a stopped server
     /// is told at once, without waiting out ``probeTimeout``).
     public static let refusalCheckDelay: Duration = .milliseconds(300)
-    /// How long without any answer before the database counts as unreachable, after a refused probe and after an
-    /// unanswered one.
-    public static let patience: (refused: Duration, unanswered: Duration) = (.seconds(1), .seconds(30))
+    /// How long without any answer before the database counts as unreachable after an unanswered probe.
+    public static let unansweredPatience: Duration = .seconds(30)
 
     /// How long a request's work may wait on the database, for a pool connection and its queries, before it is
     /// answered `503 database_unavailable`.
@@ -217,8 +216,8 @@ public final class DatabaseWatch: Service, Sendable {
         let patience: Duration
         switch probe {
         case .answered: (error, patience) = (nil, .zero)
-        case .refused(let reason): (error, patience) = (reason, Self.patience.refused)
-        case .unanswered: (error, patience) = ("no answer to SELECT 1 within \(Self.probeTimeout)", Self.patience.unanswered)
+        case .refused(let reason): (error, patience) = (reason, .zero)
+        case .unanswered: (error, patience) = ("no answer to SELECT 1 within \(Self.probeTimeout)", Self.unansweredPatience)
         }
         let (waiting, changed, reachable) = self.state.withLock { state -> ([@Sendable () -> Void], Bool, Bool) in
             let now = ContinuousClock.now
