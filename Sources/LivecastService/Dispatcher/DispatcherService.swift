@@ -57,12 +57,13 @@ public struct DispatcherService: Service {
 
     private func work(_ wake: WakeSignal, lane: Dispatcher.Lane) async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let seen = wake.generation
             do {
                 if try await self.dispatcher.dispatchOnce(lane: lane) > 0 { continue }
             } catch {
                 self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
             }
-            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
+            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval, since: seen) }
         }
     }
 

@@ -1,21 +1,34 @@
 import Foundation
 import Synchronization
 
-/// Wakes every waiting worker at once (a `NOTIFY` arrived), or lets each wait at most a poll interval.
+/// Wakes every waiting worker at once (a `NOTIFY` arrived), or lets each wait at most a poll interval. A signal
+/// that comes while a worker is busy is not lost: its next wait returns at once.
 final class WakeSignal: Sendable {
-    private let waiters = Mutex<[UUID: CheckedContinuation<Void, Never>]>([:])
+    private struct State {
+        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        /// How many signals came so far.
+        var generation = 0
+    }
 
-    /// Wakes everyone waiting now.
+    private let state = Mutex(State())
+
+    /// How many signals came so far: a worker reads it before it looks for work.
+    var generation: Int { self.state.withLock { $0.generation } }
+
+    /// Wakes everyone waiting now, and any worker busy now at its next wait.
     func signal() {
-        let waiting = self.waiters.withLock { waiters in
-            defer { waiters = [:] }
-            return Array(waiters.values)
+        let waiting = self.state.withLock { state in
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
         for continuation in waiting { continuation.resume() }
     }
 
-    /// Returns at the next signal, after `timeout`, or when the task is cancelled, whichever comes first.
-    func wait(timeout: Duration) async {
+    /// Returns at the next signal, after `timeout`, or when the task is cancelled, whichever comes first; at once
+    /// when a signal came since `generation`.
+    func wait(timeout: Duration, since generation: Int) async {
+        guard self.generation == generation else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: timeout) }
             group.addTask { await self.nextSignal() }
@@ -28,15 +41,15 @@ final class WakeSignal: Sendable {
         let id = UUID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let cancelled = self.waiters.withLock { waiters in
+                let cancelled = self.state.withLock { state in
                     guard !Task.isCancelled else { return true }
-                    waiters[id] = continuation
+                    state.waiters[id] = continuation
                     return false
                 }
                 if cancelled { continuation.resume() }
             }
         } onCancel: {
-            self.waiters.withLock { $0.removeValue(forKey: id) }?.resume()
+            self.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }
