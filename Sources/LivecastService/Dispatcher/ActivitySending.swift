@@ -79,7 +79,12 @@ extension Dispatcher {
         for (push, outcome) in zip(devicePushes, outcomes) {
             var verdict = self.verdict(push.claim, outcome, target: push.token, targetKind: "device")
             if outcome.classification == .tokenInvalid {
-                verdict.invalidation = (push.tokenID, outcome.failureReason, outcome.invalidSince.map(Int64.init))
+                verdict.invalidation = PageDelivery.Invalidation(
+                    tokenID: push.tokenID,
+                    token: push.token,
+                    reason: outcome.failureReason,
+                    invalidSinceMillis: outcome.invalidSince.map(Int64.init)
+                )
             }
             verdicts.append(verdict)
         }

@@ -12,15 +12,7 @@ extension Dispatcher {
         let due = Self.newestPerTarget(claims.filter { !$0.pastDeadline })
         try await self.database.withConnection { connection in
             try await self.deadLetter(
-                expired.map {
-                    DeadLetter(
-                        updateID: $0.updateID,
-                        targetKind: $0.kind.rawValue,
-                        targetID: $0.targetID,
-                        reason: $0.lastReason,
-                        attempts: $0.attempts
-                    )
-                },
+                expired.map { $0.deadLetter(reason: $0.lastReason) },
                 appID: appID,
                 on: connection
             )
@@ -59,7 +51,7 @@ extension Dispatcher {
             switch claim.kind {
             case .activity, .pushToStart:
                 let table: TokenTable = claim.kind == .activity ? .activityTokens : .pushToStartTokens
-                guard let (tokenID, token) = tokens[claim.kind == .activity ? .activity : .pushToStart]?[claim.targetID] else {
+                guard let (tokenID, token) = tokens[claim.kind]?[claim.targetID] else {
                     results.settled.append(claim)
                     continue
                 }

@@ -16,6 +16,17 @@ struct ActivityClaim: Sendable {
     var attempts: Int
     /// When it is given up if APNs keeps asking to retry (``RetryPolicy``), in UNIX seconds.
     var deadline: Double
+
+    /// This update given up for `reason`.
+    func deadLetter(reason: String) -> DeadLetter {
+        DeadLetter(
+            updateID: self.updateID,
+            targetKind: OwedTarget.Kind.activity.rawValue,
+            targetID: self.activityID,
+            reason: reason,
+            attempts: self.attempts
+        )
+    }
 }
 
 /// What to write for one claimed standalone activity update.
@@ -31,7 +42,7 @@ struct ActivityVerdict: Sendable {
     /// Given up: kept as a dead letter too.
     var deadLetter: DeadLetter?
     /// APNs' verdict on the token, applied after the send locks are released.
-    var invalidation: (tokenID: Int64, reason: String, invalidSinceMillis: Int64?)?
+    var invalidation: PageDelivery.Invalidation?
 }
 
 extension Dispatcher {
@@ -95,13 +106,7 @@ extension Dispatcher {
             } else {
                 verdict.status = .failed
                 verdict.failure = (outcome.status, outcome.failureReason)
-                verdict.deadLetter = DeadLetter(
-                    updateID: claim.updateID,
-                    targetKind: OwedTarget.Kind.activity.rawValue,
-                    targetID: claim.activityID,
-                    reason: outcome.failureReason,
-                    attempts: claim.attempts
-                )
+                verdict.deadLetter = claim.deadLetter(reason: outcome.failureReason)
             }
         default:
             verdict.status = .failed
@@ -123,13 +128,7 @@ extension Dispatcher {
                     updateID: claim.updateID,
                     status: .failed,
                     failure: (nil, reason),
-                    deadLetter: DeadLetter(
-                        updateID: claim.updateID,
-                        targetKind: OwedTarget.Kind.activity.rawValue,
-                        targetID: claim.activityID,
-                        reason: reason,
-                        attempts: claim.attempts
-                    )
+                    deadLetter: claim.deadLetter(reason: reason)
                 )
             },
             appID: claims.first?.appID ?? 0
@@ -139,16 +138,7 @@ extension Dispatcher {
     /// Writes a batch's verdicts: APNs' verdicts on tokens, then finished updates, retries, failures and dead
     /// letters, one statement each.
     func recordActivityVerdicts(_ verdicts: [ActivityVerdict], appID: Int64) async throws {
-        var invalidated = 0
-        for case let (tokenID, reason, since)? in verdicts.map(\.invalidation) {
-            invalidated +=
-                try await Activities(client: self.database, logger: self.logger).invalidateToken(
-                    id: tokenID,
-                    reason: reason,
-                    invalidSinceMillis: since
-                ) ? 1 : 0
-        }
-        DispatchMetrics.tokensInvalidated(invalidated, kind: "update")
+        try await self.applyInvalidations(verdicts.compactMap(\.invalidation), appID: appID, tokens: .activityTokens)
         let finished = verdicts.filter { $0.status != nil }
         let retried = verdicts.filter { $0.status == nil }
         let failed = verdicts.filter { $0.failure != nil }

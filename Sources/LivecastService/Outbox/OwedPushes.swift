@@ -37,6 +37,11 @@ struct OwedClaim: Sendable {
     var event: LiveActivityEvent
     var payload: [UInt8]
     var priority: Int
+
+    /// This push given up for `reason`.
+    func deadLetter(reason: String) -> DeadLetter {
+        DeadLetter(updateID: self.updateID, targetKind: self.kind.rawValue, targetID: self.targetID, reason: reason, attempts: self.attempts)
+    }
 }
 
 extension Dispatcher {
@@ -174,9 +179,7 @@ extension Dispatcher {
         let waiting = claims.filter { !$0.pastDeadline }
         try await self.database.withConnection { connection in
             try await self.deadLetter(
-                expired.map {
-                    DeadLetter(updateID: $0.updateID, targetKind: $0.kind.rawValue, targetID: $0.targetID, reason: reason, attempts: $0.attempts)
-                },
+                expired.map { $0.deadLetter(reason: reason) },
                 appID: appID,
                 on: connection
             )
