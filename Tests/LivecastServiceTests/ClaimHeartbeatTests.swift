@@ -47,26 +47,19 @@ import Testing
             let holding = try await SendLockHolder.hold(fixture, feed: "game-1", for: .seconds(8))
 
             // Dispatcher A, with its own connections and default settings, claims the fan-out, then dies.
-            let databaseA = PostgresClient(configuration: fixture.store.configuration, backgroundLogger: fixture.store.logger)
-            let runA = Task { await databaseA.run() }
+            let databaseA = DoomedDatabaseClient(fixture, name: "dispatcher-a")
             let apns = fixture.apns
             let dispatcherA = Dispatcher(
-                database: databaseA,
+                database: databaseA.client,
                 clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
                 logger: fixture.store.logger
             )
             let workA = Task { try await dispatcherA.dispatchOnce() }
             while try await fixture.status(update.updateID) != "dispatching" { try await Task.sleep(for: .milliseconds(20)) }
             try await Task.sleep(for: .seconds(4))  // a heartbeat or more has renewed the lease
-            // Its heartbeat stops with its task; its connection waiting on the lock is cut, as a crash cuts it.
+            // Its heartbeat stops with its task; its connections (one waiting on the lock) are cut, as a crash cuts them.
             workA.cancel()
-            runA.cancel()
-            try await fixture.store.client.query(
-                """
-                SELECT pg_terminate_backend(pid) FROM pg_locks
-                WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                """
-            )
+            try await databaseA.kill(from: fixture)
             let killed = ContinuousClock.now
             try await holding.value
 

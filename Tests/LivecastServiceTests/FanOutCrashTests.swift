@@ -31,10 +31,9 @@ import Testing
             // Dispatcher A, with its own connections, dies once it has checkpointed some pages.
             let settings = Dispatcher.Settings(pageSize: 500, leaseSeconds: 2)
             let apnsA = try fixture.emulator.makeClient()
-            let databaseA = PostgresClient(configuration: fixture.store.configuration, backgroundLogger: fixture.store.logger)
-            let runA = Task { await databaseA.run() }
+            let databaseA = DoomedDatabaseClient(fixture, name: "dispatcher-a")
             let dispatcherA = Dispatcher(
-                database: databaseA,
+                database: databaseA.client,
                 clientForApp: { _ in (apnsA, EmulatorFixture.bundleID) },
                 settings: settings,
                 logger: fixture.store.logger
@@ -46,8 +45,8 @@ import Testing
                 try await Task.sleep(for: .milliseconds(5))
                 cursorAtKill = try await fixture.cursor(first.updateID)
             }
-            runA.cancel()
             workA.cancel()
+            try await databaseA.kill(from: fixture)
             await apnsA.shutdown()
             // A is dead: its task may stay parked on its stopped pool for good, so nothing waits for it.
             #expect(try await fixture.status(first.updateID) == "dispatching")

@@ -51,8 +51,9 @@ public actor TestPostgres {
             if let url = ProcessInfo.processInfo.environment["DATABASE_URL"] {
                 return try PostgresClient.Configuration(url: url)
             }
-            // Many suites run at once, each with its clients.
-            let postgres = try await TemporaryPostgres.start(settings: ["max_connections": "600"])
+            // Many suites run at once, each with its clients. No statement waits more than five minutes (a lock a
+            // test leaks then fails that test instead of hanging the run).
+            let postgres = try await TemporaryPostgres.start(settings: ["max_connections": "600", "statement_timeout": "5min"])
             postgres.stopWhenProcessExits()
             return postgres.configuration
         }
