@@ -49,6 +49,11 @@ public struct LivecastAPI: Sendable {
     let metrics: PrometheusCollectorRegistry
     let readiness: Readiness
     let databaseWatch: DatabaseWatch
+    /// The callers of keys that authenticated; a service that must run beside the API (``LivecastApplication`` adds
+    /// it).
+    let keyCache: KeyCache
+    /// Writes concurrent push-to-start registrations together.
+    let pushToStartRegistrar: PushToStartRegistrar
     let configuration: Configuration
     let logger: Logger
 
@@ -75,6 +80,8 @@ public struct LivecastAPI: Sendable {
         self.metrics = metrics
         self.readiness = readiness
         self.databaseWatch = databaseWatch
+        self.keyCache = KeyCache(database: database, logger: logger)
+        self.pushToStartRegistrar = PushToStartRegistrar(client: database, logger: logger)
         self.configuration = configuration
         self.logger = logger
     }
@@ -106,6 +113,7 @@ public struct LivecastAPI: Sendable {
         router.add(middleware: APIErrorMiddleware())
         let authentication = APIKeyMiddleware(
             keys: self.keys,
+            keyCache: self.keyCache,
             perKey: RateLimiter(configuration: self.configuration.rateLimit),
             failures: self.configuration.failedAuthenticationLimit,
             trustedProxies: self.configuration.trustedProxies,

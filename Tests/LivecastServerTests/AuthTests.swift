@@ -176,6 +176,8 @@ import Testing
             // It authenticates once, so this process has seen it valid, then it is revoked.
             #expect(try await client.send(.get, path, key: revoked, headers: [Self.forwardedFor: "198.51.100.1"]).status == .notFound)
             #expect(try await keys.revoke(appID: fixture.store.appID, keyID: created.id)?.revokedAt != nil)
+            // PostgreSQL tells the server on commit (KeyCache): give its notification a moment to arrive.
+            try await Task.sleep(for: .milliseconds(500))
             let unknown = "lc_\(String(created.prefix.reversed()))_\(String(repeating: "ab", count: 32))"
 
             var answers: [String: [String]] = [:]
@@ -194,6 +196,53 @@ import Testing
             #expect(answers["revoked"]?.first?.hasPrefix("401 Bearer") == true, "\(answers)")
             #expect(answers["revoked"]?.last?.hasPrefix("429") == true, "\(answers)")
         }
+    }
+
+    @Test func aKeyIsLookedUpOnceAndForgottenAsSoonAsPostgreSQLSaysItChanged() async throws {
+        try await APIFixture.with("auth_cache", testing: .live) { fixture, client in
+            let path = "/v1/apps/com.example.game/updates/1"
+            let keys = APIKeys(client: fixture.client, logger: fixture.store.logger)
+            let (created, key) = try await keys.create(appID: fixture.store.appID, role: .backend)
+            // The server listens for changed keys before it remembers any.
+            try await Self.eventually {
+                let rows = try await fixture.client.query(
+                    "SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%livecast_api_keys%'"
+                )
+                for try await count in rows.decode(Int.self) { return count > 0 }
+                return false
+            }
+            #expect(try await client.send(.get, path, key: key).status == .notFound)
+
+            // A change PostgreSQL does not announce (its trigger disabled) is not seen: the key is remembered.
+            try await fixture.client.query("ALTER TABLE api_keys DISABLE TRIGGER api_keys_changed")
+            try await fixture.client.query("UPDATE api_keys SET revoked_at = now() WHERE id = \(created.id)")
+            try await fixture.client.query("ALTER TABLE api_keys ENABLE TRIGGER api_keys_changed")
+            #expect(try await client.send(.get, path, key: key).status == .notFound, "the server looked the key up again")
+
+            // The announcement makes the server forget it at once.
+            try await fixture.client.query("SELECT pg_notify('livecast_api_keys', \(created.prefix))")
+            let forgotten = ContinuousClock.now
+            try await Self.eventually { try await client.send(.get, path, key: key).status == .unauthorized }
+            #expect(forgotten.duration(to: .now) < .seconds(2))
+
+            // A revocation by another process (the CLI's) is announced by PostgreSQL itself.
+            let (other, otherKey) = try await keys.create(appID: fixture.store.appID, role: .backend)
+            #expect(try await client.send(.get, path, key: otherKey).status == .notFound)
+            #expect(try await client.send(.get, path, key: otherKey).status == .notFound)
+            _ = try await keys.revoke(appID: fixture.store.appID, keyID: other.id)
+            let revoked = ContinuousClock.now
+            try await Self.eventually { try await client.send(.get, path, key: otherKey).status == .unauthorized }
+            #expect(revoked.duration(to: .now) < .seconds(2))
+        }
+    }
+
+    /// Waits until `condition` holds, asking every 20 ms for up to 10 seconds.
+    private static func eventually(_ condition: () async throws -> Bool) async throws {
+        for _ in 0..<500 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the condition never held")
     }
 
     @Test func anAppsUnusableKeyFileIsNotNamedToItsClients() async throws {

@@ -85,7 +85,7 @@ public struct LivecastApplication: Sendable {
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
-        application.addServices(database, databaseWatch, appClients)
+        application.addServices(database, databaseWatch, api.keyCache, appClients)
         let migrations = settings.migrations
         let (migrated, migratedContinuation) = AsyncStream.makeStream(of: Void.self)
         application.beforeServerStarts {

@@ -16,6 +16,8 @@ struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     let keys: APIKeys
+    /// The callers of keys that authenticated, forgotten as soon as PostgreSQL says a key changed.
+    let keyCache: KeyCache
     /// Requests per API key.
     let perKey: RateLimiter<Int64>
     /// Failed authentications per client address.
@@ -31,12 +33,14 @@ struct APIKeyMiddleware: RouterMiddleware {
 
     init(
         keys: APIKeys,
+        keyCache: KeyCache,
         perKey: RateLimiter<Int64>,
         failures: RateLimit,
         trustedProxies: TrustedProxies,
         databaseWatch: DatabaseWatch
     ) {
         self.keys = keys
+        self.keyCache = keyCache
         self.perKey = perKey
         self.failuresByAddress = RateLimiter(configuration: failures)
         self.failuresByPrefix = RateLimiter(configuration: failures)
@@ -53,8 +57,7 @@ struct APIKeyMiddleware: RouterMiddleware {
         }
         var caller: APIKeys.Caller?
         if let presented {
-            let keys = self.keys
-            caller = try await self.databaseWatch.guarding { try await keys.authenticate(presented) }
+            caller = try await self.authenticate(presented)
         }
         guard let caller else {
             try self.recordFailure(presented, address: address)
@@ -68,6 +71,16 @@ struct APIKeyMiddleware: RouterMiddleware {
         context.caller = caller
         context.logger[metadataKey: "livecast.key_id"] = "\(caller.keyID)"
         return try await next(request, context)
+    }
+
+    /// The caller of a presented key: remembered, or looked up in PostgreSQL (then remembered).
+    private func authenticate(_ presented: String) async throws -> APIKeys.Caller? {
+        if let caller = self.keyCache.caller(for: presented) { return caller }
+        let generation = self.keyCache.generation
+        let keys = self.keys
+        let caller = try await self.databaseWatch.guarding { try await keys.authenticate(presented) }
+        if let caller { self.keyCache.remember(caller, for: presented, since: generation) }
+        return caller
     }
 
     /// Spends one failure of the address's and the prefix's budgets, forgets the key, and throws `429` when the

@@ -18,7 +18,8 @@ import Synchronization
 /// minute while it cannot connect, and a query on a connection to a frozen server waits for as long as TCP allows.
 ///
 /// Work that takes longer than ``waitTimeout`` (waiting for a pool connection while all are busy, then its queries)
-/// is answered `503 database_unavailable` too, and cancelled: a request waiting for a connection withdraws.
+/// is answered `503 database_unavailable` too, and cancelled: a request waiting for a connection withdraws. Late work is
+/// looked for ten times a second, while the watch runs.
 public final class DatabaseWatch: Service, Sendable {
     /// How often the database is probed.
     public static let probeInterval: Duration = .milliseconds(500)
@@ -40,13 +41,22 @@ public final class DatabaseWatch: Service, Sendable {
     private let logger: Logger
     private let state = Mutex(State())
 
+    /// Work waiting on the database: how to answer it at once, and until when it may wait.
+    private struct Waiting {
+        var answer: @Sendable (any Error) -> Void
+        /// `nil` for unbounded work.
+        var deadline: ContinuousClock.Instant?
+        /// The task doing the work, cancelled when it is late.
+        var work: Task<Void, Never>?
+    }
+
     private struct State {
         var isReachable = true
         var lastError: String?
         /// When the database last answered: a probe, or a request's work that succeeded.
         var lastAnswer = ContinuousClock.now
-        /// The work waiting on the database, by ticket, each with how to answer it at once.
-        var waiting: [Int: @Sendable () -> Void] = [:]
+        /// The work waiting on the database, by ticket.
+        var waiting: [Int: Waiting] = [:]
         var nextTicket = 0
     }
 
@@ -70,10 +80,18 @@ public final class DatabaseWatch: Service, Sendable {
     /// Why the last probe failed, while the database is unreachable.
     public var lastError: String? { self.state.withLock { $0.isReachable ? nil : $0.lastError } }
 
-    /// Probes twice a second until graceful shutdown.
+    /// How often work past ``waitTimeout`` is looked for.
+    static let lateWorkInterval: Duration = .milliseconds(100)
+
+    /// Probes twice a second, and answers late work ten times a second, until graceful shutdown.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    while (try? await Task.sleep(for: Self.lateWorkInterval)) != nil { self.answerLateWork() }
+                }
+            }
             await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
                     self.record(await self.probe())
@@ -97,44 +115,47 @@ public final class DatabaseWatch: Service, Sendable {
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let answer = OneAnswer(continuation)
+            let deadline = isBounded ? ContinuousClock.now + self.waitTimeout : nil
             let ticket: Int? = self.state.withLock { state in
                 guard state.isReachable else { return nil }
                 state.nextTicket += 1
-                state.waiting[state.nextTicket] = { answer.resume(throwing: APIError.databaseUnavailable) }
+                state.waiting[state.nextTicket] = Waiting(answer: { answer.resume(throwing: $0) }, deadline: deadline)
                 return state.nextTicket
             }
             guard let ticket else {
                 answer.resume(throwing: APIError.databaseUnavailable)
                 return
             }
-            let waitTimeout = self.waitTimeout
-            Task {
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        do {
-                            let result = try await work()
-                            self.state.withLock { state in
-                                state.waiting.removeValue(forKey: ticket)
-                                state.lastAnswer = .now
-                            }
-                            answer.resume(returning: result)
-                        } catch {
-                            self.state.withLock { _ = $0.waiting.removeValue(forKey: ticket) }
-                            answer.resume(throwing: error)
-                        }
+            // The work runs in a task of its own, so that the request can be answered while it still waits.
+            let task = Task {
+                do {
+                    let result = try await work()
+                    self.state.withLock { state in
+                        state.waiting.removeValue(forKey: ticket)
+                        state.lastAnswer = .now
                     }
-                    if isBounded {
-                        group.addTask {
-                            guard (try? await Task.sleep(for: waitTimeout)) != nil else { return }
-                            answer.resume(throwing: APIError.databaseTimedOut)
-                        }
-                    }
-                    // Whichever ends first cancels the other: the deadline once the work is done, the work once
-                    // it is late (a request waiting for a pool connection withdraws).
-                    await group.next()
-                    group.cancelAll()
+                    answer.resume(returning: result)
+                } catch {
+                    self.state.withLock { _ = $0.waiting.removeValue(forKey: ticket) }
+                    answer.resume(throwing: error)
                 }
             }
+            self.state.withLock { $0.waiting[ticket]?.work = task }
+        }
+    }
+
+    /// Answers ``APIError/databaseTimedOut`` to the work past its deadline, and cancels it (a request waiting for a
+    /// pool connection withdraws).
+    private func answerLateWork() {
+        let now = ContinuousClock.now
+        let late: [Waiting] = self.state.withLock { state in
+            let late = state.waiting.filter { $0.value.deadline.map { $0 <= now } ?? false }
+            for ticket in late.keys { state.waiting.removeValue(forKey: ticket) }
+            return Array(late.values)
+        }
+        for waiting in late {
+            waiting.answer(APIError.databaseTimedOut)
+            waiting.work?.cancel()
         }
     }
 
@@ -219,7 +240,7 @@ public final class DatabaseWatch: Service, Sendable {
         case .refused(let reason): (error, patience) = (reason, .zero)
         case .unanswered: (error, patience) = ("no answer to SELECT 1 within \(Self.probeTimeout)", Self.unansweredPatience)
         }
-        let (waiting, changed, reachable) = self.state.withLock { state -> ([@Sendable () -> Void], Bool, Bool) in
+        let (waiting, changed, reachable) = self.state.withLock { state -> ([Waiting], Bool, Bool) in
             let now = ContinuousClock.now
             if error == nil { state.lastAnswer = now }
             let reachable = error == nil || state.lastAnswer.duration(to: now) < patience
@@ -235,7 +256,7 @@ public final class DatabaseWatch: Service, Sendable {
         } else if changed {
             self.logger.info("PostgreSQL answers again")
         }
-        for fail in waiting { fail() }
+        for work in waiting { work.answer(APIError.databaseUnavailable) }
     }
 }
 

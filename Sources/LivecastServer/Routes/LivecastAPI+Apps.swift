@@ -32,6 +32,8 @@ extension LivecastAPI {
             guard let key = try await self.keys.revoke(appID: scope.appID, keyID: keyID) else {
                 throw APIError.notFound("no key \(keyID)", field: "keyId")
             }
+            // The other servers forget it when PostgreSQL's notification arrives; this one before it answers.
+            self.keyCache.forget(prefix: key.prefix)
             return try .json(KeyBody(key))
         }
     }

@@ -7,7 +7,7 @@ extension LivecastAPI {
         let path = "/v1/apps/{bundleId}/push-to-start-tokens/{deviceId}/{attributesType}"
         routes.app(.put, path, role: .backend) { request, context, scope in
             let body = try await request.decodeJSON(as: PushToStartTokenBody.self, context: context)
-            let result = try await PushToStartTokens(client: self.database, logger: self.logger).register(
+            let result = try await self.pushToStartRegistrar.register(
                 PushToStartTokens.Registration(
                     appID: scope.appID,
                     deviceID: try context.parameters.decoded("deviceId"),

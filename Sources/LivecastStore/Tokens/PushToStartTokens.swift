@@ -6,7 +6,7 @@ import PostgresNIO
 /// Push-to-start tokens: one live token per device and `ActivityAttributes` type, rotated without a gap.
 public struct PushToStartTokens: Sendable {
     /// A device's registration, as its app reports it.
-    public struct Registration: Sendable, Hashable {
+    public struct Registration: Sendable, Hashable, Encodable {
         public var appID: Int64
         public var deviceID: String
         public var attributesType: String
@@ -32,6 +32,17 @@ public struct PushToStartTokens: Sendable {
             self.userID = userID
             self.osVersion = osVersion
             self.frequentUpdatesEnabled = frequentUpdatesEnabled
+        }
+
+        /// The registration with its token normalised (lowercase hex).
+        /// - Throws: ``StoreError`` `invalid` for a token that is not hex.
+        public func checked() throws -> Registration {
+            guard let token = DeviceToken.normalized(self.token) else {
+                throw StoreError(.invalid, "the token must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "token")
+            }
+            var registration = self
+            registration.token = token
+            return registration
         }
     }
 
@@ -64,92 +75,64 @@ public struct PushToStartTokens: Sendable {
         self.logger = logger
     }
 
-    /// Registers a device's token: creates it, rotates to it, or refreshes it, in one transaction.
+    /// Registers a device's token: creates it, rotates to it, or refreshes it, in one statement
+    /// (`register_push_to_start_token`, migration `0008`). ``PushToStartRegistrar`` writes many at once.
     /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `conflict` when another device of the app
     ///   holds the token.
     public func register(_ registration: Registration) async throws -> Result {
-        guard let token = DeviceToken.normalized(registration.token) else {
-            throw StoreError(.invalid, "the token must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "token")
-        }
+        let registration = try registration.checked()
+        return try await Self.write([registration], client: self.client, logger: self.logger)[0].get()
+    }
+
+    /// Writes registrations (``Registration/checked()``) in one statement and one transaction, and tells each one's
+    /// result in order. When the statement fails as a whole (two registrations of one new device raced another
+    /// server's, or one of them broke a rule of the table), each is written again on its own, so only the one that lost fails.
+    static func write(_ registrations: [Registration], client: PostgresClient, logger: Logger) async -> [Swift.Result<Result, any Error>] {
         do {
-            return try await self.client.withTransaction(logger: self.logger) { connection in
-                try await self.register(registration, token: token, on: connection)
+            // As JSON, which carries the optional fields' nulls (PostgresNIO's arrays take no optionals).
+            let rows = try await client.query(
+                """
+                SELECT r.n::int, register_push_to_start_token(r.app_id, r.device_id, r.attributes_type, r.token, r.user_id, r.os_version,
+                                                              r.frequent_updates_enabled)
+                FROM ROWS FROM (jsonb_to_recordset(\(try Self.json(registrations))::jsonb) AS (
+                        app_id bigint, device_id text, attributes_type text, token text, user_id text, os_version text,
+                        frequent_updates_enabled boolean))
+                    WITH ORDINALITY AS r(app_id, device_id, attributes_type, token, user_id, os_version, frequent_updates_enabled, n)
+                """,
+                logger: logger
+            )
+            var results = [Swift.Result<Result, any Error>](
+                repeating: .failure(StoreError(.conflict, "not written; retry")),
+                count: registrations.count
+            )
+            for try await (ordinal, outcome) in rows.decode((Int, String).self) {
+                results[ordinal - 1] =
+                    Result(rawValue: outcome).map { .success($0) }
+                    ?? .failure(StoreError(.conflict, "another device or attributes type holds this token", field: "token"))
             }
-        } catch let error as PostgresTransactionError {
-            if let storeError = error.closureError as? StoreError { throw storeError }
-            if StoreError.isUniqueViolation(error) {
-                // A concurrent registration for the same device won the race; this one lost cleanly.
-                throw StoreError(.conflict, "another registration for this device and type happened at the same time; retry")
+            return results
+        } catch {
+            if StoreError.isUniqueViolation(error), registrations.count == 1 {
+                // A concurrent registration of the same new device and type won the race; this one lost cleanly.
+                return [.failure(StoreError(.conflict, "another registration for this device and type happened at the same time; retry"))]
             }
-            throw error
+            // Only an error PostgreSQL answered may be one registration's; a lost connection is everyone's.
+            guard registrations.count > 1, (error as? PSQLError)?.serverInfo != nil else {
+                return registrations.map { _ in .failure(error) }
+            }
+            var results: [Swift.Result<Result, any Error>] = []
+            for registration in registrations {
+                results += await Self.write([registration], client: client, logger: logger)
+            }
+            return results
         }
     }
 
-    private func register(_ registration: Registration, token: String, on connection: PostgresConnection) async throws -> Result {
-        let appID = registration.appID
-        // Serialise registrations of one device and type: lock its live row, if any.
-        let liveRows = try await connection.query(
-            """
-            SELECT id, token FROM push_to_start_tokens
-            WHERE app_id = \(appID) AND device_id = \(registration.deviceID) AND attributes_type = \(registration.attributesType)
-              AND invalidated_at IS NULL
-            FOR UPDATE
-            """,
-            logger: self.logger
-        )
-        var live: (id: Int64, token: String)?
-        for try await row in liveRows.decode((Int64, String).self) { live = row }
-        let holderRows = try await connection.query(
-            "SELECT id, device_id, attributes_type, invalidated_at IS NULL FROM push_to_start_tokens WHERE app_id = \(appID) AND token = \(token) FOR UPDATE",
-            logger: self.logger
-        )
-        var holder: (id: Int64, deviceID: String, attributesType: String, isLive: Bool)?
-        for try await row in holderRows.decode((Int64, String, String, Bool).self) { holder = row }
-        if let holder, holder.deviceID != registration.deviceID || holder.attributesType != registration.attributesType {
-            guard !holder.isLive else {
-                throw StoreError(.conflict, "another device or attributes type holds this token", field: "token")
-            }
-        }
-        if let live, live.token == token {
-            try await connection.query(
-                """
-                UPDATE push_to_start_tokens SET user_id = \(registration.userID), os_version = \(registration.osVersion),
-                    frequent_updates_enabled = \(registration.frequentUpdatesEnabled), last_seen_at = now()
-                WHERE id = \(live.id)
-                """,
-                logger: self.logger
-            )
-            return .unchanged
-        }
-        if let live {
-            try await connection.query(
-                "UPDATE push_to_start_tokens SET invalidated_at = now(), invalidation_reason = 'rotated' WHERE id = \(live.id)",
-                logger: self.logger
-            )
-        }
-        if let holder {
-            // The token comes back (re-registered after being invalidated): revive its row for this device.
-            try await connection.query(
-                """
-                UPDATE push_to_start_tokens SET device_id = \(registration.deviceID), attributes_type = \(registration.attributesType),
-                    user_id = \(registration.userID), os_version = \(registration.osVersion),
-                    frequent_updates_enabled = \(registration.frequentUpdatesEnabled), registered_at = now(), last_seen_at = now(),
-                    invalidated_at = NULL, invalidation_reason = NULL, apns_invalid_since_ms = NULL
-                WHERE id = \(holder.id)
-                """,
-                logger: self.logger
-            )
-        } else {
-            try await connection.query(
-                """
-                INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token, user_id, os_version, frequent_updates_enabled)
-                VALUES (\(appID), \(registration.deviceID), \(registration.attributesType), \(token), \(registration.userID),
-                        \(registration.osVersion), \(registration.frequentUpdatesEnabled))
-                """,
-                logger: self.logger
-            )
-        }
-        return live == nil ? .created : .rotated
+    /// Registrations as the JSON array `register_push_to_start_token`'s batch statement reads (`app_id`, …).
+    private static func json(_ registrations: [Registration]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try encoder.encode(registrations), as: UTF8.self)
     }
 
     /// Stops using a device's token for a type, as when the app unregisters it.

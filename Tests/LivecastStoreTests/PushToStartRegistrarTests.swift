@@ -1,0 +1,60 @@
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// Registrations that arrive together are written together (group commit), each with its own result.
+@Suite struct PushToStartRegistrarTests {
+    private static let deviceCount = 200
+
+    @Test func concurrentRegistrationsShareTransactionsAndKeepTheirOwnResults() async throws {
+        try await StoreFixture.with("ptst_group_commit") { fixture in
+            let registrar = PushToStartRegistrar(client: fixture.client, logger: fixture.logger)
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            // device-0 holds a token that device-1 then asks for: a conflict inside a batch of good registrations.
+            _ = try await tokens.register(Self.registration(fixture, device: "device-0", token: "ff00"))
+            let results = await withTaskGroup(of: (Int, Result<PushToStartTokens.Result, any Error>).self) { group in
+                for device in 1...Self.deviceCount {
+                    group.addTask {
+                        let token = device == 1 ? "ff00" : String(format: "%04x", device)
+                        do {
+                            return (
+                                device, .success(try await registrar.register(Self.registration(fixture, device: "device-\(device)", token: token)))
+                            )
+                        } catch {
+                            return (device, .failure(error))
+                        }
+                    }
+                }
+                return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            #expect(throws: StoreError(.conflict, "another device or attributes type holds this token", field: "token")) {
+                try results[1]?.get()
+            }
+            for device in 2...Self.deviceCount {
+                #expect(try results[device]?.get() == .created, "device-\(device)")
+            }
+            let rows = try await fixture.client.query(
+                "SELECT count(*)::int, count(DISTINCT xmin::text)::int FROM push_to_start_tokens WHERE app_id = \(fixture.appID) AND device_id <> 'device-0'"
+            )
+            for try await (count, transactions) in rows.decode((Int, Int).self) {
+                #expect(count == Self.deviceCount - 1)
+                #expect(transactions <= count / 4, "\(count) registrations took \(transactions) transactions")
+            }
+            // A batch's unchanged and rotated results are told apart too.
+            #expect(try await registrar.register(Self.registration(fixture, device: "device-2", token: "0002")) == .unchanged)
+            #expect(try await registrar.register(Self.registration(fixture, device: "device-2", token: "0b02")) == .rotated)
+        }
+    }
+
+    @Test func aTokenThatIsNotHexIsRefusedBeforeItIsQueued() async throws {
+        try await StoreFixture.with("ptst_group_invalid") { fixture in
+            let registrar = PushToStartRegistrar(client: fixture.client, logger: fixture.logger)
+            await #expect(throws: StoreError.self) { try await registrar.register(Self.registration(fixture, device: "d", token: "xyz")) }
+        }
+    }
+
+    private static func registration(_ fixture: StoreFixture, device: String, token: String) -> PushToStartTokens.Registration {
+        .init(appID: fixture.appID, deviceID: device, attributesType: "GameAttributes", token: token)
+    }
+}
