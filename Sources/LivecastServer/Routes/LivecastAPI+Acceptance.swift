@@ -7,7 +7,7 @@ import Metrics
 extension LivecastAPI {
     /// Answers a start, update or end: replays the answer kept for its `Idempotency-Key` on the same route and
     /// target (`422 idempotency_key_reused` when the body differs), or has `accept` read, check and store it, keeps
-    /// the answer and returns `202`.
+    /// the answer when the request has an idempotency key, and returns `202`.
     /// - Parameter accept: Stores the request (its body readable again), given its idempotency key and the server's
     ///   time (UNIX seconds).
     func acceptOnce(
@@ -33,7 +33,8 @@ extension LivecastAPI {
             Counter(label: "livecast_priority_downgrades_total").increment()
         }
         let answer = String(decoding: try JSONEncoder.sorted.encode(AcceptedBody(accepted)), as: UTF8.self)
-        if !accepted.isReplay {
+        // Only a request with an idempotency key can be replayed: only its answer is kept.
+        if idempotencyKey != nil, !accepted.isReplay {
             try await responses.record(answer, updateID: accepted.updateID)
         }
         return Self.accepted(answer, replayed: accepted.isReplay)

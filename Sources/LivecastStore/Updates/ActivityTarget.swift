@@ -102,30 +102,22 @@ struct ActivityTarget: UpdateTarget {
     /// Records the accepted update on the activity, and supersedes its older updates that APNs asked to retry
     /// (`pending` after a try): this one carries the latest content, and a device would ignore theirs after it.
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
+        let isEnd = payload.event == .end
         try await connection.query(
             """
-            UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
-            WHERE activity_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND attempts > 0 AND timestamp < \(payload.timestamp)
+            WITH superseded AS (
+                UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
+                WHERE activity_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND attempts > 0
+                  AND timestamp < \(payload.timestamp)
+            )
+            UPDATE activities SET last_timestamp = \(payload.timestamp),
+                stale_date = CASE WHEN \(isEnd) THEN stale_date ELSE coalesce(\(payload.staleDate), stale_date) END,
+                state = CASE WHEN \(isEnd) THEN 'ended' ELSE state END,
+                ended_at = CASE WHEN \(isEnd) THEN now() ELSE ended_at END,
+                dismissal_date = CASE WHEN \(isEnd) THEN \(payload.dismissalDate) ELSE dismissal_date END
+            WHERE id = \(self.id)
             """,
             logger: logger
         )
-        if payload.event == .end {
-            try await connection.query(
-                """
-                UPDATE activities SET last_timestamp = \(payload.timestamp), state = 'ended', ended_at = now(),
-                    dismissal_date = \(payload.dismissalDate)
-                WHERE id = \(self.id)
-                """,
-                logger: logger
-            )
-        } else {
-            try await connection.query(
-                """
-                UPDATE activities SET last_timestamp = \(payload.timestamp), stale_date = coalesce(\(payload.staleDate), stale_date)
-                WHERE id = \(self.id)
-                """,
-                logger: logger
-            )
-        }
     }
 }

@@ -24,7 +24,7 @@ struct OutboxRow {
     /// A start's audience.
     var audience: FeedStarts.Audience?
 
-    /// Inserts the row and wakes the dispatchers once the transaction commits.
+    /// Inserts the row; the dispatchers are woken once the transaction commits (``OutboxNotification``).
     /// - Returns: What the caller is told, with `dismissalDateClamped` as given.
     func insert(dismissalDateClamped: Bool, on connection: PostgresConnection, logger: Logger) async throws -> AcceptedUpdate {
         let timestamp = self.content.timestamp
@@ -45,7 +45,6 @@ struct OutboxRow {
         )
         var updateID: Int64 = 0
         for try await id in rows.decode(Int64.self) { updateID = id }
-        try await OutboxRules.notifyDispatchers(on: connection, logger: logger)
         return AcceptedUpdate(
             updateID: updateID,
             timestamp: timestamp,

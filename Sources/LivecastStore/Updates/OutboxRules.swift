@@ -121,11 +121,6 @@ enum OutboxRules {
         return 5
     }
 
-    /// Wakes the dispatchers listening on ``OutboxNotification/channel`` once the transaction commits.
-    static func notifyDispatchers(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_notify(\(OutboxNotification.channel), '')", logger: logger)
-    }
-
     /// Runs `body` in a transaction, turning what PostgreSQL says into ``StoreError``s.
     static func transaction<Result: Sendable>(
         _ client: PostgresClient,
