@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
@@ -185,6 +186,23 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Benchmarks/FanOutBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP API benchmark that scripts/bench.sh --api runs beside pgbench: registrations, update latency
+        // (open loop) and the highest update rate, broadcasts and a fan-out timed to the wire (the emulator runs in
+        // the benchmark's process), imports.
+        .executableTarget(
+            name: "livecast-api-benchmark",
+            dependencies: [
+                "APNsEmulator",
+                "LocalPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/APIBenchmark",
             swiftSettings: swiftSettings
         ),
         // Helpers shared by the test targets: external processes (curl, openssl, nghttp), emulator fixtures.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Prints benchmark figures, measured side by side in one run on this machine.
 #
-#   scripts/bench.sh            release build, full size (a few minutes after the build)
-#   scripts/bench.sh --smoke    debug build, a few thousand requests: checks the benchmarks run, not the speed
+#   scripts/bench.sh            release build, full size (several minutes after the build)
+#   scripts/bench.sh --smoke    debug build, a few thousand requests and a few seconds of API load: checks the
+#                               benchmarks run, not the speed (CI runs it)
 #   scripts/bench.sh --fanout   the fan-out figures alone
+#   scripts/bench.sh --api      the HTTP API figures alone (with --smoke: their small version)
 #
 # APNs client: Livecast's client (one event-loop thread, like h2load's default of one) and h2load post the same
 # Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
@@ -14,27 +16,60 @@
 # sink that answers 200 to any path (each follower has its own token): nghttpd --echo-upload, then nginx's
 # `return 200`; against h2load posting as many pushes to the same sink with as many connections; wall time, rate,
 # ratio and the benchmark's peak memory. FANOUT_SINKS="nginx" picks one.
+# HTTP API: a throwaway PostgreSQL (`livecast postgres`) with an app and an operator key made through the CLI, and
+# livecast-api-benchmark, whose every mode starts the APNs emulator in its own process and `livecast serve` pointed
+# at it, then loads the API over keep-alive HTTP/1.1 connections (HdrHistogram percentiles): push-to-start
+# registrations of new devices, closed loop, next to pgbench running the equivalent upsert (one INSERT … ON
+# CONFLICT per transaction into push_to_start_tokens) with as many clients on the same PostgreSQL; activity updates
+# offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission)
+# and closed loop for the highest accepted rate; channel feeds' updates and a token feed's fan-out timed from the
+# 202 to the emulator's answer (on the wire); bulk imports of push-to-start tokens, where the server has the
+# endpoint. Each figure is printed beside the target of issue #12.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout"
-if [[ ${1:-} == --smoke ]]; then configuration=debug requests=3000 rounds=1 followers=20000; fi
-if [[ ${1:-} == --fanout ]]; then sections=fanout; fi
+configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api"
+# The API section's sizes: seconds of load, activities, the update rate offered, the fan-out's followers, broadcasts
+# (at a rate, over feeds), imported rows (in batches).
+api_seconds=10 api_warm_up=2 api_activities=1000 api_rate=1000 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
+api_feeds=40 api_broadcast_warm_up=10 api_import_rows=100000 api_import_batch=10000
+for option in "$@"; do
+    case $option in
+    --smoke)
+        configuration=debug requests=3000 rounds=1 followers=20000
+        api_seconds=2 api_warm_up=0.5 api_activities=50 api_rate=50 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
+        api_feeds=10 api_broadcast_warm_up=2 api_import_rows=2000 api_import_batch=1000
+        ;;
+    --fanout) sections=fanout ;;
+    --api) sections=api ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api]" >&2; exit 2 ;;
+    esac
+done
 
 scripts/prerequisites.sh --bench
 
 swift build -c "$configuration" --product livecast >&2
-swift build -c "$configuration" --product livecast-client-benchmark >&2
-swift build -c "$configuration" --product livecast-fanout-benchmark >&2
+if [[ $sections != api ]]; then
+    swift build -c "$configuration" --product livecast-client-benchmark >&2
+    swift build -c "$configuration" --product livecast-fanout-benchmark >&2
+fi
+if [[ $sections == *api* ]]; then swift build -c "$configuration" --product livecast-api-benchmark >&2; fi
 bin="$(swift build -c "$configuration" --show-bin-path)"
 livecast="$bin/livecast"
 
 work=$(mktemp -d)
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # The API benchmark's `livecast serve`, should the benchmark have died without stopping it.
+    if [[ -f $work/serve.pid ]]; then kill "$(cat "$work/serve.pid")" 2>/dev/null || true; fi
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
 trap cleanup EXIT
 
 openssl ecparam -genkey -name prime256v1 -noout | openssl pkcs8 -topk8 -nocrypt -out "$work/key.p8"
+if [[ $sections != api ]]; then
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/nghttpd-key.pem" \
     -out "$work/nghttpd-cert.pem" -days 1 -subj /CN=localhost 2>/dev/null
 token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
@@ -59,6 +94,7 @@ h2load_rate() { # URL [CONNECTIONS] -> requests per second
         awk '/^finished in/ { gsub(",", "", $4); print int($4) } /^status codes:/ { if ($3 + 0 != '"$requests"') bad = 1 } END { if (bad) exit 1 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+fi
 
 client_rate() { # CONNECTIONS -> requests per second
     "$bin/livecast-client-benchmark" --url "https://localhost:$nghttpd_port" --ca "$work/nghttpd-cert.pem" \
@@ -142,5 +178,75 @@ for sink in $FANOUT_SINKS; do
     [[ -n $rate && -n $h2load_fanout ]] || { echo "scripts/bench.sh: the fan-out run failed: $fanout" >&2; exit 1; }
     awk -v l="$label" -v s="$seconds" -v r="$rate" -v h="$h2load_fanout" -v p="$peak" \
         'BEGIN { printf "  %-24s %10s %12d %12d %7.2f %9s\n", l, s, r, h, r / h, p }'
+done
+fi
+
+if [[ $sections == *api* ]]; then
+[[ $sections == api ]] || echo
+bundle=com.example.bench
+"$livecast" postgres >"$work/postgres.out" 2>"$work/postgres.err" &
+pids+=($!)
+for _ in $(seq 600); do grep -q '^postgres://' "$work/postgres.out" 2>/dev/null && break; sleep 0.1; done
+export DATABASE_URL LIVECAST_MASTER_KEY_FILE="$work/master.key"
+DATABASE_URL=$(head -1 "$work/postgres.out")
+[[ $DATABASE_URL == postgres://* ]] || { echo "scripts/bench.sh: livecast postgres did not start:" >&2; cat "$work/postgres.err" >&2; exit 1; }
+head -c 32 /dev/urandom | base64 >"$LIVECAST_MASTER_KEY_FILE"
+"$livecast" migrate >&2
+"$livecast" apps add --bundle-id "$bundle" --environment sandbox --team-id BENCHTEAM1 --key-id BENCHKEY01 --key-file "$work/key.p8" >&2
+api_key=$("$livecast" keys create --bundle-id "$bundle" --role operator | tail -1)
+app_id=$(psql "$DATABASE_URL" -Atc "SELECT id FROM apps WHERE bundle_id = '$bundle'")
+
+api() { # MODE [OPTIONS...] -> the mode's summary line
+    "$bin/livecast-api-benchmark" "$1" --livecast "$livecast" --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" \
+        --bundle-id "$bundle" --api-key "$api_key" --work "$work" "${@:2}" | tail -1 ||
+        { echo "scripts/bench.sh: livecast-api-benchmark $1 failed; the server's last words:" >&2; tail -20 "$work/serve.err" >&2; exit 1; }
+}
+field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; } # LINE KEY -> value
+
+# What one registration does, as one statement: a new device's token, or a new token for a known device.
+cat >"$work/register.sql" <<'SQL'
+\set n random(1, 1000000000000)
+INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token, user_id, os_version, frequent_updates_enabled)
+VALUES (:app, 'pgbench-' || :n, 'GameAttributes', lpad(to_hex(:n), 64, 'f'), 'user-' || :n, '17.5', true)
+ON CONFLICT (app_id, device_id, attributes_type) WHERE invalidated_at IS NULL
+DO UPDATE SET token = excluded.token, user_id = excluded.user_id, os_version = excluded.os_version,
+    frequent_updates_enabled = excluded.frequent_updates_enabled, last_seen_at = now();
+SQL
+pgbench_tps=$(pgbench -n -c 16 -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" "$DATABASE_URL" 2>"$work/pgbench.err" |
+    sed -n 's/^tps = \([0-9]*\).*/\1/p')
+[[ -n $pgbench_tps ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
+register=$(api register --connections 16 --seconds "$api_seconds")
+activities=$(api activities --count "$api_activities")
+updates=$(api updates --rate "$api_rate" --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
+max_updates=$(api max-updates --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
+broadcast=$(api broadcast-latency --count "$api_broadcasts" --rate "$api_broadcast_rate" --feeds "$api_feeds" \
+    --warm-up "$api_broadcast_warm_up")
+fanout=$(api fanout-latency --followers "$api_followers")
+import=$(api import --rows "$api_import_rows" --batch "$api_import_batch")
+
+echo "HTTP API ($configuration build; one livecast serve per line, its pushes to the APNs emulator in the benchmark's process)"
+row() { printf '  %-62s %-56s %s\n' "$@"; }
+row "" measured "target (issue #12)"
+row "registrations: 16 connections, closed loop, ${api_seconds} s" \
+    "$(field "$register" rate) req/s (p50 $(field "$register" p50_ms), p99 $(field "$register" p99_ms) ms)" ""
+row "pgbench: the same upsert, 16 clients, same PostgreSQL" "$pgbench_tps tps" ""
+row "registrations / pgbench" "$(awk -v a="$(field "$register" rate)" -v p="$pgbench_tps" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
+row "updates: $api_rate/s offered, open loop, $api_activities activities, ${api_seconds} s" \
+    "p50 $(field "$updates" p50_ms), p99 $(field "$updates" p99_ms), p99.9 $(field "$updates" p999_ms) ms; $(field "$updates" rate)/s" \
+    "p99 <= 10 ms"
+row "updates: max sustained, 64 connections, closed loop, ${api_seconds} s" \
+    "$(field "$max_updates" rate)/s (p50 $(field "$max_updates" p50_ms), p99 $(field "$max_updates" p99_ms) ms)" ">= 5000/s"
+row "broadcast: channel feed update, 202 -> on the wire ($(field "$broadcast" count) at ${api_broadcast_rate}/s)" \
+    "p50 $(field "$broadcast" p50_ms), p99 $(field "$broadcast" p99_ms), max $(field "$broadcast" max_ms) ms" "p99 <= 20 ms"
+row "fan-out: $api_followers token followers, 202 -> last push on the wire" \
+    "$(field "$fanout" last_ms) ms, $(field "$fanout" pushes_per_s) pushes/s (first push $(field "$fanout" first_ms) ms)" ""
+if [[ $(field "$import" available) == true ]]; then
+    row "import: batches of $api_import_batch rows, 2 connections" \
+        "$(field "$import" rows_per_s) rows/s (batch p50 $(field "$import" batch_p50_ms), p99 $(field "$import" batch_p99_ms) ms)" ">= 50000 rows/s"
+else
+    row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
+fi
+for line in "$register" "$activities" "$updates" "$max_updates" "$broadcast" "$fanout" "$import"; do
+    [[ $line == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $line (the first error is above)" >&2; exit 1; }
 done
 fi

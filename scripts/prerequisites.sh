@@ -5,7 +5,8 @@
 #                             PostgreSQL's server binaries (postgresql) unless initdb is already there
 #   with --demo, for `livecast demo`: PostgreSQL's server binaries (postgresql) unless initdb is already there
 #   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd), nginx-light, and PostgreSQL's server
-#                             binaries unless initdb is already there
+#                             binaries (with pgbench and psql, for the API section) unless initdb and pgbench are
+#                             already there
 #   with --fuzz, for scripts/fuzz.sh: curl, python3 and python3-venv (schemathesis goes into a venv), and PostgreSQL's
 #                             server binaries unless initdb is already there
 set -euo pipefail
@@ -23,6 +24,7 @@ for option in "$@"; do
     --bench)
         wanted+=(nghttp2-client nghttp2-server nginx-light)
         command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
+        command -v pgbench >/dev/null || wanted+=(postgresql)
         ;;
     --fuzz)
         wanted+=(curl)

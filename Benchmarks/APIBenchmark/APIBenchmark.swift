@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// Load on Livecast's HTTP API, each mode against its own `livecast serve` and an APNs emulator in this process:
+/// the API half of `scripts/bench.sh --api`. Each mode prints one line, `MODE key=value … errors=N`.
+@main
+struct APIBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "livecast-api-benchmark",
+        abstract: "Measure Livecast's HTTP API: registrations, updates, broadcasts and fan-outs to the wire, imports.",
+        discussion: """
+            Each mode starts the APNs emulator in this process (trusting --signing-key, accepting any device token) \
+            and `livecast serve` pointed at it (with DATABASE_URL and LIVECAST_MASTER_KEY_FILE from the environment: \
+            a migrated database holding the app), loads the API over keep-alive HTTP/1.1 connections, stops both, and \
+            prints one summary line. Latencies are HdrHistogram percentiles in milliseconds; any non-2xx answer is an \
+            error, and the first one's status and body go to standard error.
+            """,
+        subcommands: [
+            RegisterCommand.self, ActivitiesCommand.self, UpdatesCommand.self, MaxUpdatesCommand.self, BroadcastLatencyCommand.self,
+            FanOutLatencyCommand.self, ImportCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// `max-updates`: the highest rate of accepted activity updates, closed loop over many connections.
+struct MaxUpdatesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "max-updates",
+        abstract: "Post activity updates back to back on many connections and report the accepted (202) rate sustained.",
+        discussion: """
+            Updates go round the activities `activities` registered. A warm-up comes first and is not counted. \
+            Prints `max-updates connections=C requests=N rate=R p50_ms=… p99_ms=… max_ms=… errors=E`.
+            """
+    )
+
+    @OptionGroup var stack: StackOptions
+    @OptionGroup var load: UpdateLoadOptions
+
+    func run() async throws {
+        try await BenchmarkStack.run(self.stack, connections: self.load.connections) { stack in
+            let activities = self.load.activities
+            _ = try await stack.client.closedLoop(duration: .seconds(self.load.warmUp)) { stack.activityUpdate(index: $0, activities: activities) }
+            let result = try await stack.client.closedLoop(duration: .seconds(self.load.seconds)) {
+                stack.activityUpdate(index: $0, activities: activities)
+            }
+            Summary.print("max-updates", [("connections", String(self.load.connections))], result, percentiles: [50, 99])
+        }
+    }
+}
