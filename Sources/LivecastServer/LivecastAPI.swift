@@ -125,6 +125,7 @@ public struct LivecastAPI: Sendable {
         self.addKeyRoutes(to: registrar)
         self.addPushToStartTokenRoutes(to: registrar)
         self.addActivityRoutes(to: registrar)
+        self.addImportRoutes(to: registrar)
         self.addActivityUpdateRoutes(to: registrar)
         self.addFeedUpdateRoutes(to: registrar)
         self.addFeedRoutes(to: registrar)

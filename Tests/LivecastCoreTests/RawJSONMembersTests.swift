@@ -20,6 +20,15 @@ import Testing
         #expect(RawJSON.topLevelMembers(of: Array("{}".utf8)) == [:])
     }
 
+    @Test func elementsAreFoundWhereTheyLie() throws {
+        let body = #" [ {"a": "],[\""} , 12,"x" ,[1, {"b": []}], null ] "#
+        let ranges = try #require(RawJSON.topLevelElements(of: Array(body.utf8)))
+        let bytes = Array(body.utf8)
+        #expect(ranges.map { String(decoding: bytes[$0], as: UTF8.self) } == [#"{"a": "],[\""}"#, "12", #""x""#, #"[1, {"b": []}]"#, "null"])
+        #expect(RawJSON.topLevelElements(of: Array(" [ ] ".utf8)) == [])
+        #expect(RawJSON.topLevelElements(of: Array("{}".utf8)) == nil)
+    }
+
     @Test func decodingKeepsTheTextOfTopLevelFieldsWhenGivenTheMembers() throws {
         struct Body: Decodable {
             let contentState: RawJSON

@@ -12,9 +12,18 @@ extension RawJSON {
         var scanner = MemberScanner(bytes: bytes)
         return scanner.members()
     }
+
+    /// Where each element of a JSON array lies in `bytes`, white space around it excluded.
+    /// - Parameter bytes: UTF-8 JSON text that a JSON parser has accepted.
+    /// - Returns: `nil` unless `bytes` is one JSON array.
+    public static func topLevelElements(of bytes: [UInt8]) -> [Range<Int>]? {
+        var scanner = MemberScanner(bytes: bytes)
+        return scanner.elements()
+    }
 }
 
-/// Walks a JSON object that is known to be valid, finding where each member's value begins and ends.
+/// Walks a JSON object or array that is known to be valid, finding where each member's value or element begins and
+/// ends.
 private struct MemberScanner {
     let bytes: [UInt8]
     var index = 0
@@ -28,9 +37,7 @@ private struct MemberScanner {
         while true {
             self.skipWhiteSpace()
             let keyStart = self.index
-            guard self.skipString(), let key = try? JSONDecoder().decode(String.self, from: Data(self.bytes[keyStart..<self.index])) else {
-                return nil
-            }
+            guard self.skipString(), let key = self.string(keyStart..<self.index) else { return nil }
             self.skipWhiteSpace()
             guard self.take(UInt8(ascii: ":")) else { return nil }
             self.skipWhiteSpace()
@@ -41,6 +48,31 @@ private struct MemberScanner {
             if self.take(UInt8(ascii: ",")) { continue }
             return self.take(UInt8(ascii: "}")) && self.atEnd() ? members : nil
         }
+    }
+
+    mutating func elements() -> [Range<Int>]? {
+        self.skipWhiteSpace()
+        guard self.take(UInt8(ascii: "[")) else { return nil }
+        var elements: [Range<Int>] = []
+        self.skipWhiteSpace()
+        if self.take(UInt8(ascii: "]")) { return self.atEnd() ? elements : nil }
+        while true {
+            self.skipWhiteSpace()
+            let start = self.index
+            guard self.skipValue() else { return nil }
+            elements.append(start..<self.index)
+            self.skipWhiteSpace()
+            if self.take(UInt8(ascii: ",")) { continue }
+            return self.take(UInt8(ascii: "]")) && self.atEnd() ? elements : nil
+        }
+    }
+
+    /// The string whose JSON text, quotes included, lies in `range`: read straight from the bytes when it holds no
+    /// escape, else by a JSON decoder.
+    private func string(_ range: Range<Int>) -> String? {
+        let text = self.bytes[range]
+        guard text.contains(UInt8(ascii: "\\")) else { return String(decoding: text.dropFirst().dropLast(), as: UTF8.self) }
+        return try? JSONDecoder().decode(String.self, from: Data(text))
     }
 
     private mutating func atEnd() -> Bool {

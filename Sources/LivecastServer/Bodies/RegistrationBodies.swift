@@ -1,3 +1,5 @@
+import LivecastStore
+
 /// `PUT /v1/apps/{bundleId}/push-to-start-tokens/{deviceId}/{attributesType}`.
 struct PushToStartTokenBody: Decodable {
     /// The token in hex, as ActivityKit's `pushToStartTokenUpdates` gives it.
@@ -6,6 +8,21 @@ struct PushToStartTokenBody: Decodable {
     let osVersion: String?
     /// Whether the user allows frequent updates. Defaults to `true`.
     let frequentUpdatesEnabled: Bool?
+}
+
+extension PushToStartTokenBody {
+    /// The registration it asks for, of a device's token for an attributes type.
+    func registration(appID: Int64, deviceID: String, attributesType: String) -> PushToStartTokens.Registration {
+        PushToStartTokens.Registration(
+            appID: appID,
+            deviceID: deviceID,
+            attributesType: attributesType,
+            token: self.token,
+            userID: self.userId,
+            osVersion: self.osVersion,
+            frequentUpdatesEnabled: self.frequentUpdatesEnabled ?? true
+        )
+    }
 }
 
 /// `PUT /v1/apps/{bundleId}/activities/{activityId}`.
@@ -20,6 +37,23 @@ struct ActivityBody: Decodable {
     let deviceId: String?
     let userId: String?
     let osVersion: String?
+}
+
+extension ActivityBody {
+    /// The registration it asks for, of an activity or its new update token.
+    func registration(appID: Int64, activityKey: String) -> Activities.Registration {
+        Activities.Registration(
+            appID: appID,
+            activityKey: activityKey,
+            attributesType: self.attributesType,
+            feedKey: self.feed,
+            pushToken: self.pushToken,
+            channelID: self.channelId,
+            deviceID: self.deviceId,
+            userID: self.userId,
+            osVersion: self.osVersion
+        )
+    }
 }
 
 /// What a registration or a deletion did: `created`, `rotated`, `tokenAdded`, `tokenRotated`, `unchanged`,

@@ -9,19 +9,29 @@ extension Request {
     /// can fail becomes the ``APIError`` the API documents (400 for malformed JSON, a wrong type or a missing
     /// field, naming the field; 413 for a body over the cap).
     func decodeJSON<Body: Decodable>(as type: Body.Type, context: APIRequestContext) async throws -> Body {
-        if let length = self.headers[.contentLength].flatMap(Int.init), length > context.maxUploadSize {
-            throw APIError.bodyTooLarge(limit: context.maxUploadSize)
+        try Self.decodeJSON(as: type, from: try await self.bodyBytes(upTo: context.maxUploadSize))
+    }
+
+    /// Reads the body.
+    /// - Throws: ``APIError`` 413 when it is over `limit` bytes, as its `Content-Length` may say before it is read.
+    func bodyBytes(upTo limit: Int) async throws -> [UInt8] {
+        if let length = self.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError.bodyTooLarge(limit: limit)
         }
-        let buffer: ByteBuffer
         do {
-            buffer = try await self.body.collect(upTo: context.maxUploadSize)
+            return Array(try await self.body.collect(upTo: limit).readableBytesView)
         } catch is NIOTooManyBytesError {
-            throw APIError.bodyTooLarge(limit: context.maxUploadSize)
+            throw APIError.bodyTooLarge(limit: limit)
         }
-        let data = Data(buffer.readableBytesView)
+    }
+
+    /// Decodes JSON text as the API decodes a body: the errors are ``decodeJSON(as:context:)``'s, and a
+    /// ``CheckedBody`` is checked against its limits. A bulk import decodes each of its rows with it.
+    static func decodeJSON<Body: Decodable>(as type: Body.Type, from bytes: [UInt8]) throws -> Body {
+        let data = Data(bytes)
         let decoder = JSONDecoder()
         // `contentState` and `attributes` go to the devices exactly as the client wrote them (docs/ARCHITECTURE.md, invariant 3).
-        let members = RawJSON.topLevelMembers(of: Array(buffer.readableBytesView))
+        let members = RawJSON.topLevelMembers(of: bytes)
         decoder.userInfo[RawJSON.rawMembersKey] = members
         do {
             let body = try decoder.decode(Body.self, from: data)

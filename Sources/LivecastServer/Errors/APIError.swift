@@ -92,6 +92,11 @@ extension APIError {
         APIError(.contentTooLarge, code: "payload_too_large", "the request body is over \(limit) bytes")
     }
 
+    /// 413: a bulk import holds more rows than one request may.
+    static func tooManyRows(_ count: Int, limit: Int) -> APIError {
+        APIError(.contentTooLarge, code: "too_many_rows", "the import holds \(count) rows; the limit is \(limit) a request")
+    }
+
     /// 500: anything unexpected; the details go to the log only.
     static let internalError = APIError(.internalServerError, code: "internal_error", "something went wrong on our side; it was logged")
 }

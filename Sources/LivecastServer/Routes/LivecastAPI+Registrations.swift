@@ -8,14 +8,10 @@ extension LivecastAPI {
         routes.app(.put, path, role: .backend) { request, context, scope in
             let body = try await request.decodeJSON(as: PushToStartTokenBody.self, context: context)
             let result = try await self.pushToStartRegistrar.register(
-                PushToStartTokens.Registration(
+                body.registration(
                     appID: scope.appID,
                     deviceID: try context.parameters.decoded("deviceId"),
-                    attributesType: try context.parameters.decoded("attributesType"),
-                    token: body.token,
-                    userID: body.userId,
-                    osVersion: body.osVersion,
-                    frequentUpdatesEnabled: body.frequentUpdatesEnabled ?? true
+                    attributesType: try context.parameters.decoded("attributesType")
                 )
             )
             return try .json(RegistrationResultBody(result: result.rawValue), status: result == .created ? .created : .ok)
@@ -38,17 +34,7 @@ extension LivecastAPI {
         routes.app(.put, path, role: .backend) { request, context, scope in
             let body = try await request.decodeJSON(as: ActivityBody.self, context: context)
             let result = try await Activities(client: self.database, logger: self.logger).register(
-                Activities.Registration(
-                    appID: scope.appID,
-                    activityKey: try context.parameters.decoded("activityId"),
-                    attributesType: body.attributesType,
-                    feedKey: body.feed,
-                    pushToken: body.pushToken,
-                    channelID: body.channelId,
-                    deviceID: body.deviceId,
-                    userID: body.userId,
-                    osVersion: body.osVersion
-                )
+                body.registration(appID: scope.appID, activityKey: try context.parameters.decoded("activityId"))
             )
             return try .json(RegistrationResultBody(result: result.rawValue), status: result == .created ? .created : .ok)
         }

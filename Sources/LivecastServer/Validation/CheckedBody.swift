@@ -45,3 +45,18 @@ extension FeedStartBody: CheckedBody {
         try InputLimits.checkIdentifiers(self.audience.userIds, field: "audience.userIds")
     }
 }
+
+extension PushToStartTokenImportRow: CheckedBody {
+    func checkLimits() throws {
+        try InputLimits.checkRequiredIdentifier(self.deviceId, field: "deviceId")
+        try InputLimits.checkRequiredIdentifier(self.attributesType, field: "attributesType")
+        try self.body.checkLimits()
+    }
+}
+
+extension ActivityImportRow: CheckedBody {
+    func checkLimits() throws {
+        try InputLimits.checkRequiredIdentifier(self.activityId, field: "activityId")
+        try self.body.checkLimits()
+    }
+}

@@ -33,6 +33,14 @@ enum InputLimits {
         }
     }
 
+    /// Checks an identifier that names a row, as a path parameter does in a single request: not empty, and
+    /// ``checkIdentifier(_:field:maximumBytes:)``'s limits.
+    /// - Throws: ``APIError`` `422 invalid` naming `field`.
+    static func checkRequiredIdentifier(_ value: String, field: String) throws {
+        guard !value.isEmpty else { throw APIError.invalid("\(field) must not be empty", field: field) }
+        try Self.checkIdentifier(value, field: field)
+    }
+
     /// Checks each identifier of a list, naming the list as the field.
     static func checkIdentifiers(_ values: [String]?, field: String) throws {
         for value in values ?? [] { try Self.checkIdentifier(value, field: field) }

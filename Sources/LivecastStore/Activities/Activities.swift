@@ -46,7 +46,7 @@ public struct Activities: Sendable {
     }
 
     /// What a registration did.
-    public enum Result: String, Sendable, Hashable {
+    public enum Result: String, Sendable, Hashable, CaseIterable {
         /// A new activity.
         case created
         /// A known activity reported a new update token; the old one is invalidated (`rotated`) in the same
@@ -58,8 +58,8 @@ public struct Activities: Sendable {
         case unchanged
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client

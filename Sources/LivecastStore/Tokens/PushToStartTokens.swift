@@ -47,7 +47,7 @@ public struct PushToStartTokens: Sendable {
     }
 
     /// What a registration did.
-    public enum Result: String, Sendable, Hashable {
+    public enum Result: String, Sendable, Hashable, CaseIterable {
         /// The device had no live token for the type.
         case created
         /// The device's live token was replaced; the old one is invalidated (`rotated`).
@@ -67,8 +67,8 @@ public struct PushToStartTokens: Sendable {
         case expired
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client

@@ -1,0 +1,89 @@
+import Hummingbird
+import LivecastStore
+import Logging
+import PostgresNIO
+
+/// Bulk imports of push-to-start tokens or activities, for backends moving to Livecast: the HTTP routes
+/// (`POST …/push-to-start-tokens:import`, `…/activities:import`) and `livecast tokens import` both run them.
+///
+/// Each row is checked on its own as the single registration (`PUT …/push-to-start-tokens/{deviceId}/{attributesType}`,
+/// `PUT …/activities/{activityId}`) checks its path and body, then the valid rows are registered with the outcome
+/// of registering them in order, one by one: a later row for the same device and type (or activity) wins. A row is
+/// written entirely or not at all, and a refused row never stops the others.
+///
+/// ```swift
+/// let text = try ImportText(Array(fileContents), format: .ndjson)
+/// let report = try await RegistrationImporter(database: client, logger: logger).run(.pushToStart, appID: app.id, text: text)
+/// ```
+public struct RegistrationImporter: Sendable {
+    /// What the rows register.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Push-to-start tokens: rows of `deviceId`, `attributesType`, `token`, and optionally `userId`,
+        /// `osVersion`, `frequentUpdatesEnabled`.
+        case pushToStart = "push-to-start"
+        /// Activities: rows of `activityId`, `attributesType`, and optionally `feed`, `pushToken`, `channelId`,
+        /// `deviceId`, `userId`, `osVersion`.
+        case activities
+    }
+
+    /// The most rows one HTTP request may carry: 10,000.
+    public static let maximumRowsPerRequest = 10_000
+    /// The largest HTTP request body of an import: 16 MiB, room for 10,000 rows of the longest identifiers.
+    public static let maximumRequestBytes = 16 * 1024 * 1024
+
+    private let database: PostgresClient
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - database: The running PostgreSQL client.
+    ///   - logger: The store's logger.
+    public init(database: PostgresClient, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
+
+    /// Imports every row of `text`, a batch of ``LivecastStore/RegistrationImport/chunkSize`` rows at a time.
+    /// - Parameters:
+    ///   - kind: What the rows register.
+    ///   - appID: The app they belong to.
+    ///   - text: The rows.
+    ///   - progress: Called after each batch with the number of rows done so far.
+    /// - Returns: Each row's result or error, and the counts.
+    /// - Throws: Only what stops the whole import (the database going away); rows imported before stay imported.
+    public func run(_ kind: Kind, appID: Int64, text: ImportText, progress: (_ rowsDone: Int) -> Void = { _ in }) async throws -> ImportReport {
+        switch kind {
+        case .pushToStart: try await self.run(PushToStartTokenImportRow.self, appID: appID, text: text, progress: progress)
+        case .activities: try await self.run(ActivityImportRow.self, appID: appID, text: text, progress: progress)
+        }
+    }
+
+    private func run<Row: ImportRow>(_: Row.Type, appID: Int64, text: ImportText, progress: (Int) -> Void) async throws -> ImportReport {
+        var report = ImportReport(results: Row.Result.allCases.map(\.rawValue))
+        for start in stride(from: 0, to: text.count, by: RegistrationImport.chunkSize) {
+            let batch = start..<min(start + RegistrationImport.chunkSize, text.count)
+            var decoded: [Swift.Result<Row, APIError>] = []
+            for index in batch {
+                do {
+                    decoded.append(.success(try Request.decodeJSON(as: Row.self, from: text.row(index))))
+                } catch let error as APIError {
+                    decoded.append(.failure(error))
+                }
+            }
+            let valid = decoded.compactMap { try? $0.get() }
+            // One outcome per valid row, in their order.
+            var outcomes = try await Row.register(valid, appID: appID, database: self.database, logger: self.logger).makeIterator()
+            for (index, row) in zip(batch, decoded) {
+                switch row {
+                case .failure(let error): report.add(index, error: error)
+                case .success:
+                    switch outcomes.next()! {
+                    case .registered(let result): report.add(index, result: result.rawValue)
+                    case .refused(let error): report.add(index, error: APIError(error))
+                    }
+                }
+            }
+            progress(batch.upperBound)
+        }
+        return report
+    }
+}

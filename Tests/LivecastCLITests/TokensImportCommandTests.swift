@@ -1,0 +1,82 @@
+import Foundation
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// `livecast tokens import` against a real PostgreSQL: per-row failures on stdout, progress on stderr, the exit status.
+@Suite struct TokensImportCommandTests {
+    private var livecast: String {
+        Fixtures.productsDirectory.appendingPathComponent("livecast").path
+    }
+
+    @Test func aFileIsImportedRowByRowAndARefusedRowFailsTheCommand() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "cli_tokens_import")
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        try await TestPostgres.withClient(database) { client in
+            try await client.query(
+                """
+                INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
+                VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8')
+                """
+            )
+        }
+        let directory = try TemporaryDirectory()
+        let tokens = directory.path("tokens.ndjson")
+        try """
+        {"deviceId": "d1", "attributesType": "GameAttributes", "token": "aa01"}
+        {"deviceId": "d2", "attributesType": "GameAttributes", "token": "not hex"}
+        {"deviceId": "d3", "attributesType": "GameAttributes", "token": "aa03"}
+        """.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let failed = try await ExternalProcess.run(
+            self.livecast,
+            ["tokens", "import", tokens, "--bundle-id", "com.example.game", "--database-url", url]
+        )
+        #expect(failed.status == 1)
+        let lines = failed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "row 1: 422 invalid (token) token must be hex: an even number of 2 to 200 digits")
+        #expect(lines.last?.hasPrefix("imported 3 rows into com.example.game (sandbox) in ") == true)
+        #expect(lines.last?.hasSuffix("rows/s): 2 created, 1 failed, 0 rotated, 0 unchanged") == true, "\(failed.stdout)")
+        #expect(failed.stderr.hasPrefix("3/3 rows, "), "one plain line per batch when stderr is not a terminal: \(failed.stderr)")
+
+        let again = try await ExternalProcess.run(
+            self.livecast,
+            ["tokens", "import", tokens, "--bundle-id", "com.example.game", "--database-url", url]
+        )
+        #expect(again.stdout.hasSuffix("0 created, 1 failed, 0 rotated, 2 unchanged\n"))
+
+        let activities = directory.path("activities.txt")
+        try #"  [{"activityId": "act-1", "attributesType": "GameAttributes", "pushToken": "bb01"}]"#.write(
+            toFile: activities,
+            atomically: true,
+            encoding: .utf8
+        )
+        let imported = try await ExternalProcess.run(
+            self.livecast,
+            ["tokens", "import", activities, "--kind", "activities", "--bundle-id", "com.example.game", "--database-url", url]
+        )
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stdout.hasSuffix("1 created, 0 failed, 0 tokenAdded, 0 tokenRotated, 0 unchanged\n"))
+
+        let counts = try await TestPostgres.withClient(database) { client in
+            let rows = try await client.query(
+                "SELECT (SELECT count(*) FROM push_to_start_tokens)::int, (SELECT count(*) FROM activity_tokens WHERE token = 'bb01')::int"
+            )
+            for try await counts in rows.decode((Int, Int).self) { return counts }
+            return (-1, -1)
+        }
+        #expect(counts == (2, 1))
+
+        let broken = directory.path("broken.json")
+        try "[{".write(toFile: broken, atomically: true, encoding: .utf8)
+        let refused = try await ExternalProcess.run(
+            self.livecast,
+            ["tokens", "import", broken, "--bundle-id", "com.example.game", "--database-url", url]
+        )
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("broken.json: the body must be one JSON array of rows"))
+    }
+}
