@@ -66,8 +66,9 @@ struct DeviceFleet {
     ///   - body: The payload.
     ///   - token: The device token from the path.
     ///   - isPriority10: Whether the push had priority 10 (also APNs' default).
+    ///   - pushID: The push's `apns-id`.
     ///   - context: The device clock and rules.
-    mutating func deliver(_ body: [UInt8], toToken token: String, isPriority10: Bool, context: DeliveryContext) {
+    mutating func deliver(_ body: [UInt8], toToken token: String, isPriority10: Bool, pushID: String, context: DeliveryContext) {
         guard let owner = self.owners[token] else { return }
         let deviceIndex: Int
         switch owner {
@@ -82,18 +83,19 @@ struct DeviceFleet {
         }
         switch owner {
         case .pushToStart(let device, let attributesType):
-            self.start(payload, device: device, attributesType: attributesType, context: context)
+            self.start(payload, device: device, attributesType: attributesType, pushID: pushID, context: context)
         case .activity(let device, let activity):
-            self.devices[device].activities[activity].apply(payload, now: context.now)
+            self.devices[device].activities[activity].apply(payload, pushID: pushID, now: context.now)
         }
     }
 
     /// Hands a broadcast that APNs accepted to every activity subscribed to the channel.
-    mutating func broadcast(_ body: [UInt8], channelID: String, now: Int) {
+    /// - Parameter pushID: The broadcast's `apns-request-id`.
+    mutating func broadcast(_ body: [UInt8], channelID: String, pushID: String, now: Int) {
         let payload = try? LiveActivityPayload(decoding: body)
         for subscriber in self.channelSubscribers[channelID] ?? [] {
             if let payload {
-                self.devices[subscriber.device].activities[subscriber.activity].apply(payload, now: now)
+                self.devices[subscriber.device].activities[subscriber.activity].apply(payload, pushID: pushID, now: now)
             } else {
                 self.devices[subscriber.device].activities[subscriber.activity].ignore(.malformedPayload, nil, now: now)
             }
@@ -136,7 +138,7 @@ struct DeviceFleet {
 
     // MARK: - Starting activities
 
-    private mutating func start(_ payload: LiveActivityPayload, device: Int, attributesType: String, context: DeliveryContext) {
+    private mutating func start(_ payload: LiveActivityPayload, device: Int, attributesType: String, pushID: String, context: DeliveryContext) {
         let owner = TokenOwner.pushToStart(device: device, attributesType: attributesType)
         guard payload.event == .start else {
             return self.ignore(.notAStart, payload, owner: owner, now: context.now)
@@ -160,7 +162,7 @@ struct DeviceFleet {
         // Without input-push-channel the activity gets its own update token: with input-push-token on iOS 18,
         // and through pushTokenUpdates on earlier versions.
         let updateToken = payload.inputPushChannel == nil ? Self.newToken() : nil
-        let activity = SimulatedActivity(
+        var activity = SimulatedActivity(
             id: UUID().uuidString.lowercased(),
             attributesType: attributesType,
             attributes: payload.attributes!,
@@ -174,6 +176,7 @@ struct DeviceFleet {
             alertsShown: 1,
             appliedPushes: 0
         )
+        activity.lastPushID = pushID
         let activityIndex = self.devices[device].activities.count
         self.devices[device].activities.append(activity)
         if let updateToken {

@@ -58,6 +58,9 @@ public struct ActivitySnapshot: Sendable, Hashable, Codable {
     public var alertsShown: Int
     /// Pushes it ignored, the latest last.
     public var ignoredPushes: [IgnoredPush]
+    /// The request id of the last push it applied, the start's included: the `apns-id` of a device push, or a
+    /// broadcast's `apns-request-id`, as the sender set it or the emulator made it.
+    public var lastApnsId: String?
 }
 
 extension SimulatedActivity {
@@ -82,7 +85,8 @@ extension SimulatedActivity {
             dismissalDate: end.map { self.dismissAt ?? $0 + Self.maximumDismissalDelay },
             appliedPushes: self.appliedPushes,
             alertsShown: self.alertsShown,
-            ignoredPushes: self.ignoredPushes
+            ignoredPushes: self.ignoredPushes,
+            lastApnsId: self.lastPushID
         )
     }
 }

@@ -30,6 +30,9 @@ struct SimulatedActivity {
     var alertsShown: Int
     var appliedPushes: Int
     var ignoredPushes: [IgnoredPush] = []
+    /// The request id (`apns-id`, or a broadcast's `apns-request-id`) of the last push applied, the start's
+    /// included.
+    var lastPushID: String?
 
     /// When the activity ended (explicitly, or by the 8-hour limit), if it has by `now`.
     func end(at now: Int) -> Int? {
@@ -45,7 +48,8 @@ struct SimulatedActivity {
     }
 
     /// Applies an update or end, or records why it was ignored.
-    mutating func apply(_ payload: LiveActivityPayload, now: Int) {
+    /// - Parameter pushID: The push's request id, remembered when the push is applied.
+    mutating func apply(_ payload: LiveActivityPayload, pushID: String?, now: Int) {
         if self.isDismissed(at: now) {
             return self.ignore(.afterDismissal, payload, now: now)
         }
@@ -60,6 +64,7 @@ struct SimulatedActivity {
         }
         self.lastTimestamp = payload.timestamp
         self.appliedPushes += 1
+        self.lastPushID = pushID
         if let contentState = payload.contentState { self.contentState = contentState }
         if let staleDate = payload.staleDate { self.staleDate = staleDate }
         if let relevanceScore = payload.relevanceScore { self.relevanceScore = relevanceScore }

@@ -5,7 +5,8 @@ extension EmulatorResponder {
     static let maximumStorageSeconds = 8 * 3600
 
     /// `POST /4/broadcasts/apps/{bundleId}`: the checks of APNS-REFERENCE §7, in that order.
-    func broadcast(_ request: EmulatorRequest, bundleID: String) -> Result<EmulatorResponse, APNsFailure> {
+    /// - Parameter requestID: The broadcast's `apns-request-id`, as sent or made; subscribers remember the last one.
+    func broadcast(_ request: EmulatorRequest, bundleID: String, requestID: String) -> Result<EmulatorResponse, APNsFailure> {
         Result { () throws(APNsFailure) -> EmulatorResponse in
             try self.checkBroadcastTopic(bundleID)
             guard let channelID = try Self.uniqueHeader(request, "apns-channel-id") else {
@@ -29,7 +30,7 @@ extension EmulatorResponder {
                     let expiresAt = min(expiration, now + Self.maximumStorageSeconds)
                     contents.channels.store(String(decoding: body, as: UTF8.self), expiresAt: expiresAt, in: channelID)
                 }
-                contents.fleet.broadcast(body, channelID: channelID, now: contents.deviceNow)
+                contents.fleet.broadcast(body, channelID: channelID, pushID: requestID, now: contents.deviceNow)
             }
             return EmulatorResponse(status: 200, headers: [("apns-unique-id", UUIDText.random())])
         }

@@ -12,7 +12,8 @@ extension EmulatorResponder {
     static let liveActivityTopicSuffix = ".push-type.liveactivity"
 
     /// `POST /3/device/{token}`: checks in APNS-REFERENCE §4.1 and §7 order, then hands the push to the device.
-    func devicePush(_ request: EmulatorRequest, token: String) -> Result<EmulatorResponse, APNsFailure> {
+    /// - Parameter apnsID: The push's `apns-id`, as sent or made; the device remembers the last one it applied.
+    func devicePush(_ request: EmulatorRequest, token: String, apnsID: String) -> Result<EmulatorResponse, APNsFailure> {
         Result { () throws(APNsFailure) -> EmulatorResponse in
             let pushType = try Self.uniqueHeader(request, "apns-push-type") ?? "alert"
             let topic = try Self.uniqueHeader(request, "apns-topic")
@@ -49,6 +50,7 @@ extension EmulatorResponder {
                         body,
                         toToken: token,
                         isPriority10: (priority ?? 10) == 10,
+                        pushID: apnsID,
                         context: contents.deliveryContext(priority10Budget: budget)
                     )
                 }

@@ -79,7 +79,7 @@ struct EmulatorResponder: Sendable {
         } catch {
             return .apnsError(error, headers: idHeaders)
         }
-        var response = self.faultOrAnswer(endpoint, request, idHeaders: idHeaders)
+        var response = self.faultOrAnswer(endpoint, request, requestID: requestID)
         self.state.answeredRequests.add(1, ordering: .relaxed)
         if isFirstAuthentication, response.connectionAction == nil {
             response.connectionAction = .raiseStreamLimit
@@ -87,7 +87,8 @@ struct EmulatorResponder: Sendable {
         return response
     }
 
-    private func faultOrAnswer(_ endpoint: Endpoint, _ request: EmulatorRequest, idHeaders: [(String, String)]) -> EmulatorResponse {
+    private func faultOrAnswer(_ endpoint: Endpoint, _ request: EmulatorRequest, requestID: String) -> EmulatorResponse {
+        let idHeaders = [(endpoint.requestIDHeader, requestID)]
         switch self.state.withLock({ $0.faults.nextFault() }) {
         case .status(let status, let reason):
             return .apnsError(APNsFailure(status, reason), headers: idHeaders)
@@ -100,8 +101,8 @@ struct EmulatorResponder: Sendable {
         }
         let result: Result<EmulatorResponse, APNsFailure>
         switch endpoint {
-        case .devicePush(let token): result = self.devicePush(request, token: token)
-        case .broadcast(let bundleID): result = self.broadcast(request, bundleID: bundleID)
+        case .devicePush(let token): result = self.devicePush(request, token: token, apnsID: requestID)
+        case .broadcast(let bundleID): result = self.broadcast(request, bundleID: bundleID, requestID: requestID)
         case .channel(let bundleID): result = self.channel(request, bundleID: bundleID)
         case .allChannels(let bundleID): result = self.allChannels(bundleID: bundleID)
         }

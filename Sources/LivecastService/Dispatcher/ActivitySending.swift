@@ -1,4 +1,5 @@
 import APNs
+import LivecastCore
 import LivecastStore
 import PostgresNIO
 
@@ -6,7 +7,7 @@ extension Dispatcher {
     /// Where a standalone activity's update goes: its live update token, or its live channel.
     private enum ActivityAddress {
         case token(id: Int64, token: String)
-        case channel(id: String, storagePolicy: Int)
+        case channel(rowID: Int64, id: String, storagePolicy: Int)
     }
 
     /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
@@ -24,7 +25,7 @@ extension Dispatcher {
     private func addresses(of activityIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: ActivityAddress] {
         let rows = try await connection.query(
             """
-            SELECT a.id, t.id, t.token, c.channel_id, c.storage_policy::int FROM activities a
+            SELECT a.id, t.id, t.token, c.id, c.channel_id, c.storage_policy::int FROM activities a
             LEFT JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
             LEFT JOIN channels c ON c.id = a.channel_id AND c.state = 'active'
             WHERE a.id = ANY(\(activityIDs))
@@ -32,11 +33,13 @@ extension Dispatcher {
             logger: self.logger
         )
         var addresses: [Int64: ActivityAddress] = [:]
-        for try await (activityID, tokenID, token, channelID, storagePolicy) in rows.decode((Int64, Int64?, String?, String?, Int?).self) {
+        for try await (activityID, tokenID, token, channelRowID, channelID, storagePolicy) in rows.decode(
+            (Int64, Int64?, String?, Int64?, String?, Int?).self
+        ) {
             if let tokenID, let token {
                 addresses[activityID] = .token(id: tokenID, token: token)
-            } else if let channelID, let storagePolicy {
-                addresses[activityID] = .channel(id: channelID, storagePolicy: storagePolicy)
+            } else if let channelRowID, let channelID, let storagePolicy {
+                addresses[activityID] = .channel(rowID: channelRowID, id: channelID, storagePolicy: storagePolicy)
             }
         }
         return addresses
@@ -55,11 +58,11 @@ extension Dispatcher {
             switch addresses[claim.activityID] {
             case .token(let id, let token):
                 devicePushes.append((claim, id, token))
-            case .channel(let channelID, let storagePolicy):
+            case .channel(let channelRowID, let channelID, let storagePolicy):
                 let outcome = try await self.broadcast(
                     claim.payload,
                     of: claim.updateID,
-                    to: (channelID, storagePolicy),
+                    to: (channelRowID, channelID, storagePolicy),
                     priority: claim.priority,
                     client: client,
                     bundleID: bundleID,
@@ -73,7 +76,15 @@ extension Dispatcher {
             }
         }
         let outcomes = await client.send(
-            devicePushes.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.claim.payload, priority: $0.claim.priority) }
+            devicePushes.map {
+                DevicePush(
+                    deviceToken: $0.token,
+                    bundleID: bundleID,
+                    payload: $0.claim.payload,
+                    priority: $0.claim.priority,
+                    apnsID: PushID(updateID: $0.claim.updateID, targetKind: .activity, targetID: $0.claim.activityID)?.uuidString
+                )
+            }
         )
         DispatchMetrics.record(outcomes, target: "device")
         for (push, outcome) in zip(devicePushes, outcomes) {

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import LivecastCore
 import LivecastStore
 import Logging
 import PostgresNIO
@@ -73,7 +74,7 @@ extension Dispatcher {
         let outcome = try await self.broadcast(
             payload,
             of: claim.updateID,
-            to: (channel.id, channel.storagePolicy),
+            to: channel,
             priority: claim.priority,
             client: client,
             bundleID: bundleID,
@@ -121,7 +122,15 @@ extension Dispatcher {
                 let page = FollowerPage(feedID: claim.feedID, after: claim.cursor, limit: self.settings.pageSize)
                 for try await (activityID, tokenID, token) in try await connection.execute(page, logger: self.logger) {
                     activityIDs.append(activityID)
-                    targets.append(PageTarget(tokenID: tokenID, token: token, payload: claim.payload, ownerID: activityID))
+                    targets.append(
+                        PageTarget(
+                            tokenID: tokenID,
+                            token: token,
+                            payload: claim.payload,
+                            ownerID: activityID,
+                            pushID: PushID(updateID: claim.updateID, targetKind: .activity, targetID: activityID)
+                        )
+                    )
                 }
                 let delivery = await self.deliver(targets, tokens: .activityTokens, client: client, bundleID: bundleID, priority: claim.priority)
                 return SentPage(rowIDs: activityIDs, delivery: delivery)

@@ -1,4 +1,5 @@
 import APNs
+import LivecastCore
 import LivecastStore
 import PostgresNIO
 
@@ -55,7 +56,14 @@ extension Dispatcher {
                     results.settled.append(claim)
                     continue
                 }
-                devicePushes.append((claim, PageTarget(tokenID: tokenID, token: token, payload: claim.payload, ownerID: claim.id), table))
+                let target = PageTarget(
+                    tokenID: tokenID,
+                    token: token,
+                    payload: claim.payload,
+                    ownerID: claim.id,
+                    pushID: PushID(updateID: claim.updateID, targetKind: claim.kind == .activity ? .activity : .pushToStart, targetID: claim.targetID)
+                )
+                devicePushes.append((claim, target, table))
             case .channel:
                 guard let channel = channels[claim.targetID] else {
                     results.settled.append(claim)
@@ -64,7 +72,7 @@ extension Dispatcher {
                 let outcome = try await self.broadcast(
                     claim.payload,
                     of: claim.updateID,
-                    to: channel,
+                    to: (claim.targetID, channel.id, channel.storagePolicy),
                     priority: claim.priority,
                     client: client,
                     bundleID: bundleID,

@@ -1,4 +1,5 @@
 import APNs
+import LivecastCore
 import LivecastStore
 import PostgresNIO
 
@@ -10,6 +11,8 @@ struct PageTarget: Sendable {
     var payload: [UInt8]
     /// What the push is owed to when APNs asks to retry it later: the activity, or the push-to-start token's row.
     var ownerID: Int64
+    /// The push's `apns-id`, which names its update and target (``PushID``).
+    var pushID: PushID?
     /// An iOS 18 device's start on the feed's channel.
     var usesChannelPayload = false
 }
@@ -23,6 +26,8 @@ struct PageDelivery: Sendable {
         var token: String
         var status: Int?
         var reason: String
+        /// The push's `apns-id`, when Livecast set it.
+        var apnsID: String?
     }
 
     /// A token APNs refused, with its verdict.
@@ -57,7 +62,9 @@ extension Dispatcher {
         var delivery = PageDelivery()
         delivery.delivered.reserveCapacity(targets.count)
         let outcomes = await client.send(
-            targets.map { DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority) }
+            targets.map {
+                DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority, apnsID: $0.pushID?.uuidString)
+            }
         )
         DispatchMetrics.record(outcomes, target: "device")
         for (target, outcome) in zip(targets, outcomes) {
@@ -79,9 +86,19 @@ extension Dispatcher {
                 delivery.invalidations.append(
                     .init(tokenID: target.tokenID, token: target.token, reason: reason, invalidSinceMillis: outcome.invalidSince.map(Int64.init))
                 )
-                delivery.failures.append(.init(ownerID: target.ownerID, token: target.token, status: outcome.status, reason: reason))
+                delivery.failures.append(
+                    .init(ownerID: target.ownerID, token: target.token, status: outcome.status, reason: reason, apnsID: target.pushID?.uuidString)
+                )
             default:
-                delivery.failures.append(.init(ownerID: target.ownerID, token: target.token, status: outcome.status, reason: outcome.failureReason))
+                delivery.failures.append(
+                    .init(
+                        ownerID: target.ownerID,
+                        token: target.token,
+                        status: outcome.status,
+                        reason: outcome.failureReason,
+                        apnsID: target.pushID?.uuidString
+                    )
+                )
             }
         }
         return delivery
@@ -100,10 +117,11 @@ extension Dispatcher {
         guard !failures.isEmpty else { return }
         try await connection.query(
             """
-            INSERT INTO deliveries (update_id, target_kind, target, status, reason)
-            SELECT update_id, 'device', target, nullif(status, 0), reason
+            INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
+            SELECT update_id, 'device', target, nullif(status, 0), reason, nullif(apns_id, '')
             FROM unnest(\(updateIDs)::bigint[], \(failures.map(\.token))::text[], \(failures.map { $0.status ?? 0 })::int[],
-                        \(failures.map(\.reason))::text[]) AS failure(update_id, target, status, reason)
+                        \(failures.map(\.reason))::text[], \(failures.map { $0.apnsID ?? "" })::text[])
+                AS failure(update_id, target, status, reason, apns_id)
             """,
             logger: self.logger
         )

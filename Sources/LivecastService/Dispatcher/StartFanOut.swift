@@ -1,4 +1,5 @@
 import APNs
+import LivecastCore
 import LivecastStore
 import Logging
 import PostgresNIO
@@ -18,6 +19,7 @@ extension Dispatcher {
                     token: $0.token,
                     payload: $0.onIOS18 ? channelPayload ?? claim.payload : claim.payload,
                     ownerID: $0.tokenRowID,
+                    pushID: PushID(updateID: claim.updateID, targetKind: .pushToStart, targetID: $0.tokenRowID),
                     usesChannelPayload: $0.onIOS18 && channelPayload != nil
                 )
             }

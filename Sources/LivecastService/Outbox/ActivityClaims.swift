@@ -38,6 +38,8 @@ struct ActivityVerdict: Sendable {
     var target: String = ""
     /// `device` or `channel`: what `target` is.
     var targetKind: String = "device"
+    /// The push's `apns-id` (a device push's ``PushID``), kept with a failure.
+    var apnsID: String?
     var failure: (status: Int?, reason: String)?
     /// Given up: kept as a dead letter too.
     var deadLetter: DeadLetter?
@@ -96,6 +98,9 @@ extension Dispatcher {
     /// deadline (after it, given up as a dead letter).
     func verdict(_ claim: ActivityClaim, _ outcome: APNsOutcome, target: String, targetKind: String) -> ActivityVerdict {
         var verdict = ActivityVerdict(updateID: claim.updateID, target: target, targetKind: targetKind)
+        if targetKind == "device" {
+            verdict.apnsID = PushID(updateID: claim.updateID, targetKind: .activity, targetID: claim.activityID)?.uuidString
+        }
         switch outcome.classification {
         case .delivered:
             verdict.status = .sent
@@ -169,11 +174,12 @@ extension Dispatcher {
             if !failed.isEmpty {
                 try await connection.query(
                     """
-                    INSERT INTO deliveries (update_id, target_kind, target, status, reason)
-                    SELECT id, kind, target, nullif(status, 0), reason
+                    INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
+                    SELECT id, kind, target, nullif(status, 0), reason, nullif(apns_id, '')
                     FROM unnest(\(failed.map(\.updateID))::bigint[], \(failed.map(\.targetKind))::text[], \(failed.map(\.target))::text[],
-                                \(failed.map { $0.failure?.status ?? 0 })::int[], \(failed.map { $0.failure?.reason ?? "" })::text[])
-                        AS f(id, kind, target, status, reason)
+                                \(failed.map { $0.failure?.status ?? 0 })::int[], \(failed.map { $0.failure?.reason ?? "" })::text[],
+                                \(failed.map { $0.apnsID ?? "" })::text[])
+                        AS f(id, kind, target, status, reason, apns_id)
                     """,
                     logger: self.logger
                 )

@@ -1,0 +1,100 @@
+/// The id Livecast gives each push it sends (`apns-id` on a device push, `apns-request-id` on a broadcast): a
+/// canonical UUID that encodes which update went to which target, so any push can be looked up by the id APNs
+/// shows (its Push Notifications Console, a device's logs) without a row written per successful push.
+///
+/// The UUID is of version 8 (custom): 56 bits of update id, the target's kind (4 bits) and 62 bits of target id,
+/// around the version nibble and the variant bits. A retried push keeps its id: it is the same notification.
+public struct PushID: Sendable, Hashable, CustomStringConvertible {
+    /// What a push went to; each kind is a row of its own table.
+    public enum TargetKind: UInt8, Sendable, Hashable, CaseIterable {
+        /// A token-based activity (`activities.id`), by its update token.
+        case activity = 1
+        /// A push-to-start token (`push_to_start_tokens.id`): a start.
+        case pushToStart = 2
+        /// A broadcast channel (`channels.id`).
+        case channel = 3
+    }
+
+    /// The largest update id an id can hold (2^56 − 1).
+    public static let maximumUpdateID: Int64 = (1 << 56) - 1
+    /// The largest target id an id can hold (2^62 − 1).
+    public static let maximumTargetID: Int64 = (1 << 62) - 1
+
+    /// The update (`updates.id`).
+    public let updateID: Int64
+    public let targetKind: TargetKind
+    /// The target's row id in its kind's table.
+    public let targetID: Int64
+
+    /// The id of a push of one update to one target.
+    /// - Returns: `nil` when an id is negative or beyond what the UUID holds (``maximumUpdateID``,
+    ///   ``maximumTargetID``): such a push goes without an id of Livecast's, and APNs makes one.
+    public init?(updateID: Int64, targetKind: TargetKind, targetID: Int64) {
+        guard (0...Self.maximumUpdateID).contains(updateID), (0...Self.maximumTargetID).contains(targetID) else { return nil }
+        self.updateID = updateID
+        self.targetKind = targetKind
+        self.targetID = targetID
+    }
+
+    /// Reads an id back from its text (any letter case).
+    /// - Returns: `nil` unless the text is a UUID in 8-4-4-4-12 form laid out as Livecast lays its ids out.
+    public init?(_ text: some StringProtocol) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var high: UInt8?
+        var position = 0
+        for character in text.utf8 {
+            defer { position += 1 }
+            if [8, 13, 18, 23].contains(position) {
+                guard character == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard let nibble = Self.nibble(character) else { return nil }
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard position == 36, bytes.count == 16, bytes[6] >> 4 == 8, bytes[8] >> 6 == 0b10,
+            let kind = TargetKind(rawValue: bytes[6] & 0x0F)
+        else { return nil }
+        var updateID: Int64 = 0
+        for byte in bytes[0..<6] { updateID = updateID << 8 | Int64(byte) }
+        updateID = updateID << 8 | Int64(bytes[7])
+        var targetID = Int64(bytes[8] & 0x3F)
+        for byte in bytes[9..<16] { targetID = targetID << 8 | Int64(byte) }
+        self.init(updateID: updateID, targetKind: kind, targetID: targetID)
+    }
+
+    /// The canonical lowercase text APNs wants: `xxxxxxxx-xxxx-8xxx-xxxx-xxxxxxxxxxxx`.
+    public var uuidString: String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: self.updateID >> (48 - 8 * index)) }
+        bytes[6] = 0x80 | self.targetKind.rawValue
+        bytes[7] = UInt8(truncatingIfNeeded: self.updateID)
+        bytes[8] = 0x80 | UInt8(truncatingIfNeeded: self.targetID >> 56) & 0x3F
+        for index in 9..<16 { bytes[index] = UInt8(truncatingIfNeeded: self.targetID >> (120 - 8 * index)) }
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    public var description: String { self.uuidString }
+
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
