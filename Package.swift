@@ -287,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "LivecastCLITests",
             dependencies: [
-                "livecast", "LivecastStore", "LivecastTesting",
+                "livecast", "LivecastCore", "LivecastStore", "LivecastTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -131,6 +131,7 @@ public struct LivecastAPI: Sendable {
         self.addFeedRoutes(to: registrar)
         self.addChannelRoutes(to: registrar)
         self.addUpdateStatusRoutes(to: registrar)
+        self.addRecordRoutes(to: registrar)
         return (router, registrar.routes)
     }
 

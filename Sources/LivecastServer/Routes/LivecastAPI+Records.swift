@@ -1,0 +1,74 @@
+import Hummingbird
+import LivecastCore
+import LivecastStore
+
+extension LivecastAPI {
+    /// `GET /v1/apps/{bundleId}/activities/{activityId}` and `GET /v1/apps/{bundleId}/deliveries` (backend): what
+    /// happened to an activity, and the pushes sent, found by `apns-id`, token or update.
+    func addRecordRoutes(to routes: RouteRegistrar) {
+        routes.app(.get, "/v1/apps/{bundleId}/activities/{activityId}", role: .backend) { _, context, scope in
+            let activityID = try context.parameters.decoded("activityId")
+            guard let record = try await ActivityRecord.read(appID: scope.appID, activityID: activityID, client: self.database, logger: self.logger)
+            else {
+                throw APIError.notFound("no activity \(activityID)", field: "activityId")
+            }
+            return try .json(ActivityRecordBody(record))
+        }
+        routes.app(.get, "/v1/apps/{bundleId}/deliveries", role: .backend) { request, _, scope in
+            guard let query = try Self.deliveryQuery(request.uri.queryParameters) else {
+                return try .json(DeliveryPageBody(DeliveryLog.Page(records: [])))
+            }
+            return try .json(DeliveryPageBody(try await DeliveryLog(client: self.database, logger: self.logger).find(query, appID: scope.appID)))
+        }
+    }
+
+    /// The delivery log's query from the URL's parameters, each checked.
+    /// - Returns: `nil` when nothing can match: an `apnsId` Livecast did not make (APNs' own, say).
+    /// - Throws: ``APIError`` `422 invalid` naming the parameter.
+    static func deliveryQuery(_ parameters: Parameters) throws -> DeliveryLog.Query? {
+        var query = DeliveryLog.Query()
+        if let apnsID = parameters.get("apnsId") {
+            guard Self.isUUIDText(apnsID) else {
+                throw APIError.invalid("apnsId must be a UUID (8-4-4-4-12 hex digits)", field: "apnsId")
+            }
+            guard let pushID = PushID(apnsID) else { return nil }
+            query.apnsID = pushID
+        }
+        if let token = parameters.get("token") {
+            guard !token.isEmpty else { throw APIError.invalid("token must not be empty", field: "token") }
+            try InputLimits.checkIdentifier(token, field: "token", maximumBytes: DeviceToken.maximumHexDigits)
+            query.token = token
+        }
+        query.updateID = try Self.integer(parameters, "updateId", in: 1...Int64.max)
+        query.status = try Self.integer(parameters, "status", in: 100...599).map(Int.init)
+        if let reason = parameters.get("reason") {
+            try InputLimits.checkRequiredIdentifier(reason, field: "reason")
+            query.reason = reason
+        }
+        query.after = try Self.integer(parameters, "after", in: 0...Int64.max)
+        query.limit = Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
+        return query
+    }
+
+    /// Whether the text is a UUID in 8-4-4-4-12 form, in either letter case.
+    static func isUUIDText(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : byte.isHexDigit }
+    }
+
+    private static func integer(_ parameters: Parameters, _ name: String, in range: ClosedRange<Int64>) throws -> Int64? {
+        guard let text = parameters.get(name) else { return nil }
+        guard let value = Int64(text), range.contains(value) else {
+            throw APIError.invalid("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", field: name)
+        }
+        return value
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

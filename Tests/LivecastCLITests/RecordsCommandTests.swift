@@ -1,0 +1,75 @@
+import Foundation
+import LivecastCore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+/// `livecast activities show` and `livecast deliveries find` against a real PostgreSQL holding what a dispatcher
+/// writes for a refused push: the activity's timeline and the push found by its apns-id.
+@Suite struct RecordsCommandTests {
+    private var livecast: String {
+        Fixtures.productsDirectory.appendingPathComponent("livecast").path
+    }
+
+    @Test func anActivityShowsItsTimelineAndItsPushIsFoundByItsAPNsID() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "cli_records")
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let token = String(repeating: "ab", count: 32)
+        let (updateID, activityID) = try await TestPostgres.withClient(database) { client in
+            let rows = try await client.query(
+                """
+                WITH app AS (
+                    INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
+                    VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8') RETURNING id
+                ), activity AS (
+                    INSERT INTO activities (app_id, activity_key, attributes_type) SELECT id, 'order-7', 'DeliveryAttributes' FROM app
+                    RETURNING id, app_id
+                ), token AS (
+                    INSERT INTO activity_tokens (app_id, activity_id, token, generation, invalidated_at, invalidation_reason)
+                    SELECT app_id, id, \(token), 1, now(), 'BadDeviceToken' FROM activity RETURNING activity_id
+                ), update AS (
+                    INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, priority, status, completed_at)
+                    SELECT app_id, id, 'update', 1767225600, '{"eta":5}', 5, 'failed', now() FROM activity RETURNING id
+                )
+                SELECT (SELECT id FROM update), (SELECT id FROM activity)
+                """
+            )
+            for try await ids in rows.decode((Int64, Int64).self) { return ids }
+            return (Int64(0), Int64(0))
+        }
+        let apnsID = try #require(PushID(updateID: updateID, targetKind: .activity, targetID: activityID)).uuidString
+        try await TestPostgres.withClient(database) { client in
+            try await client.query(
+                """
+                INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
+                VALUES (\(updateID), 'device', \(token), 400, 'BadDeviceToken', \(apnsID))
+                """
+            )
+        }
+        let app = ["--bundle-id", "com.example.game", "--database-url", url]
+
+        let shown = try await ExternalProcess.run(self.livecast, ["activities", "show", "order-7"] + app)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let lines = shown.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "activity order-7: active, token-based, DeliveryAttributes", "\(shown.stdout)")
+        #expect(lines.contains("token: none live"), "\(shown.stdout)")
+        #expect(lines.contains { $0.hasSuffix("tokenInvalidated  \(token): BadDeviceToken") }, "\(shown.stdout)")
+        let push = "update \(updateID) (update, timestamp 1767225600) → activity order-7 token \(token): failed 400 BadDeviceToken apns-id \(apnsID)"
+        #expect(lines.contains { $0.hasSuffix("push  \(push)") }, "\(shown.stdout)")
+
+        let found = try await ExternalProcess.run(self.livecast, ["deliveries", "find", "--apns-id", apnsID] + app)
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout.hasSuffix("  \(push)\n"), "\(found.stdout)")
+        let byReason = try await ExternalProcess.run(self.livecast, ["deliveries", "find", "--reason", "BadDeviceToken"] + app)
+        #expect(byReason.stdout.contains(apnsID), "\(byReason.stdout)")
+
+        let foreign = try await ExternalProcess.run(self.livecast, ["deliveries", "find", "--apns-id", UUID().uuidString] + app)
+        #expect(foreign.status == 1 && foreign.stdout.hasPrefix("no push of Livecast's has apns-id"), "\(foreign.stdout)")
+        let unknown = try await ExternalProcess.run(self.livecast, ["activities", "show", "nothing"] + app)
+        #expect(unknown.status != 0 && unknown.stderr.contains("no activity nothing"), "\(unknown.stderr)")
+    }
+}
