@@ -132,6 +132,7 @@ public struct LivecastAPI: Sendable {
         self.addChannelRoutes(to: registrar)
         self.addUpdateStatusRoutes(to: registrar)
         self.addRecordRoutes(to: registrar)
+        self.addReadRoutes(to: registrar)
         return (router, registrar.routes)
     }
 

@@ -72,4 +72,49 @@ import Testing
         let unknown = try await ExternalProcess.run(self.livecast, ["activities", "show", "nothing"] + app)
         #expect(unknown.status != 0 && unknown.stderr.contains("no activity nothing"), "\(unknown.stderr)")
     }
+
+    @Test func aDevicesTokensAndAFeedsHistoryAreShown() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "cli_reads")
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let updateID = try await TestPostgres.withClient(database) { client in
+            let rows = try await client.query(
+                """
+                WITH app AS (
+                    INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
+                    VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8') RETURNING id
+                ), tokens AS (
+                    INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token, invalidated_at, invalidation_reason)
+                    SELECT id, 'phone-1', 'GameAttributes', 'aa01', now(), 'rotated' FROM app
+                    UNION ALL SELECT id, 'phone-1', 'GameAttributes', 'aa02', NULL, NULL FROM app
+                    RETURNING id
+                ), feed AS (
+                    INSERT INTO feeds (app_id, feed_key, attributes_type, attributes, state, last_timestamp)
+                    SELECT id, 'game-1', 'GameAttributes', '{}', 'active', 1767225600 FROM app RETURNING id, app_id
+                )
+                INSERT INTO updates (app_id, feed_id, event, timestamp, content_state, priority, status, sent_count, completed_at)
+                SELECT app_id, id, 'update', 1767225600, '{"home":1}', 5, 'sent', 3, now() FROM feed RETURNING id
+                """
+            )
+            for try await id in rows.decode(Int64.self) { return id }
+            return Int64(0)
+        }
+        let app = ["--bundle-id", "com.example.game", "--database-url", url]
+
+        let tokens = try await ExternalProcess.run(self.livecast, ["tokens", "show", "--device-id", "phone-1"] + app)
+        #expect(tokens.status == 0, "\(tokens.stderr)")
+        let lines = tokens.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix("GameAttributes\taa02\tlive\t"), "\(tokens.stdout)")
+        #expect(lines.last?.hasPrefix("GameAttributes\taa01\tinvalidated rotated\t") == true, "\(tokens.stdout)")
+
+        let history = try await ExternalProcess.run(self.livecast, ["feeds", "history", "--feed", "game-1"] + app)
+        #expect(history.status == 0, "\(history.stderr)")
+        #expect(history.stdout == "\(updateID)\tupdate\t1767225600\tsent\tsent 3, pending 0, failed 0\n", "\(history.stdout)")
+
+        let unknown = try await ExternalProcess.run(self.livecast, ["tokens", "show", "--device-id", "phone-9"] + app)
+        #expect(unknown.status != 0 && unknown.stderr.contains("no push-to-start token of device phone-9"), "\(unknown.stderr)")
+    }
 }

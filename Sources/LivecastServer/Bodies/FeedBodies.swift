@@ -32,6 +32,7 @@ struct FeedResponseBody: Encodable {
     /// The feed's live broadcast channel.
     let channelId: String?
     let followers: Followers
+    let lastUpdate: LastUpdate?
 
     /// Running activities following the feed.
     struct Followers: Encodable {
@@ -39,6 +40,16 @@ struct FeedResponseBody: Encodable {
         let token: Int
         /// On the feed's channel.
         let channel: Int
+    }
+
+    /// The feed's latest start, update or end.
+    struct LastUpdate: Encodable {
+        let updateId: Int64
+        let event: String
+        let status: String
+        let timestamp: Int64
+        /// When it was accepted (UNIX seconds).
+        let acceptedAt: Int64
     }
 
     init(_ feed: Feeds.Feed) {
@@ -51,5 +62,15 @@ struct FeedResponseBody: Encodable {
         self.staleAfterSeconds = feed.staleAfterSeconds
         self.channelId = feed.channelID
         self.followers = Followers(token: feed.tokenFollowers, channel: feed.channelFollowers)
+        self.lastUpdate = feed.lastUpdate.map {
+            LastUpdate(updateId: $0.updateID, event: $0.event, status: $0.status, timestamp: $0.timestamp, acceptedAt: $0.acceptedAt)
+        }
     }
+}
+
+/// `GET /v1/apps/{bundleId}/feeds`: a page of feeds.
+struct FeedPageBody: Encodable {
+    let feeds: [FeedResponseBody]
+    /// The `after` of the next page (a feed key); absent on the last.
+    let next: String?
 }

@@ -57,7 +57,9 @@ extension LivecastAPI {
         return bytes.enumerated().allSatisfy { index, byte in [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : byte.isHexDigit }
     }
 
-    private static func integer(_ parameters: Parameters, _ name: String, in range: ClosedRange<Int64>) throws -> Int64? {
+    /// An integer query parameter within its range, if given.
+    /// - Throws: ``APIError`` `422 invalid` naming the parameter.
+    static func integer(_ parameters: Parameters, _ name: String, in range: ClosedRange<Int64>) throws -> Int64? {
         guard let text = parameters.get(name) else { return nil }
         guard let value = Int64(text), range.contains(value) else {
             throw APIError.invalid("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", field: name)

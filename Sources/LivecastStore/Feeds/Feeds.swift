@@ -52,6 +52,20 @@ public struct Feeds: Sendable {
         public var tokenFollowers: Int
         /// Running activities that follow it on its channel.
         public var channelFollowers: Int
+        /// Its latest start, update or end, if it had one.
+        public var lastUpdate: LastUpdate?
+
+        /// A feed's latest update, in short.
+        public struct LastUpdate: Sendable, Hashable {
+            public var updateID: Int64
+            /// `start`, `update` or `end`.
+            public var event: String
+            /// Its outbox status: `pending`, `dispatching`, `sent`, `superseded` or `failed`.
+            public var status: String
+            public var timestamp: Int64
+            /// When it was accepted (UNIX seconds).
+            public var acceptedAt: Int64
+        }
     }
 
     private let client: PostgresClient
@@ -123,44 +137,62 @@ public struct Feeds: Sendable {
         return (feed, created)
     }
 
-    /// A feed with its channel and follower counts, or `nil`.
+    /// A feed with its channel, follower counts and last update, or `nil`.
     public func get(appID: Int64, feedKey: String) async throws -> Feed? {
+        try await self.feeds(appID: appID, only: feedKey, after: nil, limit: 1).first
+    }
+
+    /// The app's feeds in key order, each as ``get(appID:feedKey:)`` reads it: at most `limit`, after the key
+    /// `after` (a page's last) when one is given.
+    public func list(appID: Int64, after: String? = nil, limit: Int = .max) async throws -> [Feed] {
+        try await self.feeds(appID: appID, only: nil, after: after, limit: limit)
+    }
+
+    private func feeds(appID: Int64, only feedKey: String?, after: String?, limit: Int) async throws -> [Feed] {
         let rows = try await self.client.query(
             """
             SELECT f.id, f.feed_key, f.attributes_type, f.attributes, f.content_state, f.state, f.last_timestamp, f.stale_after_seconds,
                 (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = 'active'),
                 (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NULL),
-                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NOT NULL)
-            FROM feeds f WHERE f.app_id = \(appID) AND f.feed_key = \(feedKey)
+                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NOT NULL),
+                u.id, u.event, u.status, u.timestamp, extract(epoch FROM u.created_at)::bigint
+            FROM feeds f
+            LEFT JOIN LATERAL (SELECT * FROM updates u WHERE u.feed_id = f.id ORDER BY u.id DESC LIMIT 1) u ON true
+            WHERE f.app_id = \(appID) AND (\(feedKey)::text IS NULL OR f.feed_key = \(feedKey))
+              AND (\(after)::text IS NULL OR f.feed_key > \(after))
+            ORDER BY f.feed_key LIMIT \(min(limit, Int(Int32.max)))
             """,
             logger: self.logger
         )
-        for try await row in rows.decode((Int64, String, String, String, String?, String, Int64?, Int?, String?, Int, Int).self) {
-            return Feed(
-                id: row.0,
-                feedKey: row.1,
-                attributesType: row.2,
-                attributes: try RawJSON(validating: row.3),
-                contentState: try row.4.map { try RawJSON(validating: $0) },
-                state: row.5,
-                lastTimestamp: row.6,
-                staleAfterSeconds: row.7,
-                channelID: row.8,
-                tokenFollowers: row.9,
-                channelFollowers: row.10
-            )
-        }
-        return nil
-    }
-
-    /// The app's feeds by key, each as ``get(appID:feedKey:)`` reads it.
-    public func list(appID: Int64) async throws -> [Feed] {
-        let rows = try await self.client.query("SELECT feed_key FROM feeds WHERE app_id = \(appID) ORDER BY feed_key", logger: self.logger)
-        var keys: [String] = []
-        for try await feedKey in rows.decode(String.self) { keys.append(feedKey) }
         var feeds: [Feed] = []
-        for feedKey in keys {
-            if let feed = try await self.get(appID: appID, feedKey: feedKey) { feeds.append(feed) }
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            var lastUpdate: Feed.LastUpdate?
+            if let updateID = try cells[11].decode(Int64?.self) {
+                lastUpdate = Feed.LastUpdate(
+                    updateID: updateID,
+                    event: try cells[12].decode(String.self),
+                    status: try cells[13].decode(String.self),
+                    timestamp: try cells[14].decode(Int64.self),
+                    acceptedAt: try cells[15].decode(Int64.self)
+                )
+            }
+            feeds.append(
+                Feed(
+                    id: try cells[0].decode(Int64.self),
+                    feedKey: try cells[1].decode(String.self),
+                    attributesType: try cells[2].decode(String.self),
+                    attributes: try RawJSON(validating: try cells[3].decode(String.self)),
+                    contentState: try cells[4].decode(String?.self).map { try RawJSON(validating: $0) },
+                    state: try cells[5].decode(String.self),
+                    lastTimestamp: try cells[6].decode(Int64?.self),
+                    staleAfterSeconds: try cells[7].decode(Int?.self),
+                    channelID: try cells[8].decode(String?.self),
+                    tokenFollowers: try cells[9].decode(Int.self),
+                    channelFollowers: try cells[10].decode(Int.self),
+                    lastUpdate: lastUpdate
+                )
+            )
         }
         return feeds
     }

@@ -28,6 +28,43 @@ public struct UpdateStatus: Sendable, Hashable {
     /// Reads one of an app's updates.
     /// - Returns: `nil` when the app has no such update.
     public static func read(updateID: Int64, appID: Int64, client: PostgresClient, logger: Logger) async throws -> UpdateStatus? {
+        try await Self.read(updateIDs: [updateID], appID: appID, client: client, logger: logger).first
+    }
+
+    /// A feed's updates, newest first: at most `limit`, older than `before` (a page's last update id) when given.
+    /// - Returns: `nil` when the app has no such feed.
+    public static func history(
+        feedKey: String,
+        appID: Int64,
+        before: Int64?,
+        limit: Int,
+        client: PostgresClient,
+        logger: Logger
+    ) async throws -> [UpdateStatus]? {
+        let rows = try await client.query(
+            """
+            SELECT f.id, u.id FROM feeds f
+            LEFT JOIN LATERAL (
+                SELECT u.id FROM updates u WHERE u.feed_id = f.id AND (\(before)::bigint IS NULL OR u.id < \(before))
+                ORDER BY u.id DESC LIMIT \(limit)
+            ) u ON true
+            WHERE f.app_id = \(appID) AND f.feed_key = \(feedKey)
+            """,
+            logger: logger
+        )
+        var feedFound = false
+        var updateIDs: [Int64] = []
+        for try await (_, updateID) in rows.decode((Int64, Int64?).self) {
+            feedFound = true
+            if let updateID { updateIDs.append(updateID) }
+        }
+        guard feedFound else { return nil }
+        return try await Self.read(updateIDs: updateIDs, appID: appID, client: client, logger: logger)
+    }
+
+    /// Reads some of an app's updates, in the order of `updateIDs`; ids of no update of the app are left out.
+    private static func read(updateIDs: [Int64], appID: Int64, client: PostgresClient, logger: Logger) async throws -> [UpdateStatus] {
+        guard !updateIDs.isEmpty else { return [] }
         let rows = try await client.query(
             """
             SELECT u.id, u.event, u.timestamp, u.priority::int, u.status, u.sent_count, u.failed_count,
@@ -40,36 +77,40 @@ public struct UpdateStatus: Sendable, Hashable {
                                 ELSE (SELECT count(*)::int FROM channels c WHERE c.feed_id = u.feed_id AND c.state = 'active') END
                 END,
                 (SELECT count(*)::int FROM owed_pushes o WHERE o.update_id = u.id)
-            FROM updates u WHERE u.id = \(updateID) AND u.app_id = \(appID)
+            FROM unnest(\(updateIDs)::bigint[]) WITH ORDINALITY AS wanted(id, n)
+            JOIN updates u ON u.id = wanted.id AND u.app_id = \(appID)
+            ORDER BY wanted.n
             """,
             logger: logger
         )
-        var found: UpdateStatus?
+        var statuses: [UpdateStatus] = []
         for try await row in rows.decode((Int64, String, Int64, Int, String, Int64, Int64, Int, Int).self) {
-            found = UpdateStatus(
-                updateID: row.0,
-                event: row.1,
-                timestamp: row.2,
-                priority: row.3,
-                status: row.4,
-                pending: ([OutboxStatus.pending.rawValue, OutboxStatus.dispatching.rawValue].contains(row.4) ? row.7 : 0) + row.8,
-                sent: row.5,
-                superseded: row.4 == OutboxStatus.superseded.rawValue ? row.7 : 0,
-                failed: row.6,
-                failedByReason: [:]
+            statuses.append(
+                UpdateStatus(
+                    updateID: row.0,
+                    event: row.1,
+                    timestamp: row.2,
+                    priority: row.3,
+                    status: row.4,
+                    pending: ([OutboxStatus.pending.rawValue, OutboxStatus.dispatching.rawValue].contains(row.4) ? row.7 : 0) + row.8,
+                    sent: row.5,
+                    superseded: row.4 == OutboxStatus.superseded.rawValue ? row.7 : 0,
+                    failed: row.6,
+                    failedByReason: [:]
+                )
             )
         }
-        guard var status = found else { return nil }
         let reasons = try await client.query(
             """
-            SELECT coalesce(reason, 'unknown'), count(*)::int FROM deliveries
-            WHERE update_id = \(updateID) AND status IS DISTINCT FROM 200 GROUP BY 1
+            SELECT update_id, coalesce(reason, 'unknown'), count(*)::int FROM deliveries
+            WHERE update_id = ANY(\(statuses.map(\.updateID))) AND status IS DISTINCT FROM 200 GROUP BY 1, 2
             """,
             logger: logger
         )
-        for try await (reason, count) in reasons.decode((String, Int).self) {
-            status.failedByReason[reason] = count
+        let index = Dictionary(uniqueKeysWithValues: statuses.enumerated().map { ($1.updateID, $0) })
+        for try await (updateID, reason, count) in reasons.decode((Int64, String, Int).self) {
+            if let position = index[updateID] { statuses[position].failedByReason[reason] = count }
         }
-        return status
+        return statuses
     }
 }

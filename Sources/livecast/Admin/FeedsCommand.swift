@@ -1,12 +1,12 @@
 import ArgumentParser
 import LivecastStore
 
-/// `livecast feeds list|show`.
+/// `livecast feeds list|show|history`.
 struct FeedsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feeds",
         abstract: "List and show an app's feeds with their state, channel and followers.",
-        subcommands: [List.self, Show.self]
+        subcommands: [List.self, Show.self, History.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -49,6 +49,48 @@ struct FeedsCommand: AsyncParsableCommand {
             print("attributes: \(feed.attributes.text)")
             print("content state: \(feed.contentState?.text ?? "-")")
             print("last timestamp: \(feed.lastTimestamp.map(String.init) ?? "-")")
+        }
+    }
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List a feed's updates, newest first: id, event, timestamp, status, and per-target counts."
+        )
+
+        @Option(help: "The feed's key.")
+        var feed: String
+
+        @Option(help: "At most this many updates (1 to 1000).")
+        var limit: Int = 20
+
+        @OptionGroup var app: AppSelection
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func validate() throws {
+            guard (1...1000).contains(self.limit) else { throw ValidationError("--limit must be from 1 to 1000") }
+        }
+
+        func run() async throws {
+            let updates = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
+                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+                return try await UpdateStatus.history(
+                    feedKey: self.feed,
+                    appID: app.id,
+                    before: nil,
+                    limit: self.limit,
+                    client: client,
+                    logger: .disabled
+                )
+            }
+            guard let updates else { throw ValidationError("no feed \(self.feed)") }
+            for update in updates {
+                let failures = update.failedByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                print(
+                    "\(update.updateID)\t\(update.event)\t\(update.timestamp)\t\(update.status)\tsent \(update.sent), pending \(update.pending), "
+                        + "failed \(update.failed)\(failures.isEmpty ? "" : " (\(failures))")"
+                )
+            }
         }
     }
 }

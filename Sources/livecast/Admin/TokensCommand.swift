@@ -3,12 +3,12 @@ import Foundation
 import LivecastServer
 import LivecastStore
 
-/// `livecast tokens import`.
+/// `livecast tokens import|show`.
 struct TokensCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tokens",
-        abstract: "Bulk-import push-to-start tokens or activities.",
-        subcommands: [Import.self]
+        abstract: "Bulk-import push-to-start tokens or activities, and show a device's tokens.",
+        subcommands: [Import.self, Show.self]
     )
 
     struct Import: AsyncParsableCommand {
@@ -61,6 +61,31 @@ struct TokensCommand: AsyncParsableCommand {
             let counts = report.counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             print("imported \(text.count) rows into \(app.bundleID) (\(app.environment)) in \(progress.summary(rows: text.count)): \(counts)")
             if report.failed > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a device's push-to-start tokens: attributes type, token, live or why it was invalidated."
+        )
+
+        @Option(help: "The device's id.")
+        var deviceId: String
+
+        @OptionGroup var app: AppSelection
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func run() async throws {
+            let device = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
+                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+                return try await DeviceTokens.read(appID: app.id, deviceID: self.deviceId, client: client, logger: .disabled)
+            }
+            guard let device else { throw ValidationError("no push-to-start token of device \(self.deviceId)") }
+            for token in device.tokens {
+                let state = token.isLive ? "live" : "invalidated \(token.invalidationReason ?? "")"
+                print("\(token.attributesType)\t\(token.token)\t\(state)\tregistered \(RecordText.time(token.registeredAt))")
+            }
         }
     }
 }

@@ -1,0 +1,61 @@
+import Logging
+import PostgresNIO
+
+/// A device's push-to-start tokens, live and invalidated, for support's questions about one device.
+public struct DeviceTokens: Sendable, Hashable {
+    /// One token of the device.
+    public struct Token: Sendable, Hashable {
+        public var attributesType: String
+        public var token: String
+        /// Whether Livecast still starts activities with it.
+        public var isLive: Bool
+        public var osVersion: String?
+        public var userID: String?
+        /// When it was first registered and last registered again (UNIX seconds).
+        public var registeredAt: Int64
+        public var lastSeenAt: Int64
+        public var invalidatedAt: Int64?
+        /// Why it was invalidated: APNs' reason (`Unregistered`, `BadDeviceToken`…), `rotated`, `deleted` or
+        /// `expired`.
+        public var invalidationReason: String?
+    }
+
+    public var deviceID: String
+    /// By attributes type, the live token first, then the invalidated ones newest first.
+    public var tokens: [Token]
+
+    /// The most tokens read for one device (a device rotates its tokens now and then).
+    public static let maximumTokens = 1000
+
+    /// Reads a device's tokens.
+    /// - Returns: `nil` when the app knows no token of that device.
+    public static func read(appID: Int64, deviceID: String, client: PostgresClient, logger: Logger) async throws -> DeviceTokens? {
+        let rows = try await client.query(
+            """
+            SELECT attributes_type, token, invalidated_at IS NULL, os_version, user_id, extract(epoch FROM registered_at)::bigint,
+                extract(epoch FROM last_seen_at)::bigint, extract(epoch FROM invalidated_at)::bigint, invalidation_reason
+            FROM push_to_start_tokens WHERE app_id = \(appID) AND device_id = \(deviceID)
+            ORDER BY attributes_type, invalidated_at IS NOT NULL, id DESC LIMIT \(Self.maximumTokens)
+            """,
+            logger: logger
+        )
+        var tokens: [Token] = []
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            tokens.append(
+                Token(
+                    attributesType: try cells[0].decode(String.self),
+                    token: try cells[1].decode(String.self),
+                    isLive: try cells[2].decode(Bool.self),
+                    osVersion: try cells[3].decode(String?.self),
+                    userID: try cells[4].decode(String?.self),
+                    registeredAt: try cells[5].decode(Int64.self),
+                    lastSeenAt: try cells[6].decode(Int64.self),
+                    invalidatedAt: try cells[7].decode(Int64?.self),
+                    invalidationReason: try cells[8].decode(String?.self)
+                )
+            )
+        }
+        return tokens.isEmpty ? nil : DeviceTokens(deviceID: deviceID, tokens: tokens)
+    }
+}
