@@ -28,19 +28,24 @@ public struct LivecastAPI: Sendable {
         /// How far ahead of the server's clock, in seconds, a client's `timestamp` may be (`422
         /// timestamp_too_far_ahead` beyond): a later one would hold back every update of its target. Defaults to 60.
         public var maximumClockSkew: Int
+        /// How long a replayed dead letter is tried again, in seconds (the dispatcher's `--retry-deadline`).
+        /// Defaults to an hour.
+        public var retryDeadlineSeconds: Int
 
         public init(
             rateLimit: RateLimit = .perKey,
             failedAuthenticationLimit: RateLimit = .failedAuthentications,
             trustedProxies: TrustedProxies = .none,
             channelLimit: Int = Channels.apnsLimit,
-            maximumClockSkew: Int = 60
+            maximumClockSkew: Int = 60,
+            retryDeadlineSeconds: Int = 3600
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
             self.trustedProxies = trustedProxies
             self.channelLimit = channelLimit
             self.maximumClockSkew = maximumClockSkew
+            self.retryDeadlineSeconds = retryDeadlineSeconds
         }
     }
 
@@ -133,6 +138,7 @@ public struct LivecastAPI: Sendable {
         self.addUpdateStatusRoutes(to: registrar)
         self.addRecordRoutes(to: registrar)
         self.addReadRoutes(to: registrar)
+        self.addDeadLetterRoutes(to: registrar)
         return (router, registrar.routes)
     }
 

@@ -10,7 +10,8 @@ struct Livecast: AsyncParsableCommand {
         abstract: "Orchestrates iOS Live Activities: tokens, broadcast channels and ordered APNs pushes.",
         subcommands: [
             DemoCommand.self, ServeCommand.self, MigrateCommand.self, ReapCommand.self, AppsCommand.self, KeysCommand.self,
-            ChannelsCommand.self, FeedsCommand.self, TokensCommand.self, ActivitiesCommand.self, DeliveriesCommand.self, EmulatorCommand.self,
+            ChannelsCommand.self, FeedsCommand.self, TokensCommand.self, ActivitiesCommand.self, DeliveriesCommand.self, DeadLettersCommand.self,
+            EmulatorCommand.self,
             SendCommand.self, PostgresCommand.self,
         ]
     )

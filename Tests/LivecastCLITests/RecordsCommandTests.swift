@@ -117,4 +117,52 @@ import Testing
         let unknown = try await ExternalProcess.run(self.livecast, ["tokens", "show", "--device-id", "phone-9"] + app)
         #expect(unknown.status != 0 && unknown.stderr.contains("no push-to-start token of device phone-9"), "\(unknown.stderr)")
     }
+
+    @Test func deadLettersAreListedAndReplayedOnce() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "cli_dead_letters")
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let (letter, updateID) = try await TestPostgres.withClient(database) { client in
+            let rows = try await client.query(
+                """
+                WITH app AS (
+                    INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
+                    VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8') RETURNING id
+                ), activity AS (
+                    INSERT INTO activities (app_id, activity_key, attributes_type) SELECT id, 'order-7', 'DeliveryAttributes' FROM app
+                    RETURNING id, app_id
+                ), token AS (
+                    INSERT INTO activity_tokens (app_id, activity_id, token, generation) SELECT app_id, id, 'abcd', 1 FROM activity RETURNING id
+                ), update AS (
+                    INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, priority, status, payload, completed_at)
+                    SELECT app_id, id, 'update', 1767225600, '{"eta":5}', 5, 'failed', '{"aps":{}}', now() FROM activity
+                    RETURNING id, app_id, activity_id
+                )
+                INSERT INTO dead_letters (app_id, update_id, target_kind, target_id, reason, attempts)
+                SELECT app_id, id, 'activity', activity_id, 'ServiceUnavailable', 7 FROM update RETURNING id, update_id
+                """
+            )
+            for try await ids in rows.decode((Int64, Int64).self) { return ids }
+            return (Int64(0), Int64(0))
+        }
+        let app = ["--bundle-id", "com.example.game", "--database-url", url]
+
+        let listed = try await ExternalProcess.run(self.livecast, ["dead-letters", "list"] + app)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(
+            listed.stdout.hasPrefix("\(letter)\tupdate \(updateID) (update)\tactivity order-7\tServiceUnavailable\t7 tries\t"),
+            "\(listed.stdout)"
+        )
+        #expect(listed.stdout.hasSuffix("\tnot replayed\n"), "\(listed.stdout)")
+
+        let replayed = try await ExternalProcess.run(self.livecast, ["dead-letters", "replay", "\(letter)"] + app)
+        #expect(replayed.status == 0 && replayed.stdout == "requeued\n", "\(replayed.stdout)\(replayed.stderr)")
+        let again = try await ExternalProcess.run(self.livecast, ["dead-letters", "replay", "\(letter)"] + app)
+        #expect(again.status != 0 && again.stderr.contains("was replayed already (requeued)"), "\(again.stderr)")
+        let relisted = try await ExternalProcess.run(self.livecast, ["dead-letters", "list"] + app)
+        #expect(relisted.stdout.hasSuffix("\treplayed: requeued\n"), "\(relisted.stdout)")
+    }
 }

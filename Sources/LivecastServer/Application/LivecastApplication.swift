@@ -59,6 +59,8 @@ public struct LivecastApplication: Sendable {
             logger: logger
         )
         let isDispatcherRunning: @Sendable () -> Bool = { dispatcher.isRunning }
+        var apiConfiguration = settings.api
+        apiConfiguration.retryDeadlineSeconds = settings.dispatch.retryDeadlineSeconds
         let api = LivecastAPI(
             database: database,
             appClients: appClients,
@@ -68,7 +70,7 @@ public struct LivecastApplication: Sendable {
                 isDispatcherRunning: settings.dispatchWorkers > 0 ? isDispatcherRunning : nil
             ),
             databaseWatch: databaseWatch,
-            configuration: settings.api,
+            configuration: apiConfiguration,
             logger: logger
         )
         let port = settings.port

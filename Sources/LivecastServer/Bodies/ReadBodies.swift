@@ -41,3 +41,45 @@ struct DeviceTokensBody: Encodable {
         }
     }
 }
+
+/// `GET /v1/apps/{bundleId}/dead-letters`.
+struct DeadLetterPageBody: Encodable {
+    let deadLetters: [DeadLetterBody]
+    /// The `after` of the next page; absent on the last.
+    let next: Int64?
+}
+
+/// One dead letter.
+struct DeadLetterBody: Encodable {
+    let id: Int64
+    let updateId: Int64
+    let event: String
+    /// `activity`, `pushToStart`, `channel`, or `feed` for a fan-out given up as a whole.
+    let targetKind: String
+    let target: String?
+    let reason: String
+    let attempts: Int
+    let lastTryAt: Int64
+    let replayedAt: Int64?
+    let replayOutcome: String?
+
+    init(_ entry: DeadLetterEntry) {
+        self.id = entry.id
+        self.updateId = entry.updateID
+        self.event = entry.event
+        self.targetKind = entry.targetKind == "push_to_start" ? "pushToStart" : entry.targetKind
+        self.target = entry.target
+        self.reason = entry.reason
+        self.attempts = entry.attempts
+        self.lastTryAt = entry.lastTryAt
+        self.replayedAt = entry.replayedAt
+        self.replayOutcome = entry.replayOutcome
+    }
+}
+
+/// `POST /v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay`.
+struct ReplayBody: Encodable {
+    let deadLetterId: Int64
+    /// `requeued`, `superseded` or `targetGone`.
+    let outcome: String
+}

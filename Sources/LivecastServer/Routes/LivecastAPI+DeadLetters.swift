@@ -1,0 +1,41 @@
+import Hummingbird
+import LivecastService
+import LivecastStore
+
+extension LivecastAPI {
+    /// `GET /v1/apps/{bundleId}/dead-letters` (backend) and `POST …/dead-letters/{deadLetterId}/replay` (operator).
+    func addDeadLetterRoutes(to routes: RouteRegistrar) {
+        routes.app(.get, "/v1/apps/{bundleId}/dead-letters", role: .backend) { request, _, scope in
+            let parameters = request.uri.queryParameters
+            let limit = Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
+            let after = try Self.integer(parameters, "after", in: 0...Int64.max)
+            let entries = try await DeadLetterEntry.list(
+                appID: scope.appID,
+                after: after,
+                limit: limit + 1,
+                client: self.database,
+                logger: self.logger
+            )
+            return try .json(
+                DeadLetterPageBody(
+                    deadLetters: entries.prefix(limit).map(DeadLetterBody.init),
+                    next: entries.count > limit ? entries[limit - 1].id : nil
+                )
+            )
+        }
+        routes.app(.post, "/v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay", role: .operator) { _, context, scope in
+            let id = try context.parameters.id("deadLetterId")
+            let replay = DeadLetterReplay(database: self.database, retryDeadlineSeconds: self.configuration.retryDeadlineSeconds, logger: self.logger)
+            let outcome: DeadLetterReplay.Outcome
+            do {
+                guard let replayed = try await replay.replay(id: id, appID: scope.appID) else {
+                    throw APIError.notFound("no dead letter \(id)", field: "deadLetterId")
+                }
+                outcome = replayed
+            } catch DeadLetterReplay.Refusal.alreadyReplayed(let earlier) {
+                throw APIError(.conflict, code: "conflict", "dead letter \(id) was replayed already (\(earlier.rawValue))", field: "deadLetterId")
+            }
+            return try .json(ReplayBody(deadLetterId: id, outcome: outcome.rawValue), status: .accepted)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Logging
+import PostgresNIO
+
+/// What the outbox finally gave up on (`dead_letters`), as an operator lists it.
+public struct DeadLetterEntry: Sendable, Hashable {
+    public var id: Int64
+    public var updateID: Int64
+    /// `start`, `update` or `end`.
+    public var event: String
+    /// `activity`, `push_to_start`, `channel`, or `feed` for a fan-out given up as a whole.
+    public var targetKind: String
+    /// The activity's id, the device token, the channel id or the feed key, when the target is still known.
+    public var target: String?
+    public var reason: String
+    public var attempts: Int
+    /// The last try (UNIX seconds).
+    public var lastTryAt: Int64
+    public var replayedAt: Int64?
+    /// `requeued`, `superseded` or `targetGone`, once replayed.
+    public var replayOutcome: String?
+
+    /// An app's dead letters, oldest first: at most `limit`, after the id `after` (a page's last) when given.
+    public static func list(appID: Int64, after: Int64?, limit: Int, client: PostgresClient, logger: Logger) async throws -> [DeadLetterEntry] {
+        let rows = try await client.query(
+            """
+            SELECT l.id, l.update_id, u.event, l.target_kind,
+                CASE l.target_kind
+                    WHEN 'activity' THEN (SELECT a.activity_key FROM activities a WHERE a.id = l.target_id)
+                    WHEN 'push_to_start' THEN (SELECT p.token FROM push_to_start_tokens p WHERE p.id = l.target_id)
+                    WHEN 'channel' THEN (SELECT c.channel_id FROM channels c WHERE c.id = l.target_id)
+                    ELSE (SELECT f.feed_key FROM feeds f WHERE f.id = u.feed_id) END,
+                l.reason, l.attempts, extract(epoch FROM l.last_try_at)::bigint, extract(epoch FROM l.replayed_at)::bigint, l.replay_outcome
+            FROM dead_letters l JOIN updates u ON u.id = l.update_id
+            WHERE l.app_id = \(appID) AND l.id > \(after ?? 0)
+            ORDER BY l.id LIMIT \(limit)
+            """,
+            logger: logger
+        )
+        var entries: [DeadLetterEntry] = []
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            entries.append(
+                DeadLetterEntry(
+                    id: try cells[0].decode(Int64.self),
+                    updateID: try cells[1].decode(Int64.self),
+                    event: try cells[2].decode(String.self),
+                    targetKind: try cells[3].decode(String.self),
+                    target: try cells[4].decode(String?.self),
+                    reason: try cells[5].decode(String.self),
+                    attempts: try cells[6].decode(Int.self),
+                    lastTryAt: try cells[7].decode(Int64.self),
+                    replayedAt: try cells[8].decode(Int64?.self),
+                    replayOutcome: try cells[9].decode(String?.self)
+                )
+            )
+        }
+        return entries
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import LivecastService
+import LivecastStore
+
+/// `livecast dead-letters list|replay`.
+struct DeadLettersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dead-letters",
+        abstract: "List what the outbox gave up on, and replay it.",
+        subcommands: [List.self, Replay.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List dead letters, oldest first: id, update, event, target, reason, tries, last try, replay."
+        )
+
+        @Option(help: "At most this many (1 to 1000).")
+        var limit: Int = 100
+
+        @OptionGroup var app: AppSelection
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func validate() throws {
+            guard (1...1000).contains(self.limit) else { throw ValidationError("--limit must be from 1 to 1000") }
+        }
+
+        func run() async throws {
+            let entries = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
+                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+                return try await DeadLetterEntry.list(appID: app.id, after: nil, limit: self.limit, client: client, logger: .disabled)
+            }
+            for entry in entries {
+                let replay = entry.replayOutcome.map { "replayed: \($0)" } ?? "not replayed"
+                print(
+                    "\(entry.id)\tupdate \(entry.updateID) (\(entry.event))\t\(entry.targetKind) \(entry.target ?? "-")\t\(entry.reason)\t"
+                        + "\(entry.attempts) tries\t\(RecordText.time(entry.lastTryAt))\t\(replay)"
+                )
+            }
+        }
+    }
+
+    struct Replay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send a dead letter again, unless its target is gone or a newer update has been accepted for it since.",
+            discussion: "Prints requeued, superseded or targetGone. A running livecast serve sends what is requeued."
+        )
+
+        @Argument(help: "The dead letter's id.")
+        var id: Int64
+
+        @Option(help: "How long the push is tried again, in seconds, as serve's (default: $LIVECAST_RETRY_DEADLINE, else 3600).")
+        var retryDeadline: Int?
+
+        @OptionGroup var app: AppSelection
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func run() async throws {
+            let settings = try self.config.settings()
+            let retryDeadline = try settings.integer(
+                self.retryDeadline,
+                env: "LIVECAST_RETRY_DEADLINE",
+                key: "retry-deadline",
+                minimum: 1,
+                default: 3600
+            )
+            let outcome = try await self.database.withClient(settings, logger: .disabled) { client in
+                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+                do {
+                    return try await DeadLetterReplay(database: client, retryDeadlineSeconds: retryDeadline, logger: .disabled)
+                        .replay(id: self.id, appID: app.id)
+                } catch DeadLetterReplay.Refusal.alreadyReplayed(let earlier) {
+                    throw ValidationError("dead letter \(self.id) was replayed already (\(earlier.rawValue))")
+                }
+            }
+            guard let outcome else { throw ValidationError("no dead letter \(self.id)") }
+            print(outcome.rawValue)
+        }
+    }
+}
