@@ -8,6 +8,14 @@ struct AppBody: Encodable {
     let teamId: String
     let keyId: String
     let priority10HourlyCap: Int?
+    /// Present while the invalidation guard holds the app's sending.
+    let sendingHeld: SendingHeld?
+
+    /// Since when (UNIX seconds) and why the app's sending is held.
+    struct SendingHeld: Encodable {
+        let since: Int64
+        let reason: String
+    }
 
     init(_ app: Apps.App) {
         self.bundleId = app.bundleID
@@ -15,6 +23,7 @@ struct AppBody: Encodable {
         self.teamId = app.teamID
         self.keyId = app.keyID
         self.priority10HourlyCap = app.priority10HourlyCap
+        self.sendingHeld = app.sendingHeld.map { SendingHeld(since: $0.since, reason: $0.reason) }
     }
 }
 

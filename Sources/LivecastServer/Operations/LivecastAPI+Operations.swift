@@ -13,7 +13,7 @@ extension LivecastAPI {
         routes.open(.get, "/ready") { _, context in
             let checks = await self.readinessChecks(logger: context.logger)
             let ready = checks.values.allSatisfy { $0 == "ok" || $0 == "not run here" }
-            let body = ReadyBody(status: ready ? "ready" : "not ready", checks: checks, detail: await self.readinessDetail())
+            let body = ReadyBody(status: ready ? "ready" : "not ready", checks: checks, detail: await self.readinessDetail(checks))
             return try .json(body, status: ready ? .ok : .serviceUnavailable)
         }
         routes.open(.get, "/openapi.yaml") { _, _ in
@@ -31,11 +31,20 @@ extension LivecastAPI {
         let detail: [String: String]
     }
 
-    /// Problems of some apps: signing keys that cannot be opened (their bundle ids are in the log, not here).
-    private func readinessDetail() async -> [String: String] {
+    /// Problems of some apps: signing keys that cannot be opened, sending held by the invalidation guard (their
+    /// bundle ids are in the log and on `GET /v1/apps/{bundleId}`, not here).
+    private func readinessDetail(_ checks: [String: String]) async -> [String: String] {
+        var detail: [String: String] = [:]
         let unusable = await self.appClients.unusableKeyCount
-        guard unusable > 0 else { return [:] }
-        return ["signingKeys": "\(unusable) app(s) have a signing key that cannot be opened; their pushes are held back (see the log)"]
+        if unusable > 0 {
+            detail["signingKeys"] = "\(unusable) app(s) have a signing key that cannot be opened; their pushes are held back (see the log)"
+        }
+        if checks["database"] == "ok", let held = try? await self.databaseWatch.guarding({ try await self.apps.heldCount() }), held > 0 {
+            detail["sendingHeld"] =
+                "\(held) app(s) held by the invalidation guard: one batch of pushes came back mostly Unregistered or BadDeviceToken "
+                + "(a wrong environment or key?); no token was invalidated; resume with POST /v1/apps/{bundleId}/sending:resume"
+        }
+        return detail
     }
 
     /// Each check's verdict: `ok`, `not run here`, or what is wrong. The database check is answered at once when

@@ -2,9 +2,18 @@ import Hummingbird
 import LivecastStore
 
 extension LivecastAPI {
-    /// `GET /v1/apps/{bundleId}` (admin): the caller's app.
+    /// `GET /v1/apps/{bundleId}` (admin): the caller's app; `POST …/sending:resume` (admin): lets it send again
+    /// after the invalidation guard held it.
     func addAppRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}", role: .admin) { _, _, scope in
+            guard let app = try await self.apps.app(id: scope.appID) else { throw APIError.notFound("no app \(scope.bundleID)") }
+            return try .json(AppBody(app))
+        }
+        routes.app(.post, "/v1/apps/{bundleId}/sending:resume", role: .admin) { _, _, scope in
+            guard try await self.apps.resumeSending(id: scope.appID) else {
+                throw APIError(.conflict, code: "conflict", "the app's sending is not held")
+            }
+            self.logger.notice("resumed an app's sending", metadata: ["app": "\(scope.bundleID)"])
             guard let app = try await self.apps.app(id: scope.appID) else { throw APIError.notFound("no app \(scope.bundleID)") }
             return try .json(AppBody(app))
         }

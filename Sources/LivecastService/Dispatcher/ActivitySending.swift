@@ -13,12 +13,13 @@ extension Dispatcher {
     /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
     /// a few statements.
     func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
-        let verdicts = try await self.database.withConnection { connection in
+        let (verdicts, guardReason) = try await self.database.withConnection { connection in
             try await self.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
                 let addresses = try await self.addresses(of: claims.map(\.activityID), on: connection)
                 return try await self.send(claims, to: addresses, client: client, bundleID: bundleID, on: connection)
             }
         }
+        if let guardReason { try await self.holdSending(appID: appID, reason: guardReason) }
         try await self.recordActivityVerdicts(verdicts, appID: appID)
     }
 
@@ -51,7 +52,7 @@ extension Dispatcher {
         client: APNsClient,
         bundleID: String,
         on connection: PostgresConnection
-    ) async throws -> [ActivityVerdict] {
+    ) async throws -> (verdicts: [ActivityVerdict], guardReason: String?) {
         var verdicts: [ActivityVerdict] = []
         var devicePushes: [(claim: ActivityClaim, tokenID: Int64, token: String)] = []
         for claim in claims {
@@ -87,9 +88,12 @@ extension Dispatcher {
             }
         )
         DispatchMetrics.record(outcomes, target: "device")
+        // When the invalidation guard trips, invalid-token answers are retried like 5xx, and no token is touched.
+        let guardReason = self.invalidationGuard.trip(outcomes)
         for (push, outcome) in zip(devicePushes, outcomes) {
-            var verdict = self.verdict(push.claim, outcome, target: push.token, targetKind: "device")
-            if outcome.classification == .tokenInvalid {
+            let held = guardReason != nil && outcome.classification == .tokenInvalid
+            var verdict = self.verdict(push.claim, outcome, target: push.token, targetKind: "device", retryingAnyway: held)
+            if outcome.classification == .tokenInvalid, !held {
                 verdict.invalidation = PageDelivery.Invalidation(
                     tokenID: push.tokenID,
                     token: push.token,
@@ -99,6 +103,6 @@ extension Dispatcher {
             }
             verdicts.append(verdict)
         }
-        return verdicts
+        return (verdicts, guardReason)
     }
 }

@@ -43,6 +43,11 @@ public struct Dispatcher: Sendable {
         /// The wait before the first retry of a push APNs asked to retry later, doubled each try up to a minute.
         /// Defaults to 2 s.
         public var firstRetryBackoff: Double
+        /// The share of one batch of pushes answered `Unregistered` or `BadDeviceToken` that holds the app's
+        /// sending instead of invalidating the tokens (the invalidation guard). Defaults to 0.5.
+        public var invalidationGuardShare: Double
+        /// The smallest batch the invalidation guard judges. Defaults to 20.
+        public var invalidationGuardMinimumBatch: Int
 
         public init(
             batchSize: Int = 500,
@@ -51,7 +56,9 @@ public struct Dispatcher: Sendable {
             fanOutAttempts: Int = 8,
             retryDeadlineSeconds: Int = 3600,
             fanOutsPerApp: Int = 2,
-            firstRetryBackoff: Double = 2
+            firstRetryBackoff: Double = 2,
+            invalidationGuardShare: Double = 0.5,
+            invalidationGuardMinimumBatch: Int = 20
         ) {
             self.batchSize = batchSize
             self.pageSize = pageSize
@@ -60,6 +67,8 @@ public struct Dispatcher: Sendable {
             self.retryDeadlineSeconds = retryDeadlineSeconds
             self.fanOutsPerApp = fanOutsPerApp
             self.firstRetryBackoff = firstRetryBackoff
+            self.invalidationGuardShare = invalidationGuardShare
+            self.invalidationGuardMinimumBatch = invalidationGuardMinimumBatch
         }
     }
 
@@ -77,6 +86,7 @@ public struct Dispatcher: Sendable {
     let clientForApp: ClientForApp
     let settings: Settings
     let retryPolicy: RetryPolicy
+    let invalidationGuard: InvalidationGuard
     let logger: Logger
 
     public init(database: PostgresClient, clientForApp: @escaping ClientForApp, settings: Settings = Settings(), logger: Logger) {
@@ -84,6 +94,7 @@ public struct Dispatcher: Sendable {
         self.clientForApp = clientForApp
         self.settings = settings
         self.retryPolicy = RetryPolicy(deadlineSeconds: settings.retryDeadlineSeconds, firstBackoff: settings.firstRetryBackoff)
+        self.invalidationGuard = InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch)
         self.logger = logger
     }
 

@@ -55,6 +55,11 @@ extension Dispatcher {
             self.logger.notice("stopped a fan-out another dispatcher took over", metadata: ["update": "\(lost.updateID)"])
         } catch is StopAtCheckpoint {
             try await self.database.withConnection { try await self.release(claimed.updateID, status: .pending, on: $0) }
+        } catch is SendingHeld {
+            // Back to the outbox at its checkpoint, with its tries counted afresh: it waits for the app to resume.
+            try await self.database.withConnection {
+                try await self.release(claimed.updateID, status: .pending, resetAttempts: true, on: $0)
+            }
         }
     }
 

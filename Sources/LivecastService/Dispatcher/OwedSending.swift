@@ -27,6 +27,7 @@ extension Dispatcher {
                 try await self.recordFailures(delivery.failures, updateIDs: updateIDs, on: connection)
                 try await self.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
             }
+            if let reason = results.guardReason { try await self.holdSending(appID: appID, reason: reason) }
             try await self.retryOwed(results.retries, on: connection)
             try await self.settleOwed(expired + results.settled, delivered: results.delivered, failed: results.failed, on: connection)
         }
@@ -41,6 +42,8 @@ extension Dispatcher {
         var retries: [(claim: OwedClaim, status: Int?, reason: String)] = []
         /// Failures and token verdicts to record, per token table.
         var deliveries: [TokenTable: PageDelivery] = [:]
+        /// Why the invalidation guard tripped on a batch, if it did.
+        var guardReason: String?
     }
 
     private func send(_ claims: [OwedClaim], client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws -> OwedResults {
@@ -97,6 +100,7 @@ extension Dispatcher {
                 bundleID: bundleID,
                 priority: first.claim.priority
             )
+            results.guardReason = results.guardReason ?? delivery.guardReason
             results.delivered += delivery.delivered.compactMap { byOwner[$0] }
             for owed in delivery.owed {
                 if let claim = byOwner[owed.id] { results.retries.append((claim, owed.status, owed.reason)) }

@@ -44,6 +44,9 @@ struct PageDelivery: Sendable {
     var invalidations: [Invalidation] = []
     /// Pushes APNs asked to retry later: carried forward, owed to their targets.
     var owed: [OwedTarget] = []
+    /// Why the invalidation guard tripped on this batch: its invalid-token answers are owed, not applied, and the
+    /// app's sending is to be held.
+    var guardReason: String?
 }
 
 /// Which table a page's tokens live in.
@@ -67,11 +70,13 @@ extension Dispatcher {
             }
         )
         DispatchMetrics.record(outcomes, target: "device")
+        delivery.guardReason = self.invalidationGuard.trip(outcomes)
         for (target, outcome) in zip(targets, outcomes) {
             switch outcome.classification {
             case .delivered:
                 delivery.delivered.append(target.ownerID)
-            case .retryLater:
+            case .retryLater,
+                .tokenInvalid where delivery.guardReason != nil:
                 delivery.owed.append(
                     OwedTarget(
                         kind: tokens.owedKind,
@@ -107,6 +112,7 @@ extension Dispatcher {
     /// Writes a page's failures (one statement), carries its owed pushes forward, and applies APNs' verdicts on the
     /// tokens it refused.
     func record(_ delivery: PageDelivery, updateID: Int64, appID: Int64, tokens: TokenTable, on connection: PostgresConnection) async throws {
+        if let reason = delivery.guardReason { try await self.holdSending(appID: appID, reason: reason) }
         try await self.owe(delivery.owed, updateID: updateID, appID: appID, on: connection)
         try await self.recordFailures(delivery.failures, updateIDs: Array(repeating: updateID, count: delivery.failures.count), on: connection)
         try await self.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)

@@ -15,7 +15,8 @@ extension Dispatcher {
     /// - Parameters:
     ///   - sendPage: Reads and sends the page after the claim's cursor; an empty page ends the walk.
     ///   - finish: What a page does once sent and recorded, before its checkpoint.
-    /// - Throws: ``StopAtCheckpoint`` on graceful shutdown, after a checkpoint.
+    /// - Throws: ``StopAtCheckpoint`` on graceful shutdown, after a checkpoint; ``SendingHeld`` after a checkpoint when
+    ///   the invalidation guard tripped on a page.
     func walkPages(
         _ claim: inout FanOutClaim,
         tokens: TokenTable,
@@ -37,6 +38,7 @@ extension Dispatcher {
                 on: connection
             )
             DispatchMetrics.fanOutProgress(page.rowIDs.count)
+            if page.delivery.guardReason != nil { throw SendingHeld() }
             if page.rowIDs.count < self.settings.pageSize { return }
             if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }
         }

@@ -66,6 +66,7 @@ extension Dispatcher {
                     LIMIT \(self.settings.batchSize)
                     FOR UPDATE SKIP LOCKED
                 ) n
+                WHERE ap.sending_held_at IS NULL
             )
             UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.id), attempts = u.attempts + 1,
                 not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
@@ -96,12 +97,14 @@ extension Dispatcher {
 
     /// What APNs' outcome means for a claimed update: sent, failed, or put back with backoff while before its
     /// deadline (after it, given up as a dead letter).
-    func verdict(_ claim: ActivityClaim, _ outcome: APNsOutcome, target: String, targetKind: String) -> ActivityVerdict {
+    /// - Parameter retryingAnyway: Retry it as APNs had asked, whatever the answer (the invalidation guard tripped).
+    func verdict(_ claim: ActivityClaim, _ outcome: APNsOutcome, target: String, targetKind: String, retryingAnyway: Bool = false) -> ActivityVerdict
+    {
         var verdict = ActivityVerdict(updateID: claim.updateID, target: target, targetKind: targetKind)
         if targetKind == "device" {
             verdict.apnsID = PushID(updateID: claim.updateID, targetKind: .activity, targetID: claim.activityID)?.uuidString
         }
-        switch outcome.classification {
+        switch retryingAnyway ? .retryLater : outcome.classification {
         case .delivered:
             verdict.status = .sent
         case .retryLater:

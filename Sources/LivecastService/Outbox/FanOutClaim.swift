@@ -38,6 +38,7 @@ extension Dispatcher {
             WITH next AS (
                 SELECT u.id FROM updates u
                 WHERE u.status IN \(unescaped: OutboxStatus.unfinishedSQL) AND u.not_before <= now() AND u.feed_id IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM apps h WHERE h.id = u.app_id AND h.sending_held_at IS NOT NULL)
                   AND NOT EXISTS (
                       SELECT 1 FROM updates e
                       WHERE e.feed_id = u.feed_id AND e.id < u.id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL))

@@ -90,6 +90,7 @@ extension Dispatcher {
                     SELECT o.id FROM owed_pushes o WHERE o.app_id = a.id AND o.not_before <= now()
                     ORDER BY o.not_before, o.id LIMIT \(self.settings.batchSize) FOR UPDATE SKIP LOCKED
                 ) n
+                WHERE a.sending_held_at IS NULL
             )
             UPDATE owed_pushes o SET claimed_by = \(self.id), not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
             FROM next, updates u

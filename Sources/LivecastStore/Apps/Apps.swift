@@ -22,6 +22,15 @@ public struct Apps: Sendable {
         public var teamID: String
         public var keyID: String
         public var priority10HourlyCap: Int?
+        /// Since when and why the invalidation guard holds its sending, if it does.
+        public var sendingHeld: SendingHold?
+    }
+
+    /// The invalidation guard's hold on an app's sending.
+    public struct SendingHold: Sendable, Hashable {
+        /// UNIX seconds.
+        public var since: Int64
+        public var reason: String
     }
 
     /// An app's signing credentials, opened: what its provider tokens are signed with. Never logged.
@@ -132,21 +141,17 @@ public struct Apps: Sendable {
 
     /// Every app, by bundle id and environment.
     public func list() async throws -> [App] {
-        try await self.apps(
-            "SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps ORDER BY bundle_id, environment"
-        )
+        try await self.apps("SELECT \(unescaped: Self.columns) FROM apps ORDER BY bundle_id, environment")
     }
 
     /// One app by id, or `nil`.
     public func app(id: Int64) async throws -> App? {
-        try await self.apps("SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps WHERE id = \(id)").first
+        try await self.apps("SELECT \(unescaped: Self.columns) FROM apps WHERE id = \(id)").first
     }
 
     /// The apps with a bundle id: one per environment it is registered in.
     public func apps(bundleID: String) async throws -> [App] {
-        try await self.apps(
-            "SELECT id, bundle_id, environment, team_id, key_id, priority10_hourly_cap FROM apps WHERE bundle_id = \(bundleID) ORDER BY environment"
-        )
+        try await self.apps("SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID) ORDER BY environment")
     }
 
     /// Removes an app with everything it holds (tokens, activities, feeds, channel records, updates, API keys).
@@ -158,11 +163,36 @@ public struct Apps: Sendable {
         return false
     }
 
+    /// Lets an app whose sending the invalidation guard held send again; what it owes goes out.
+    /// - Returns: Whether its sending was held.
+    public func resumeSending(id: Int64) async throws -> Bool {
+        let rows = try await self.client.query(
+            "UPDATE apps SET sending_held_at = NULL, sending_held_reason = NULL WHERE id = \(id) AND sending_held_at IS NOT NULL RETURNING id",
+            logger: self.logger
+        )
+        for try await _ in rows.decode(Int64.self) { return true }
+        return false
+    }
+
+    /// How many apps' sending the invalidation guard holds.
+    public func heldCount() async throws -> Int {
+        let rows = try await self.client.query("SELECT count(*)::int FROM apps WHERE sending_held_at IS NOT NULL", logger: self.logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    private static let columns =
+        "id, bundle_id, environment, team_id, key_id, priority10_hourly_cap, extract(epoch FROM sending_held_at)::bigint, sending_held_reason"
+
     private func apps(_ query: PostgresQuery) async throws -> [App] {
         let rows = try await self.client.query(query, logger: self.logger)
         var apps: [App] = []
-        for try await (id, bundleID, environment, teamID, keyID, cap) in rows.decode((Int64, String, String, String, String, Int?).self) {
-            apps.append(App(id: id, bundleID: bundleID, environment: environment, teamID: teamID, keyID: keyID, priority10HourlyCap: cap))
+        for try await (id, bundleID, environment, teamID, keyID, cap, heldSince, heldReason) in rows.decode(
+            (Int64, String, String, String, String, Int?, Int64?, String?).self
+        ) {
+            var app = App(id: id, bundleID: bundleID, environment: environment, teamID: teamID, keyID: keyID, priority10HourlyCap: cap)
+            if let heldSince { app.sendingHeld = SendingHold(since: heldSince, reason: heldReason ?? "") }
+            apps.append(app)
         }
         return apps
     }

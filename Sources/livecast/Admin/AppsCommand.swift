@@ -10,7 +10,7 @@ struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
         abstract: "Add, list and remove apps (a bundle id in one APNs environment, with its signing key).",
-        subcommands: [Add.self, List.self, Remove.self]
+        subcommands: [Add.self, List.self, Remove.self, Resume.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -81,7 +81,10 @@ struct AppsCommand: AsyncParsableCommand {
             let apps = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
                 try await Apps(client: client, masterKey: nil, logger: .disabled).list()
             }
-            for app in apps { print("\(app.bundleID)\t\(app.environment)\t\(app.teamID)\t\(app.keyID)") }
+            for app in apps {
+                let held = app.sendingHeld.map { "\tsending held: \($0.reason)" } ?? ""
+                print("\(app.bundleID)\t\(app.environment)\t\(app.teamID)\t\(app.keyID)\(held)")
+            }
         }
     }
 
@@ -102,6 +105,30 @@ struct AppsCommand: AsyncParsableCommand {
                 return app
             }
             print("removed \(app.bundleID) (\(app.environment))")
+        }
+    }
+
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Let an app send again after the invalidation guard held it (apps list shows why it was held).",
+            discussion: """
+                The guard holds an app when one batch of its pushes comes back mostly Unregistered or BadDeviceToken: a \
+                wrong environment or signing key, not users uninstalling. No token was invalidated and the pushes stay \
+                owed: fix the cause, then resume, and they go out.
+                """
+        )
+
+        @OptionGroup var app: AppSelection
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var config: ConfigFileOption
+
+        func run() async throws {
+            let (app, wasHeld) = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
+                let apps = Apps(client: client, masterKey: nil, logger: .disabled)
+                let app = try await self.app.app(in: apps)
+                return (app, try await apps.resumeSending(id: app.id))
+            }
+            print(wasHeld ? "resumed \(app.bundleID) (\(app.environment))" : "\(app.bundleID) (\(app.environment)) was not held")
         }
     }
 }

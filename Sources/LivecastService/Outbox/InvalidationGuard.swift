@@ -1,0 +1,40 @@
+import APNs
+import Metrics
+import PostgresNIO
+
+/// Guards tokens against a mass invalidation that is not one: when an unusual share of one batch of an app's
+/// pushes comes back `Unregistered` or `BadDeviceToken`, the sign of a wrong environment or signing key rather than
+/// of users uninstalling, none of those tokens is invalidated (their pushes stay owed) and the app's sending is
+/// held (`apps.sending_held_at`) until an operator resumes it. Credential answers (`403`, such as
+/// `BadEnvironmentKeyInToken`) never invalidate a token in any case.
+struct InvalidationGuard: Sendable {
+    /// The share of a batch answered as invalid tokens that trips the guard.
+    var share: Double
+    /// Batches smaller than this never trip it: a few uninstalls in a small batch are normal.
+    var minimumBatch: Int
+
+    /// Why a batch's answers trip the guard, or `nil` when they look like ordinary churn.
+    func trip(_ outcomes: [APNsOutcome]) -> String? {
+        guard outcomes.count >= self.minimumBatch else { return nil }
+        let invalid = outcomes.filter { $0.classification == .tokenInvalid }
+        guard !invalid.isEmpty, Double(invalid.count) >= self.share * Double(outcomes.count) else { return nil }
+        let reasons = Set(invalid.map { $0.reason?.rawValue ?? "\($0.status ?? 0)" }).sorted().joined(separator: ", ")
+        return "\(invalid.count) of \(outcomes.count) pushes in one batch were answered \(reasons): a wrong environment or key?"
+    }
+}
+
+/// The guard tripped in a fan-out: it stops at its checkpoint and goes back to the outbox, held with its app.
+struct SendingHeld: Error {}
+
+extension Dispatcher {
+    /// Holds an app's sending, for `reason`, until an operator resumes it; counts it in
+    /// `livecast_invalidation_guard_trips_total`.
+    func holdSending(appID: Int64, reason: String) async throws {
+        try await self.database.query(
+            "UPDATE apps SET sending_held_at = now(), sending_held_reason = \(reason) WHERE id = \(appID) AND sending_held_at IS NULL",
+            logger: self.logger
+        )
+        self.logger.error("held an app's sending: the invalidation guard tripped", metadata: ["app": "\(appID)", "reason": "\(reason)"])
+        Counter(label: "livecast_invalidation_guard_trips_total").increment()
+    }
+}
