@@ -182,6 +182,14 @@ extension APNsEmulator {
         self.state.rotateUpdateToken(deviceID: deviceID, activityID: activityID)
     }
 
+    /// Removes an activity from its device without an end, as the system or the user may; its token keeps
+    /// answering 200 and the device ignores what it gets (`activityLost`).
+    /// - Returns: Whether there was such an activity.
+    @discardableResult
+    public func loseActivity(deviceID: String, activityID: String) -> Bool {
+        self.state.loseActivity(deviceID: deviceID, activityID: activityID)
+    }
+
     /// Moves the devices' clock forward (stale and dismissal dates, the 8-hour limit).
     /// - Returns: The devices' time afterwards, in seconds since 1970.
     @discardableResult

@@ -36,6 +36,11 @@ extension EmulatorState {
         }
     }
 
+    /// Removes an activity from its device without an end; its token keeps answering 200.
+    func loseActivity(deviceID: String, activityID: String) -> Bool {
+        self.withLock { $0.fleet.loseActivity(deviceID: deviceID, activityID: activityID) }
+    }
+
     /// Moves the devices' clock forward. - Returns: the devices' time afterwards.
     func advanceClock(by seconds: Int) -> Int {
         self.withLock { contents in

@@ -89,6 +89,10 @@ public struct PushID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { self.uuidString }
 
+    /// The `apns-collapse-id` of every push-to-start of a feed: stable per device (each device gets its own push)
+    /// and feed, so a start APNs delivers twice (a retry after a lost answer) starts one activity, not two.
+    public static func startCollapseID(feedID: Int64) -> String { "livecast-start-\(feedID)" }
+
     private static func nibble(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")

@@ -69,6 +69,31 @@ import Testing
         return try await FeedStarts(client: fixture.store.client, logger: fixture.store.logger).start(request)
     }
 
+    @Test func aStartSentAgainCarriesItsCollapseIDAndStartsNoSecondActivity() async throws {
+        try await DispatchFixture.with("fanout_start_collapse") { fixture in
+            _ = try await fixture.feed("game-1")
+            let devices = try await self.devices(fixture, count: 2, osVersion: "17.5")
+            let started = try await self.start(fixture, feed: "game-1", audience: .everyone)
+            let dispatcher = fixture.dispatcher()
+            #expect(try await dispatcher.drain() == 1)
+            // As if APNs' answers had been lost: the starts are owed, and sent again.
+            try await fixture.store.client.query(
+                """
+                INSERT INTO owed_pushes (app_id, update_id, target_kind, target_id, attempts, last_reason, not_before, deadline)
+                SELECT app_id, \(started.updateID), 'push_to_start', id, 1, 'ConnectionLost', now(), now() + interval '1 hour'
+                FROM push_to_start_tokens
+                """
+            )
+            #expect(try await dispatcher.drain() == devices.count)
+            for device in devices {
+                #expect(fixture.shown(device.id).count == 1, "a second activity started")
+                let ignored = fixture.emulator.emulator.device(id: device.id)?.ignoredPushes ?? []
+                #expect(ignored.map(\.reason) == [.duplicateStart])
+                #expect(ignored.first?.detail?.hasPrefix("livecast-start-") == true)
+            }
+        }
+    }
+
     @Test func aGameReachesChannelAndTokenFollowersInOrderAndEnds() async throws {
         try await DispatchFixture.with("fanout_game") { fixture in
             let channelID = try #require(try await fixture.feed("game-1", channelPolicy: 0))

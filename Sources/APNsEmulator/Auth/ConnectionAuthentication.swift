@@ -21,11 +21,13 @@ struct ConnectionAuthentication {
     ///   - trustedKeys: The keys the emulator trusts, by ``ProviderToken/keyName(teamID:keyID:)``.
     ///   - now: The current time in seconds since 1970.
     /// - Returns: `true` when this is the first request on the connection to authenticate.
-    /// - Throws: `MissingProviderToken`, `InvalidProviderToken`, `ExpiredProviderToken`, `UnrelatedKeyIdInToken`
-    ///   (403) or `TooManyProviderTokenUpdates` (429).
+    ///   - environment: The emulator's environment: a key trusted only for the other is refused.
+    /// - Throws: `MissingProviderToken`, `InvalidProviderToken`, `ExpiredProviderToken`, `UnrelatedKeyIdInToken`,
+    ///   `BadEnvironmentKeyIdInToken` (403) or `TooManyProviderTokenUpdates` (429).
     mutating func authenticate(
         authorization: String?,
         trustedKeys: [String: TrustedKey],
+        environment: String,
         now: Int
     ) throws(APNsFailure) -> Bool {
         guard let authorization, authorization.lowercased().hasPrefix("bearer "),
@@ -39,6 +41,11 @@ struct ConnectionAuthentication {
             token = current.token
         } else {
             token = try ProviderToken.verify(jwt, trustedKeys: trustedKeys)
+        }
+        if let keyEnvironment = trustedKeys[ProviderToken.keyName(teamID: token.teamID, keyID: token.keyID)]?.environment,
+            keyEnvironment != environment
+        {
+            throw APNsFailure(403, "BadEnvironmentKeyIdInToken")
         }
         guard now - token.issuedAt <= Self.maximumTokenAge else {
             throw APNsFailure(403, "ExpiredProviderToken")

@@ -9,16 +9,21 @@ public struct TrustedKey: Sendable {
     public var keyID: String
     /// The public key that verifies the token's signature.
     public var publicKey: P256.Signing.PublicKey
+    /// The one environment (`sandbox` or `production`) the key is for; on the other, its tokens are answered
+    /// `403 BadEnvironmentKeyIdInToken`. `nil`: both. Defaults to `nil`.
+    public var environment: String?
 
     /// Creates a trusted key from its public key.
     /// - Parameters:
     ///   - teamID: The team id tokens carry as `iss`.
     ///   - keyID: The key id tokens carry as `kid`.
     ///   - publicKey: The public key.
-    public init(teamID: String, keyID: String, publicKey: P256.Signing.PublicKey) {
+    ///   - environment: The one environment the key is for. Defaults to both.
+    public init(teamID: String, keyID: String, publicKey: P256.Signing.PublicKey, environment: String? = nil) {
         self.teamID = teamID
         self.keyID = keyID
         self.publicKey = publicKey
+        self.environment = environment
     }
 
     /// Creates a trusted key from PEM text: a `.p8` private key (PKCS#8) or a public key.

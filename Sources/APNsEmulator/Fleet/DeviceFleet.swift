@@ -67,8 +67,17 @@ struct DeviceFleet {
     ///   - token: The device token from the path.
     ///   - isPriority10: Whether the push had priority 10 (also APNs' default).
     ///   - pushID: The push's `apns-id`.
+    ///   - collapseID: The push's `apns-collapse-id`: a start with the collapse id of an activity the device shows
+    ///     is a repeat.
     ///   - context: The device clock and rules.
-    mutating func deliver(_ body: [UInt8], toToken token: String, isPriority10: Bool, pushID: String, context: DeliveryContext) {
+    mutating func deliver(
+        _ body: [UInt8],
+        toToken token: String,
+        isPriority10: Bool,
+        pushID: String,
+        collapseID: String? = nil,
+        context: DeliveryContext
+    ) {
         guard let owner = self.owners[token] else { return }
         let deviceIndex: Int
         switch owner {
@@ -83,7 +92,7 @@ struct DeviceFleet {
         }
         switch owner {
         case .pushToStart(let device, let attributesType):
-            self.start(payload, device: device, attributesType: attributesType, pushID: pushID, context: context)
+            self.start(payload, device: device, attributesType: attributesType, pushID: pushID, collapseID: collapseID, context: context)
         case .activity(let device, let activity):
             self.devices[device].activities[activity].apply(payload, pushID: pushID, now: context.now)
         }
@@ -131,6 +140,17 @@ struct DeviceFleet {
         return new
     }
 
+    /// Removes an activity from its device without an end, as the system or the user may, while its token keeps
+    /// answering 200 (the "APNs said 200 and the phone did not change" case).
+    /// - Returns: Whether there was such an activity.
+    mutating func loseActivity(deviceID: String, activityID: String) -> Bool {
+        guard let index = self.deviceIndexByID[deviceID],
+            let activityIndex = self.devices[index].activities.firstIndex(where: { $0.id == activityID })
+        else { return false }
+        self.devices[index].activities[activityIndex].isLost = true
+        return true
+    }
+
     /// The device with this id.
     func device(id: String) -> SimulatedDevice? {
         self.deviceIndexByID[id].map { self.devices[$0] }
@@ -138,10 +158,22 @@ struct DeviceFleet {
 
     // MARK: - Starting activities
 
-    private mutating func start(_ payload: LiveActivityPayload, device: Int, attributesType: String, pushID: String, context: DeliveryContext) {
+    private mutating func start(
+        _ payload: LiveActivityPayload,
+        device: Int,
+        attributesType: String,
+        pushID: String,
+        collapseID: String?,
+        context: DeliveryContext
+    ) {
         let owner = TokenOwner.pushToStart(device: device, attributesType: attributesType)
         guard payload.event == .start else {
             return self.ignore(.notAStart, payload, owner: owner, now: context.now)
+        }
+        if let collapseID,
+            self.devices[device].activities.contains(where: { $0.startCollapseID == collapseID && !$0.isDismissed(at: context.now) })
+        {
+            return self.ignore(.duplicateStart, payload, detail: collapseID, owner: owner, now: context.now)
         }
         do {
             _ = try payload.validated(for: .device)
@@ -177,6 +209,7 @@ struct DeviceFleet {
             appliedPushes: 0
         )
         activity.lastPushID = pushID
+        activity.startCollapseID = collapseID
         let activityIndex = self.devices[device].activities.count
         self.devices[device].activities.append(activity)
         if let updateToken {

@@ -28,6 +28,8 @@ public struct ActivitySnapshot: Sendable, Hashable, Codable {
         case ended
         /// Gone from the Lock Screen.
         case dismissed
+        /// Gone without an end (the system or the user removed it) while its token still answers 200.
+        case lost
     }
 
     public var id: String
@@ -67,7 +69,7 @@ extension SimulatedActivity {
     func snapshot(now: Int) -> ActivitySnapshot {
         let end = self.end(at: now)
         let state: ActivitySnapshot.State =
-            self.isDismissed(at: now) ? .dismissed : (end != nil ? .ended : .active)
+            self.isLost ? .lost : self.isDismissed(at: now) ? .dismissed : (end != nil ? .ended : .active)
         return ActivitySnapshot(
             id: self.id,
             attributesType: self.attributesType,

@@ -28,6 +28,12 @@ public struct IgnoredPush: Sendable, Hashable, Codable {
         public static let malformedPayload = Reason(rawValue: "malformedPayload")
         /// The device's hourly budget of priority-10 pushes is spent.
         public static let priorityBudgetExceeded = Reason(rawValue: "priorityBudgetExceeded")
+        /// The activity is gone from the device (the system or the user removed it) while its token still answers
+        /// 200: the push reached APNs and changed nothing.
+        public static let activityLost = Reason(rawValue: "activityLost")
+        /// A start with the `apns-collapse-id` of an activity the device already shows: a repeated start, not a
+        /// second activity.
+        public static let duplicateStart = Reason(rawValue: "duplicateStart")
     }
 
     /// Why.

@@ -33,6 +33,10 @@ struct SimulatedActivity {
     /// The request id (`apns-id`, or a broadcast's `apns-request-id`) of the last push applied, the start's
     /// included.
     var lastPushID: String?
+    /// The `apns-collapse-id` of the start that created it.
+    var startCollapseID: String?
+    /// Removed from the device without an end, while its token still answers 200.
+    var isLost = false
 
     /// When the activity ended (explicitly, or by the 8-hour limit), if it has by `now`.
     func end(at now: Int) -> Int? {
@@ -43,6 +47,7 @@ struct SimulatedActivity {
 
     /// Whether the activity has left the Lock Screen by `now`.
     func isDismissed(at now: Int) -> Bool {
+        if self.isLost { return true }
         guard let end = self.end(at: now) else { return false }
         return now >= (self.dismissAt ?? end + Self.maximumDismissalDelay)
     }
@@ -50,6 +55,9 @@ struct SimulatedActivity {
     /// Applies an update or end, or records why it was ignored.
     /// - Parameter pushID: The push's request id, remembered when the push is applied.
     mutating func apply(_ payload: LiveActivityPayload, pushID: String?, now: Int) {
+        if self.isLost {
+            return self.ignore(.activityLost, payload, now: now)
+        }
         if self.isDismissed(at: now) {
             return self.ignore(.afterDismissal, payload, now: now)
         }

@@ -11,6 +11,7 @@ import NIOCore
 /// | `GET /emulator/devices/{id}` | | DeviceSnapshot |
 /// | `POST /emulator/devices/{id}/push-to-start-tokens/{type}/rotate` | | `{"token"}` |
 /// | `POST /emulator/devices/{id}/activities/{activityId}/rotate-token` | | `{"token"}` |
+/// | `POST /emulator/devices/{id}/activities/{activityId}/lose` | | the device: the activity is gone, its token still answers 200 |
 /// | `GET`, `PUT /emulator/faults` | FaultPlan | FaultPlan |
 /// | `GET /emulator/clock`, `POST /emulator/clock` | `{"advanceSeconds": n}` | `{"now": seconds}` |
 /// | `GET /emulator/channels` | | `{"channels": [...]}` |
@@ -37,6 +38,11 @@ struct ControlPlane: Sendable {
         case ("POST", let path) where path.count == 5 && path[0] == "devices" && path[2] == "activities" && path[4] == "rotate-token":
             let token = self.state.rotateUpdateToken(deviceID: path[1], activityID: path[3])
             return token.map { .json(["token": $0]) } ?? Self.error(404, "not_found", "no such token-based activity")
+        case ("POST", let path) where path.count == 5 && path[0] == "devices" && path[2] == "activities" && path[4] == "lose":
+            guard self.state.loseActivity(deviceID: path[1], activityID: path[3]), let device = self.state.device(id: path[1]) else {
+                return Self.error(404, "not_found", "no such activity")
+            }
+            return .json(device)
         case ("GET", ["faults"]):
             return .json(self.state.faults)
         case ("PUT", ["faults"]):

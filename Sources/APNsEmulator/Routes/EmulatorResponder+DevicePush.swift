@@ -51,6 +51,7 @@ extension EmulatorResponder {
                         toToken: token,
                         isPriority10: (priority ?? 10) == 10,
                         pushID: apnsID,
+                        collapseID: collapseID,
                         context: contents.deliveryContext(priority10Budget: budget)
                     )
                 }

@@ -74,6 +74,7 @@ struct EmulatorResponder: Sendable {
             isFirstAuthentication = try authentication.authenticate(
                 authorization: request.headers.first(name: "authorization"),
                 trustedKeys: self.state.trustedKeys,
+                environment: self.state.configuration.environment,
                 now: EmulatorState.wallClock
             )
         } catch {

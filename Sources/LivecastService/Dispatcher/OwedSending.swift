@@ -64,7 +64,12 @@ extension Dispatcher {
                     token: token,
                     payload: claim.payload,
                     ownerID: claim.id,
-                    pushID: PushID(updateID: claim.updateID, targetKind: claim.kind == .activity ? .activity : .pushToStart, targetID: claim.targetID)
+                    pushID: PushID(
+                        updateID: claim.updateID,
+                        targetKind: claim.kind == .activity ? .activity : .pushToStart,
+                        targetID: claim.targetID
+                    ),
+                    collapseID: claim.kind == .pushToStart ? claim.feedID.map(PushID.startCollapseID(feedID:)) : nil
                 )
                 devicePushes.append((claim, target, table))
             case .channel:

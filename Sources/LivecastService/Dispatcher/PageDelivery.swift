@@ -13,6 +13,8 @@ struct PageTarget: Sendable {
     var ownerID: Int64
     /// The push's `apns-id`, which names its update and target (``PushID``).
     var pushID: PushID?
+    /// `apns-collapse-id`: a start's, stable per device and feed (``PushID/startCollapseID(feedID:)``).
+    var collapseID: String?
     /// An iOS 18 device's start on the feed's channel.
     var usesChannelPayload = false
 }
@@ -66,7 +68,14 @@ extension Dispatcher {
         delivery.delivered.reserveCapacity(targets.count)
         let outcomes = await client.send(
             targets.map {
-                DevicePush(deviceToken: $0.token, bundleID: bundleID, payload: $0.payload, priority: priority, apnsID: $0.pushID?.uuidString)
+                DevicePush(
+                    deviceToken: $0.token,
+                    bundleID: bundleID,
+                    payload: $0.payload,
+                    priority: priority,
+                    apnsID: $0.pushID?.uuidString,
+                    collapseID: $0.collapseID
+                )
             }
         )
         DispatchMetrics.record(outcomes, target: "device")

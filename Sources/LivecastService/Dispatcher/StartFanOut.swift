@@ -20,6 +20,7 @@ extension Dispatcher {
                     payload: $0.onIOS18 ? channelPayload ?? claim.payload : claim.payload,
                     ownerID: $0.tokenRowID,
                     pushID: PushID(updateID: claim.updateID, targetKind: .pushToStart, targetID: $0.tokenRowID),
+                    collapseID: PushID.startCollapseID(feedID: claim.feedID),
                     usesChannelPayload: $0.onIOS18 && channelPayload != nil
                 )
             }

@@ -37,6 +37,8 @@ struct OwedClaim: Sendable {
     var event: LiveActivityEvent
     var payload: [UInt8]
     var priority: Int
+    /// The update's feed, if it is a feed's.
+    var feedID: Int64?
 
     /// This push given up for `reason`.
     func deadLetter(reason: String) -> DeadLetter {
@@ -97,12 +99,12 @@ extension Dispatcher {
             WHERE o.id = next.id AND u.id = o.update_id
             RETURNING o.id, o.app_id, o.update_id, o.target_kind, o.target_id, o.attempts, o.last_reason, o.deadline <= now(), u.event,
                 CASE WHEN o.target_kind = 'channel' OR o.channel_payload THEN coalesce(u.channel_payload, u.payload) ELSE u.payload END,
-                u.priority::int
+                u.priority::int, u.feed_id
             """,
             logger: self.logger
         )
         var claims: [OwedClaim] = []
-        for try await row in rows.decode((Int64, Int64, Int64, String, Int64, Int, String, Bool, String, String, Int).self) {
+        for try await row in rows.decode((Int64, Int64, Int64, String, Int64, Int, String, Bool, String, String, Int, Int64?).self) {
             claims.append(
                 OwedClaim(
                     id: row.0,
@@ -115,7 +117,8 @@ extension Dispatcher {
                     pastDeadline: row.7,
                     event: LiveActivityEvent(rawValue: row.8) ?? .update,
                     payload: Array(row.9.utf8),
-                    priority: row.10
+                    priority: row.10,
+                    feedID: row.11
                 )
             )
         }
