@@ -31,6 +31,9 @@ public struct LivecastAPI: Sendable {
         /// How long a replayed dead letter is tried again, in seconds (the dispatcher's `--retry-deadline`).
         /// Defaults to an hour.
         public var retryDeadlineSeconds: Int
+        /// Seconds after a feed's start within which the device's app should register the started activity; a
+        /// feed counts the starts past it with none (`starts.unregistered`). Defaults to 300.
+        public var startRegistrationTimeout: Int
 
         public init(
             rateLimit: RateLimit = .perKey,
@@ -38,7 +41,8 @@ public struct LivecastAPI: Sendable {
             trustedProxies: TrustedProxies = .none,
             channelLimit: Int = Channels.apnsLimit,
             maximumClockSkew: Int = 60,
-            retryDeadlineSeconds: Int = 3600
+            retryDeadlineSeconds: Int = 3600,
+            startRegistrationTimeout: Int = Feeds.defaultRegistrationTimeout
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
@@ -46,6 +50,7 @@ public struct LivecastAPI: Sendable {
             self.channelLimit = channelLimit
             self.maximumClockSkew = maximumClockSkew
             self.retryDeadlineSeconds = retryDeadlineSeconds
+            self.startRegistrationTimeout = startRegistrationTimeout
         }
     }
 

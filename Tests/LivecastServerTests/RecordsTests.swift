@@ -196,6 +196,71 @@ import Testing
         }
     }
 
+    @Test func aFeedCountsTheStartsWhoseActivityWasNeverRegistered() async throws {
+        try await EmulatorFixture.with { emulator in
+            let apns = try emulator.makeClient()
+            defer { Task { await apns.shutdown() } }
+            try await APIFixture.with("records_unregistered_starts", emulator: emulator, configuration: .init(startRegistrationTimeout: 1)) {
+                fixture,
+                client in
+                let dispatcher = Dispatcher(
+                    database: fixture.client,
+                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                    logger: fixture.store.logger
+                )
+                let app = "/v1/apps/com.example.game"
+                let backend = fixture.key(.backend)
+                _ = try await client.send(
+                    .put,
+                    "\(app)/feeds/game-1",
+                    key: fixture.key(.operator),
+                    body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
+                )
+                var devices: [DeviceSnapshot] = []
+                for _ in 0..<3 {
+                    let device = try emulator.emulator.addDevice(
+                        bundleID: EmulatorFixture.bundleID,
+                        osVersion: "17.5",
+                        pushToStartTokens: ["GameAttributes": ""]
+                    )
+                    _ = try await client.send(
+                        .put,
+                        "\(app)/push-to-start-tokens/\(device.id)/GameAttributes",
+                        key: backend,
+                        body: #"{"token": "\#(device.pushToStartTokens["GameAttributes"]!)", "osVersion": "17.5"}"#
+                    )
+                    devices.append(device)
+                }
+                let start = try await client.send(
+                    .post,
+                    "\(app)/feeds/game-1/start",
+                    key: backend,
+                    body: #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}}"#
+                )
+                #expect(start.status == .accepted, "\(start.text)")
+                #expect(try await dispatcher.drain() == 1)
+                // Only the first device's app reports its activity.
+                let activity = try #require(emulator.emulator.device(id: devices[0].id)?.activities.first)
+                let registered = try await client.send(
+                    .put,
+                    "\(app)/activities/\(activity.id)",
+                    key: backend,
+                    body:
+                        #"{"attributesType": "GameAttributes", "feed": "game-1", "deviceId": "\#(devices[0].id)", "pushToken": "\#(activity.updateToken ?? "")"}"#
+                )
+                #expect(registered.status == .created, "\(registered.text)")
+                let early = try await client.send(.get, "\(app)/feeds/game-1", key: fixture.key(.operator))
+                #expect(early.json["starts"]?["sent"]?.intValue == 3)
+                try await Task.sleep(for: .milliseconds(1500))
+                let late = try await client.send(.get, "\(app)/feeds/game-1", key: fixture.key(.operator))
+                #expect(late.json["starts"]?["sent"]?.intValue == 3)
+                #expect(late.json["starts"]?["unregistered"]?.intValue == 2, "\(late.text)")
+                let listed = try await client.send(.get, "\(app)/feeds", key: fixture.key(.operator))
+                #expect(Self.items(listed.json["feeds"]).first?["starts"]?["unregistered"]?.intValue == 2)
+            }
+        }
+    }
+
     @Test func badQueriesAreRefusedAndForeignIDsFindNothing() async throws {
         try await APIFixture.with("records_queries") { fixture, client in
             let backend = fixture.key(.backend)

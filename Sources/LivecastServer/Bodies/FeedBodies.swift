@@ -33,6 +33,7 @@ struct FeedResponseBody: Encodable {
     let channelId: String?
     let followers: Followers
     let lastUpdate: LastUpdate?
+    let starts: Starts
 
     /// Running activities following the feed.
     struct Followers: Encodable {
@@ -40,6 +41,13 @@ struct FeedResponseBody: Encodable {
         let token: Int
         /// On the feed's channel.
         let channel: Int
+    }
+
+    /// Devices the feed's starts went to, and how many of their apps never registered the started activity.
+    struct Starts: Encodable {
+        let sent: Int
+        /// Started longer ago than the registration timeout with no activity registered for the feed.
+        let unregistered: Int
     }
 
     /// The feed's latest start, update or end.
@@ -62,6 +70,7 @@ struct FeedResponseBody: Encodable {
         self.staleAfterSeconds = feed.staleAfterSeconds
         self.channelId = feed.channelID
         self.followers = Followers(token: feed.tokenFollowers, channel: feed.channelFollowers)
+        self.starts = Starts(sent: feed.startsSent, unregistered: feed.startsUnregistered)
         self.lastUpdate = feed.lastUpdate.map {
             LastUpdate(updateId: $0.updateID, event: $0.event, status: $0.status, timestamp: $0.timestamp, acceptedAt: $0.acceptedAt)
         }

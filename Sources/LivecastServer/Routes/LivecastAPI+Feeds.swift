@@ -35,7 +35,10 @@ extension LivecastAPI {
         }
         routes.app(.get, path, role: .operator) { _, context, scope in
             let feedKey = try context.parameters.decoded("feedKey")
-            guard let feed = try await Feeds(client: self.database, logger: self.logger).get(appID: scope.appID, feedKey: feedKey) else {
+            let feeds = Feeds(client: self.database, logger: self.logger)
+            guard
+                let feed = try await feeds.get(appID: scope.appID, feedKey: feedKey, registrationTimeout: self.configuration.startRegistrationTimeout)
+            else {
                 throw APIError.notFound("no feed \(feedKey)", field: "feedKey")
             }
             return try .json(FeedResponseBody(feed))

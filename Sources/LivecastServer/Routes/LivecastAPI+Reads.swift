@@ -13,7 +13,12 @@ extension LivecastAPI {
                 try InputLimits.checkRequiredIdentifier(value, field: "after")
                 after = value
             }
-            let feeds = try await Feeds(client: self.database, logger: self.logger).list(appID: scope.appID, after: after, limit: limit + 1)
+            let feeds = try await Feeds(client: self.database, logger: self.logger).list(
+                appID: scope.appID,
+                after: after,
+                limit: limit + 1,
+                registrationTimeout: self.configuration.startRegistrationTimeout
+            )
             return try .json(
                 FeedPageBody(feeds: feeds.prefix(limit).map(FeedResponseBody.init), next: feeds.count > limit ? feeds[limit - 1].feedKey : nil)
             )

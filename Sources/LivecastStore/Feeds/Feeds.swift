@@ -54,6 +54,11 @@ public struct Feeds: Sendable {
         public var channelFollowers: Int
         /// Its latest start, update or end, if it had one.
         public var lastUpdate: LastUpdate?
+        /// Devices its starts were sent to (pushes APNs refused aside).
+        public var startsSent: Int = 0
+        /// Of those, devices whose app has not registered the started activity with the feed, though the start
+        /// went out longer ago than the registration timeout: the "9 of 14 starts got no token back" failure.
+        public var startsUnregistered: Int = 0
 
         /// A feed's latest update, in short.
         public struct LastUpdate: Sendable, Hashable {
@@ -137,27 +142,50 @@ public struct Feeds: Sendable {
         return (feed, created)
     }
 
-    /// A feed with its channel, follower counts and last update, or `nil`.
-    public func get(appID: Int64, feedKey: String) async throws -> Feed? {
-        try await self.feeds(appID: appID, only: feedKey, after: nil, limit: 1).first
+    /// How long after a start its device's app has to register the activity before the start counts as
+    /// unregistered (``Feed/startsUnregistered``), unless a read says otherwise: 5 minutes.
+    public static let defaultRegistrationTimeout = 300
+
+    /// A feed with its channel, follower counts, last update and starts, or `nil`.
+    /// - Parameter registrationTimeout: Seconds after which a start with no registered activity counts as
+    ///   unregistered.
+    public func get(appID: Int64, feedKey: String, registrationTimeout: Int = Self.defaultRegistrationTimeout) async throws -> Feed? {
+        try await self.feeds(appID: appID, only: feedKey, after: nil, limit: 1, registrationTimeout: registrationTimeout).first
     }
 
-    /// The app's feeds in key order, each as ``get(appID:feedKey:)`` reads it: at most `limit`, after the key
-    /// `after` (a page's last) when one is given.
-    public func list(appID: Int64, after: String? = nil, limit: Int = .max) async throws -> [Feed] {
-        try await self.feeds(appID: appID, only: nil, after: after, limit: limit)
+    /// The app's feeds in key order, each as ``get(appID:feedKey:registrationTimeout:)`` reads it: at most `limit`,
+    /// after the key `after` (a page's last) when one is given.
+    public func list(
+        appID: Int64,
+        after: String? = nil,
+        limit: Int = .max,
+        registrationTimeout: Int = Self.defaultRegistrationTimeout
+    ) async throws -> [Feed] {
+        try await self.feeds(appID: appID, only: nil, after: after, limit: limit, registrationTimeout: registrationTimeout)
     }
 
-    private func feeds(appID: Int64, only feedKey: String?, after: String?, limit: Int) async throws -> [Feed] {
+    private func feeds(appID: Int64, only feedKey: String?, after: String?, limit: Int, registrationTimeout: Int) async throws -> [Feed] {
         let rows = try await self.client.query(
             """
             SELECT f.id, f.feed_key, f.attributes_type, f.attributes, f.content_state, f.state, f.last_timestamp, f.stale_after_seconds,
                 (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = 'active'),
                 (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NULL),
                 (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NOT NULL),
-                u.id, u.event, u.status, u.timestamp, extract(epoch FROM u.created_at)::bigint
+                u.id, u.event, u.status, u.timestamp, extract(epoch FROM u.created_at)::bigint,
+                coalesce(s.sent, 0), coalesce(s.unregistered, 0)
             FROM feeds f
             LEFT JOIN LATERAL (SELECT * FROM updates u WHERE u.feed_id = f.id ORDER BY u.id DESC LIMIT 1) u ON true
+            LEFT JOIN LATERAL (
+                SELECT count(*)::int AS sent,
+                    count(*) FILTER (
+                        WHERE s.started_at < now() - make_interval(secs => \(registrationTimeout))
+                          AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.feed_id = f.id AND a.device_id = s.device_id))::int AS unregistered
+                FROM feed_starts s
+                WHERE s.feed_id = f.id
+                  AND NOT EXISTS (
+                      SELECT 1 FROM deliveries d JOIN push_to_start_tokens p ON p.app_id = f.app_id AND p.token = d.target
+                      WHERE d.update_id = s.update_id AND d.target_kind = 'device' AND p.device_id = s.device_id)
+            ) s ON true
             WHERE f.app_id = \(appID) AND (\(feedKey)::text IS NULL OR f.feed_key = \(feedKey))
               AND (\(after)::text IS NULL OR f.feed_key > \(after))
             ORDER BY f.feed_key LIMIT \(min(limit, Int(Int32.max)))
@@ -190,7 +218,9 @@ public struct Feeds: Sendable {
                     channelID: try cells[8].decode(String?.self),
                     tokenFollowers: try cells[9].decode(Int.self),
                     channelFollowers: try cells[10].decode(Int.self),
-                    lastUpdate: lastUpdate
+                    lastUpdate: lastUpdate,
+                    startsSent: try cells[16].decode(Int.self),
+                    startsUnregistered: try cells[17].decode(Int.self)
                 )
             )
         }

@@ -49,6 +49,7 @@ struct FeedsCommand: AsyncParsableCommand {
             print("attributes: \(feed.attributes.text)")
             print("content state: \(feed.contentState?.text ?? "-")")
             print("last timestamp: \(feed.lastTimestamp.map(String.init) ?? "-")")
+            print("starts: \(feed.startsSent) sent, \(feed.startsUnregistered) with no activity registered after 5 minutes")
         }
     }
 

@@ -7,7 +7,7 @@ import Foundation
 /// `master-key-file`, `apns-push-url`, `apns-management-url`, `apns-ca-file`, `rate-limit`, `rate-burst`,
 /// `max-clock-skew`, `http-idle-timeout`, `http-read-timeout`, `statement-timeout`, `database-wait-timeout`,
 /// `dispatch-workers`, `retry-deadline`, `reap-interval`, `stale-grace`, `lifetime-margin`, `channel-retirement-delay`,
-/// `token-expiry-days`.
+/// `token-expiry-days`, `start-registration-timeout`.
 struct Settings {
     private let file: [String: String]
     private let environment: [String: String]

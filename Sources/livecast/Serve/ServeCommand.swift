@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
             metrics-listen, trusted-proxies, master-key-file, apns-push-url, apns-management-url, apns-ca-file, \
             rate-limit, rate-burst, max-clock-skew, http-idle-timeout, http-read-timeout, statement-timeout, \
             database-wait-timeout, dispatch-workers, retry-deadline, reap-interval, stale-grace, lifetime-margin, \
-            channel-retirement-delay, token-expiry-days). Prints `listening on HOST:PORT` once the API accepts \
+            channel-retirement-delay, token-expiry-days, start-registration-timeout). Prints `listening on HOST:PORT` once the API accepts \
             connections and `metrics on HOST:PORT` once the metrics listener does, and exits 0 after a graceful \
             shutdown.
             """
@@ -76,6 +76,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a client's timestamp may be ahead of the server's clock (default: $LIVECAST_MAX_CLOCK_SKEW, else 60).")
     var maxClockSkew: Int?
 
+    @Option(
+        help:
+            "Seconds after a feed's start within which the device's app should register the activity; a feed counts the starts past it with none (default: $LIVECAST_START_REGISTRATION_TIMEOUT, else 300)."
+    )
+    var startRegistrationTimeout: Int?
+
     @Option(help: "Dispatcher workers: outbox claims sent at once (default: $LIVECAST_DISPATCH_WORKERS, else 4; 0 runs none here).")
     var dispatchWorkers: Int?
 
@@ -127,6 +133,13 @@ struct ServeCommand: AsyncParsableCommand {
         let rateLimit = try settings.positiveNumber(self.rateLimit, env: "LIVECAST_RATE_LIMIT", key: "rate-limit", default: 50)
         let rateBurst = try settings.positiveNumber(self.rateBurst, env: "LIVECAST_RATE_BURST", key: "rate-burst", default: 100)
         let maxClockSkew = try settings.integer(self.maxClockSkew, env: "LIVECAST_MAX_CLOCK_SKEW", key: "max-clock-skew", minimum: 0, default: 60)
+        let startRegistrationTimeout = try settings.integer(
+            self.startRegistrationTimeout,
+            env: "LIVECAST_START_REGISTRATION_TIMEOUT",
+            key: "start-registration-timeout",
+            minimum: 1,
+            default: 300
+        )
         let migrations = try self.migrations.load()
         let masterKey = try self.masterKey.masterKey(settings)
         let overrides = try self.apns.overrides(settings)
@@ -155,7 +168,8 @@ struct ServeCommand: AsyncParsableCommand {
                 api: .init(
                     rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst),
                     trustedProxies: trustedProxies,
-                    maximumClockSkew: maxClockSkew
+                    maximumClockSkew: maxClockSkew,
+                    startRegistrationTimeout: startRegistrationTimeout
                 ),
                 dispatchWorkers: workers,
                 dispatch: .init(retryDeadlineSeconds: retryDeadline),
