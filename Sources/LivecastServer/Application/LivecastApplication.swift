@@ -96,7 +96,9 @@ public struct LivecastApplication: Sendable {
             migratedContinuation.finish()
         }
         if settings.dispatchWorkers > 0 {
-            application.addServices(AfterMigrations(migrated: migrated, service: dispatcher))
+            application.addServices(
+                AfterMigrations(migrated: migrated, services: [dispatcher, ScheduledSendsService(api: api, logger: logger)])
+            )
         }
         application.addServices(OutboxGauges(database: database, logger: logger))
         if settings.reapInterval > 0 {

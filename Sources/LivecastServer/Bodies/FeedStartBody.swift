@@ -15,6 +15,8 @@ struct FeedStartBody: Decodable {
     let relevanceScore: Double?
     /// 5 or 10; 10 (a start carries an alert) when absent.
     let priority: Int?
+    /// When to send it (UNIX seconds, at most 7 days ahead); at once when absent or past.
+    let sendAt: Int?
 }
 
 /// Who a start goes to: exactly one of the three.

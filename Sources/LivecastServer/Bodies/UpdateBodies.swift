@@ -3,6 +3,9 @@ import LivecastStore
 
 /// A request body that says an update or an end.
 protocol UpdateContentBody: Decodable {
+    /// When to send it (UNIX seconds, at most 7 days ahead); at once when absent or past.
+    var sendAt: Int? { get }
+
     /// What the body says, its dates checked against the server's clock (`now`, UNIX seconds).
     /// - Throws: ``APIError`` `invalid` naming the field.
     func content(now: Int) throws -> UpdateContent
@@ -20,6 +23,7 @@ struct UpdateBody: UpdateContentBody {
     /// 5 or 10; 10 with an alert, else 5, when absent.
     let priority: Int?
     let relevanceScore: Double?
+    let sendAt: Int?
 
     func content(now: Int) throws -> UpdateContent {
         try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: self.staleDate, now: now)
@@ -40,6 +44,7 @@ struct EndBody: UpdateContentBody {
     /// When the ended activity leaves the Lock Screen (UNIX seconds); clamped to 4 hours after the end, refused more
     /// than a day after it.
     let dismissalDate: Int?
+    let sendAt: Int?
 
     func content(now: Int) throws -> UpdateContent {
         try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: nil, now: now)
@@ -78,4 +83,13 @@ struct AcceptedBody: Codable {
         if accepted.priorityDowngraded { warnings.append("the app's hourly priority-10 budget is spent; sent at priority 5") }
         self.warnings = warnings.isEmpty ? nil : warnings
     }
+}
+
+/// `202` for a start, update or end kept until its `sendAt`.
+struct ScheduledBody: Encodable {
+    /// Its id: `GET …/updates/{updateId}` follows it, `DELETE` cancels it until it is sent.
+    let updateId: Int64
+    let status = "scheduled"
+    /// When it is checked and sent (UNIX seconds).
+    let sendAt: Int
 }

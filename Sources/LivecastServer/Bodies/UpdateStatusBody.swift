@@ -36,3 +36,20 @@ struct UpdateStatusBody: Encodable {
         )
     }
 }
+
+/// `GET` or `DELETE /v1/apps/{bundleId}/updates/{updateId}` of a scheduled update not in the outbox.
+struct ScheduledStatusBody: Encodable {
+    let updateId: Int64
+    /// `scheduled`, `cancelled`, or `refused` when its checks failed at its `sendAt`.
+    let status: String
+    let sendAt: Int64
+    /// Why it was refused: the error it got.
+    let reason: String?
+
+    init(_ scheduled: ScheduledUpdates.Status) {
+        self.updateId = scheduled.id
+        self.status = scheduled.status
+        self.sendAt = scheduled.sendAt
+        self.reason = scheduled.refusal
+    }
+}

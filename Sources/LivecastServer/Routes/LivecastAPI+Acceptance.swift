@@ -5,30 +5,39 @@ import LivecastStore
 import Metrics
 
 extension LivecastAPI {
-    /// Answers a start, update or end: replays the answer kept for its `Idempotency-Key` on the same route and
-    /// target (`422 idempotency_key_reused` when the body differs), or has `accept` read, check and store it, keeps
-    /// the answer when the request has an idempotency key, and returns `202`.
-    /// - Parameter accept: Stores the request (its body readable again), given its idempotency key and the server's
-    ///   time (UNIX seconds).
-    func acceptOnce(
-        _ request: Request,
-        _ context: APIRequestContext,
-        _ scope: AppScope,
-        accept: (_ request: Request, _ idempotencyKey: IdempotencyKey?, _ now: Int) async throws -> AcceptedUpdate
-    ) async throws -> Response {
+    /// The furthest ahead a start, update or end may be scheduled: 7 days.
+    static let maximumScheduleAhead = 7 * 86400
+
+    /// Answers a start, update or end posted to `route`: replays the answer kept for its `Idempotency-Key` on the
+    /// same route and target (`422 idempotency_key_reused` when the body differs); or, when its `sendAt` is ahead,
+    /// checks it as of then and keeps it until then (`"status": "scheduled"`); or checks and stores it in the outbox.
+    /// The answer is kept when the request has an idempotency key, and is `202`.
+    func acceptOnce(_ request: Request, _ context: APIRequestContext, _ scope: AppScope, route: UpdateRoute) async throws -> Response {
+        let target = try context.parameters.decoded(route.targetParameter)
+        let body = try await request.bodyBytes(upTo: context.maxUploadSize)
         let responses = UpdateResponses(client: self.database, logger: self.logger)
-        var request = request
+        let scheduled = ScheduledUpdates(client: self.database, logger: self.logger)
         var idempotencyKey: IdempotencyKey?
         if let key = request.headers[.idempotencyKey] {
             guard !key.isEmpty else { throw APIError.invalid("Idempotency-Key must not be empty", field: "Idempotency-Key") }
             try InputLimits.checkIdentifier(key, field: "Idempotency-Key", maximumBytes: InputLimits.idempotencyKeyBytes)
-            let body = try await request.collectBody(upTo: context.maxUploadSize)
-            idempotencyKey = IdempotencyKey(key: key, scope: "\(request.method) \(request.uri.path)", body: body.readableBytesView)
+            idempotencyKey = IdempotencyKey(key: key, scope: "\(request.method) \(request.uri.path)", body: body)
         }
-        if let idempotencyKey, let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
-            return Self.accepted(kept, replayed: true)
+        if let idempotencyKey {
+            if let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
+                return Self.accepted(kept, replayed: true)
+            }
+            if let kept = try await scheduled.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
+                return Self.accepted(kept, replayed: true)
+            }
         }
-        let accepted = try await accept(request, idempotencyKey, Int(Date().timeIntervalSince1970))
+        let now = Int(Date().timeIntervalSince1970)
+        if let sendAt = try Self.sendAt(of: route, body: body), sendAt > now {
+            return try await self.schedule(route, target: target, body: body, sendAt: sendAt, now: now, scope: scope, idempotencyKey: idempotencyKey)
+        }
+        let accepted = try await self.store(
+            try self.prepare(route, target: target, body: body, appID: scope.appID, idempotencyKey: idempotencyKey, now: now)
+        )
         if accepted.priorityDowngraded, !accepted.isReplay {
             Counter(label: "livecast_priority_downgrades_total").increment()
         }
@@ -40,34 +49,44 @@ extension LivecastAPI {
         return Self.accepted(answer, replayed: accepted.isReplay)
     }
 
-    /// Adds `POST {target}/updates` and `POST {target}/end` (backend): each body becomes ``UpdateContent``, with the
-    /// request's idempotency key, and `store` stores it for the target the path names.
-    /// - Parameter store: Stores the content, given the request's path parameters and the server's time.
-    func addUpdateAndEndRoutes(
-        to routes: RouteRegistrar,
+    /// Keeps a request until its `sendAt`, checked as it will be then, for a target the app has.
+    private func schedule(
+        _ route: UpdateRoute,
         target: String,
-        store: @escaping @Sendable (_ content: UpdateContent, _ scope: AppScope, _ parameters: Parameters, _ now: Int) async throws -> AcceptedUpdate
-    ) {
-        routes.app(.post, "\(target)/updates", role: .backend) { request, context, scope in
-            try await self.acceptContent(request, context, scope, as: UpdateBody.self, store: store)
+        body: [UInt8],
+        sendAt: Int,
+        now: Int,
+        scope: AppScope,
+        idempotencyKey: IdempotencyKey?
+    ) async throws -> Response {
+        guard sendAt <= now + Self.maximumScheduleAhead else {
+            throw APIError.invalid("sendAt is more than \(Self.maximumScheduleAhead / 86400) days ahead", field: "sendAt")
         }
-        routes.app(.post, "\(target)/end", role: .backend) { request, context, scope in
-            try await self.acceptContent(request, context, scope, as: EndBody.self, store: store)
+        _ = try self.prepare(route, target: target, body: body, appID: scope.appID, idempotencyKey: nil, now: sendAt)
+        let scheduled = ScheduledUpdates(client: self.database, logger: self.logger)
+        guard try await scheduled.targetExists(appID: scope.appID, route: route.rawValue, target: target) else {
+            throw APIError.notFound("no \(route.targetParameter == "feedKey" ? "feed" : "activity") \(target)", field: route.targetParameter)
         }
+        let id = try await scheduled.schedule(
+            appID: scope.appID,
+            route: route.rawValue,
+            target: target,
+            body: body,
+            sendAt: sendAt,
+            idempotencyKey: idempotencyKey
+        )
+        let answer = String(decoding: try JSONEncoder.sorted.encode(ScheduledBody(updateId: id, sendAt: sendAt)), as: UTF8.self)
+        if idempotencyKey != nil { try await scheduled.record(answer, id: id) }
+        return Self.accepted(answer, replayed: false)
     }
 
-    private func acceptContent<Body: UpdateContentBody>(
-        _ request: Request,
-        _ context: APIRequestContext,
-        _ scope: AppScope,
-        as _: Body.Type,
-        store: (UpdateContent, AppScope, Parameters, Int) async throws -> AcceptedUpdate
-    ) async throws -> Response {
-        try await self.acceptOnce(request, context, scope) { request, idempotencyKey, now in
-            var content = try await request.decodeJSON(as: Body.self, context: context).content(now: now)
-            try self.checkClockSkew(content.timestamp, now: now)
-            content.idempotencyKey = idempotencyKey
-            return try await store(content, scope, context.parameters, now)
+    /// Adds `POST {target}/updates` and `POST {target}/end` (backend) for a kind of target.
+    func addUpdateAndEndRoutes(to routes: RouteRegistrar, target: String, update: UpdateRoute, end: UpdateRoute) {
+        routes.app(.post, "\(target)/updates", role: .backend) { request, context, scope in
+            try await self.acceptOnce(request, context, scope, route: update)
+        }
+        routes.app(.post, "\(target)/end", role: .backend) { request, context, scope in
+            try await self.acceptOnce(request, context, scope, route: end)
         }
     }
 

@@ -3,16 +3,18 @@ import PostgresNIO
 
 extension Reaper {
     /// Deletes, in bounded batches, what the app's retention periods no longer keep: deliveries, finished updates
-    /// (sent, superseded, failed), and dismissed activities with their tokens and updates. A start of a feed that
+    /// (sent, superseded, failed), scheduled updates done with (sent, cancelled, refused), and dismissed activities
+    /// with their tokens and updates. A start of a feed that
     /// has not ended is kept: its `feed_starts` rows are what keeps a device from being started twice.
     /// - Returns: The rows deleted (or, in a dry run, that would be), cascades not counted.
     func prune(_ app: App, now: Int, dryRun: Bool) async throws -> Int {
         let queries = [
             self.oldDeliveries(app, now: now, limit: dryRun ? nil : self.policy.batchSize, locking: !dryRun),
             self.finishedUpdates(app, now: now, limit: dryRun ? nil : self.policy.batchSize, locking: !dryRun),
+            self.doneScheduledUpdates(app, now: now, limit: dryRun ? nil : self.policy.batchSize, locking: !dryRun),
             self.dismissedActivities(app, now: now, limit: dryRun ? nil : self.policy.batchSize, locking: !dryRun),
         ]
-        let tables = ["deliveries", "updates", "activities"]
+        let tables = ["deliveries", "updates", "scheduled_updates", "activities"]
         var pruned = 0
         for (table, candidates) in zip(tables, queries) {
             if dryRun {
@@ -41,6 +43,14 @@ extension Reaper {
           AND u.completed_at < to_timestamp(\(self.cutoff(now, days: app.retention.updatesDays)))
           AND NOT EXISTS (SELECT 1 FROM feed_starts s JOIN feeds f ON f.id = s.feed_id WHERE s.update_id = u.id AND f.state <> 'ended')
         ORDER BY u.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF u SKIP LOCKED" : "")
+        """
+    }
+
+    private func doneScheduledUpdates(_ app: App, now: Int, limit: Int?, locking: Bool) -> PostgresQuery {
+        """
+        SELECT s.id FROM scheduled_updates s
+        WHERE s.app_id = \(app.id) AND s.status <> 'scheduled' AND s.done_at < to_timestamp(\(self.cutoff(now, days: app.retention.updatesDays)))
+        ORDER BY s.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF s SKIP LOCKED" : "")
         """
     }
 

@@ -1,0 +1,176 @@
+import Logging
+import PostgresNIO
+
+/// Starts, updates and ends sent with `sendAt`: kept as they were posted until then, and then checked and put in
+/// the outbox as if posted at that moment (``takeNextDue(_:)``). Each has an id from the updates' sequence.
+public struct ScheduledUpdates: Sendable {
+    /// A request kept for later.
+    public struct Entry: Sendable, Hashable {
+        public var id: Int64
+        public var appID: Int64
+        /// `feedStart`, `feedUpdate`, `feedEnd`, `activityUpdate` or `activityEnd`.
+        public var route: String
+        /// The feed key or activity id.
+        public var target: String
+        /// The request's body.
+        public var body: [UInt8]
+        /// UNIX seconds.
+        public var sendAt: Int64
+    }
+
+    /// Where a scheduled request stands.
+    public struct Status: Sendable, Hashable {
+        public var id: Int64
+        /// `scheduled`, `cancelled`, `accepted` (in the outbox as ``updateID``) or `refused` (``refusal`` says why).
+        public var status: String
+        public var sendAt: Int64
+        public var updateID: Int64?
+        public var refusal: String?
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Keeps a request until `sendAt`.
+    /// - Returns: Its id.
+    public func schedule(
+        appID: Int64,
+        route: String,
+        target: String,
+        body: [UInt8],
+        sendAt: Int,
+        idempotencyKey: IdempotencyKey?
+    ) async throws -> Int64 {
+        let rows = try await self.client.query(
+            """
+            INSERT INTO scheduled_updates (app_id, route, target, body, send_at, idempotency_key, idempotency_scope, idempotency_fingerprint)
+            VALUES (\(appID), \(route), \(target), \(String(decoding: body, as: UTF8.self)), to_timestamp(\(sendAt)),
+                    \(idempotencyKey?.key), \(idempotencyKey?.scope), \(idempotencyKey?.fingerprint))
+            RETURNING id
+            """,
+            logger: self.logger
+        )
+        for try await id in rows.decode(Int64.self) { return id }
+        throw StoreError(.notFound, "the scheduled update vanished")
+    }
+
+    /// Keeps the answer given to the request that scheduled it, for a retry with its idempotency key.
+    public func record(_ response: String, id: Int64) async throws {
+        try await self.client.query("UPDATE scheduled_updates SET response = \(response) WHERE id = \(id)", logger: self.logger)
+    }
+
+    /// The answer kept for the app's scheduled request with this idempotency key on the same route and target.
+    /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
+    public func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
+        let rows = try await self.client.query(
+            """
+            SELECT response, idempotency_fingerprint FROM scheduled_updates
+            WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)
+              AND response IS NOT NULL
+            """,
+            logger: self.logger
+        )
+        for try await (response, fingerprint) in rows.decode((String, String?).self) {
+            try idempotencyKey.checkSameRequest(as: fingerprint)
+            return response
+        }
+        return nil
+    }
+
+    /// Where one of an app's scheduled requests stands, or `nil`.
+    public func status(id: Int64, appID: Int64) async throws -> Status? {
+        let rows = try await self.client.query(
+            """
+            SELECT status, extract(epoch FROM send_at)::bigint, update_id, refusal FROM scheduled_updates
+            WHERE id = \(id) AND app_id = \(appID)
+            """,
+            logger: self.logger
+        )
+        for try await (status, sendAt, updateID, refusal) in rows.decode((String, Int64, Int64?, String?).self) {
+            return Status(id: id, status: status, sendAt: sendAt, updateID: updateID, refusal: refusal)
+        }
+        return nil
+    }
+
+    /// Cancels a scheduled request that has not been sent.
+    /// - Returns: Where it stands afterwards (`cancelled`), or before when it could no longer be cancelled; `nil`
+    ///   when the app has no such scheduled request.
+    public func cancel(id: Int64, appID: Int64) async throws -> Status? {
+        let rows = try await self.client.query(
+            """
+            UPDATE scheduled_updates SET status = 'cancelled', done_at = now()
+            WHERE id = \(id) AND app_id = \(appID) AND status = 'scheduled'
+            RETURNING id
+            """,
+            logger: self.logger
+        )
+        for try await _ in rows.decode(Int64.self) { break }
+        return try await self.status(id: id, appID: appID)
+    }
+
+    /// Takes the oldest due request and hands it to `send`, which puts it in the outbox (its update's id) or
+    /// refuses it (why). The request stays locked until its outcome is kept, so no two instances send it; one that
+    /// `send` throws for stays scheduled.
+    /// - Returns: Whether a request was due.
+    public func takeNextDue(_ send: (Entry) async throws -> Result<Int64, Refusal>) async throws -> Bool {
+        try await self.client.withTransaction(logger: self.logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT id, app_id, route, target, body, extract(epoch FROM send_at)::bigint FROM scheduled_updates
+                WHERE status = 'scheduled' AND send_at <= now()
+                ORDER BY send_at, id LIMIT 1
+                FOR UPDATE SKIP LOCKED
+                """,
+                logger: self.logger
+            )
+            var due: Entry?
+            for try await (id, appID, route, target, body, sendAt) in rows.decode((Int64, Int64, String, String, String, Int64).self) {
+                due = Entry(id: id, appID: appID, route: route, target: target, body: Array(body.utf8), sendAt: sendAt)
+            }
+            guard let entry = due else { return false }
+            switch try await send(entry) {
+            case .success(let updateID):
+                try await connection.query(
+                    "UPDATE scheduled_updates SET status = 'accepted', update_id = \(updateID), done_at = now() WHERE id = \(entry.id)",
+                    logger: self.logger
+                )
+            case .failure(let refusal):
+                try await connection.query(
+                    "UPDATE scheduled_updates SET status = 'refused', refusal = \(refusal.reason), done_at = now() WHERE id = \(entry.id)",
+                    logger: self.logger
+                )
+            }
+            return true
+        }
+    }
+
+    /// Why a scheduled request was refused when its time came: the API error it got then.
+    public struct Refusal: Error, Sendable, Hashable {
+        public var reason: String
+
+        public init(_ reason: String) {
+            self.reason = reason
+        }
+    }
+}
+
+extension ScheduledUpdates {
+    /// Whether the app has the feed (for routes starting with `feed`) or the activity a request is for.
+    public func targetExists(appID: Int64, route: String, target: String) async throws -> Bool {
+        let rows = try await self.client.query(
+            """
+            SELECT CASE WHEN \(route) LIKE 'feed%'
+                        THEN EXISTS (SELECT 1 FROM feeds WHERE app_id = \(appID) AND feed_key = \(target))
+                        ELSE EXISTS (SELECT 1 FROM activities WHERE app_id = \(appID) AND activity_key = \(target)) END
+            """,
+            logger: self.logger
+        )
+        for try await exists in rows.decode(Bool.self) { return exists }
+        return false
+    }
+}

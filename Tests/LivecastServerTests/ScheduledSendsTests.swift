@@ -1,0 +1,158 @@
+import APNsEmulator
+import Foundation
+import LivecastCore
+import LivecastService
+import LivecastTesting
+import Logging
+import Testing
+
+@testable import LivecastServer
+
+/// Scheduled sends through the router: kept until `sendAt`, then checked and sent as if posted then, or refused;
+/// cancelled ones never go out. What the emulator's device shows is the test.
+@Suite struct ScheduledSendsTests {
+    @Test func aScheduledStartGoesOutAtItsTimeAndNotBeforeAndACancelledOneNever() async throws {
+        try await EmulatorFixture.with { emulator in
+            let apns = try emulator.makeClient()
+            defer { Task { await apns.shutdown() } }
+            try await APIFixture.with("scheduled_start", emulator: emulator) { fixture, client in
+                let dispatcher = Dispatcher(
+                    database: fixture.client,
+                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                    logger: fixture.store.logger
+                )
+                let scheduler = ScheduledSendsService(api: fixture.api, logger: fixture.store.logger)
+                let app = "/v1/apps/com.example.game"
+                let backend = fixture.key(.backend)
+                for feed in ["game-1", "game-2"] {
+                    _ = try await client.send(
+                        .put,
+                        "\(app)/feeds/\(feed)",
+                        key: fixture.key(.operator),
+                        body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
+                    )
+                }
+                let device = try emulator.emulator.addDevice(
+                    bundleID: EmulatorFixture.bundleID,
+                    osVersion: "17.5",
+                    pushToStartTokens: ["GameAttributes": ""]
+                )
+                _ = try await client.send(
+                    .put,
+                    "\(app)/push-to-start-tokens/\(device.id)/GameAttributes",
+                    key: backend,
+                    body: #"{"token": "\#(device.pushToStartTokens["GameAttributes"]!)", "osVersion": "17.5"}"#
+                )
+                let sendAt = Int(Date().timeIntervalSince1970) + 3
+                let start = #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}, "sendAt": \#(sendAt)}"#
+                let scheduled = try await client.send(.post, "\(app)/feeds/game-1/start", key: backend, body: start)
+                #expect(scheduled.status == .accepted, "\(scheduled.text)")
+                #expect(scheduled.json["status"]?.stringValue == "scheduled" && scheduled.json["sendAt"]?.intValue == sendAt)
+                let id = try #require(scheduled.json["updateId"]?.intValue)
+                let cancelled = try await client.send(.post, "\(app)/feeds/game-2/start", key: backend, body: start)
+                let cancelledID = try #require(cancelled.json["updateId"]?.intValue)
+                #expect(cancelledID != id)
+                let cancel = try await client.send(.delete, "\(app)/updates/\(cancelledID)", key: backend)
+                #expect(cancel.status == .ok && cancel.json["status"]?.stringValue == "cancelled", "\(cancel.text)")
+
+                // Before its time: nothing is due, nothing in the outbox, nothing on the device.
+                #expect(try await scheduler.sendDue() == 0)
+                #expect(try await dispatcher.drain() == 0)
+                #expect(try await fixture.count("updates") == 0)
+                let waiting = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
+                #expect(waiting.json["status"]?.stringValue == "scheduled", "\(waiting.text)")
+                #expect(emulator.emulator.device(id: device.id)?.activities.isEmpty == true)
+
+                while Int(Date().timeIntervalSince1970) < sendAt { try await Task.sleep(for: .milliseconds(100)) }
+                #expect(try await scheduler.sendDue() == 1, "the cancelled start went out")
+                #expect(try await dispatcher.drain() == 1)
+                let activities = emulator.emulator.device(id: device.id)?.activities ?? []
+                #expect(activities.count == 1 && activities.first?.contentState == .object(["home": .int(0)]))
+                #expect((activities.first?.startedAt ?? 0) >= sendAt - 1)
+                let sent = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
+                #expect(sent.json["status"]?.stringValue == "sent" && sent.json["event"]?.stringValue == "start", "\(sent.text)")
+                let late = try await client.send(.delete, "\(app)/updates/\(id)", key: backend)
+                #expect(late.status == .conflict, "\(late.text)")
+                let stillCancelled = try await client.send(.get, "\(app)/updates/\(cancelledID)", key: backend)
+                #expect(stillCancelled.json["status"]?.stringValue == "cancelled")
+            }
+        }
+    }
+
+    @Test func aScheduledUpdateMeetsTheOrderingRulesWhenItIsSent() async throws {
+        try await APIFixture.with("scheduled_order") { fixture, client in
+            let scheduler = ScheduledSendsService(api: fixture.api, logger: fixture.store.logger)
+            let app = "/v1/apps/com.example.game"
+            let backend = fixture.key(.backend)
+            _ = try await client.send(
+                .put,
+                "\(app)/feeds/game-1",
+                key: fixture.key(.operator),
+                body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
+            )
+            let now = Int(Date().timeIntervalSince1970)
+            let scheduled = try await client.send(
+                .post,
+                "\(app)/feeds/game-1/updates",
+                key: backend,
+                body: #"{"contentState": {"home": 1}, "timestamp": \#(now + 2), "sendAt": \#(now + 2)}"#
+            )
+            let id = try #require(scheduled.json["updateId"]?.intValue)
+            // Meanwhile a newer timestamp is accepted: when the scheduled update's time comes, it would go backwards.
+            let newer = try await client.send(
+                .post,
+                "\(app)/feeds/game-1/updates",
+                key: backend,
+                body: #"{"contentState": {"home": 2}, "timestamp": \#(now + 30)}"#
+            )
+            #expect(newer.status == .accepted, "\(newer.text)")
+            while Int(Date().timeIntervalSince1970) < now + 2 { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(try await scheduler.sendDue() == 1)
+            let refused = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
+            #expect(refused.json["status"]?.stringValue == "refused", "\(refused.text)")
+            #expect(refused.json["reason"]?.stringValue?.hasPrefix("409 stale_timestamp") == true, "\(refused.text)")
+            #expect(try await fixture.count("updates") == 1)
+        }
+    }
+
+    @Test func aScheduleIsCheckedWhenPostedAndReplayedByItsIdempotencyKey() async throws {
+        try await APIFixture.with("scheduled_checks") { fixture, client in
+            let app = "/v1/apps/com.example.game"
+            let backend = fixture.key(.backend)
+            _ = try await client.send(
+                .put,
+                "\(app)/feeds/game-1",
+                key: fixture.key(.operator),
+                body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
+            )
+            let now = Int(Date().timeIntervalSince1970)
+            let cases: [(String, String, Int, String?)] = [
+                ("feeds/game-1/updates", #"{"contentState": {}, "sendAt": \#(now + 8 * 86400)}"#, 422, "sendAt"),
+                ("feeds/game-1/updates", #"{"contentState": {}, "sendAt": "soon"}"#, 400, "sendAt"),
+                ("feeds/none/updates", #"{"contentState": {}, "sendAt": \#(now + 60)}"#, 404, "feedKey"),
+                ("activities/none/end", #"{"sendAt": \#(now + 60)}"#, 404, "activityId"),
+                // Checked as of its sendAt: a stale date before then is already past.
+                ("feeds/game-1/updates", #"{"contentState": {}, "sendAt": \#(now + 3600), "staleDate": \#(now + 60)}"#, 422, "staleDate"),
+            ]
+            for (path, body, status, field) in cases {
+                let response = try await client.send(.post, "\(app)/\(path)", key: backend, body: body)
+                #expect(response.status.code == status && response.errorField == field, "\(path) \(body): \(response.text)")
+            }
+            let body = #"{"contentState": {"home": 1}, "sendAt": \#(now + 600)}"#
+            let first = try await client.send(.post, "\(app)/feeds/game-1/updates", key: backend, body: body, headers: [.idempotencyKey: "kick-off"])
+            let again = try await client.send(.post, "\(app)/feeds/game-1/updates", key: backend, body: body, headers: [.idempotencyKey: "kick-off"])
+            #expect(first.status == .accepted && again.text == first.text && again.headers[.idempotentReplayed] == "true", "\(again.text)")
+            let other = try await client.send(
+                .post,
+                "\(app)/feeds/game-1/updates",
+                key: backend,
+                body: #"{"contentState": {"home": 9}, "sendAt": \#(now + 600)}"#,
+                headers: [.idempotencyKey: "kick-off"]
+            )
+            #expect(other.status.code == 422 && other.errorCode == "idempotency_key_reused", "\(other.text)")
+            #expect(try await fixture.count("scheduled_updates") == 1)
+            let unknown = try await client.send(.delete, "\(app)/updates/999999", key: backend)
+            #expect(unknown.status == .notFound)
+        }
+    }
+}
