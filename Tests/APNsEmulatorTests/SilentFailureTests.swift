@@ -13,18 +13,18 @@ import Testing
             let deviceID = try #require(device["id"]?.stringValue)
             let pushToStart = try #require(device["pushToStartTokens"]?["GameAttributes"]?.stringValue)
             #expect(try await fixture.devicePush(token: pushToStart, payload: DeviceModelTests.start()).status == 200)
-            let started = try #require(Self.items(try await fixture.device(deviceID)["activities"]).first)
+            let started = try #require((try await fixture.device(deviceID)["activities"]).items.first)
             let activityID = try #require(started["id"]?.stringValue)
             let token = try #require(started["updateToken"]?.stringValue)
 
             let (status, shown) = try await fixture.control("POST", "devices/\(deviceID)/activities/\(activityID)/lose")
             #expect(status == 200)
-            #expect(Self.items(shown["activities"]).first?["state"]?.stringValue == "lost")
+            #expect(shown["activities"].items.first?["state"]?.stringValue == "lost")
             let update = try await fixture.devicePush(token: token, payload: DeviceModelTests.update(timestamp: DeviceModelTests.now + 5, home: 3))
             #expect(update.status == 200, "APNs does not know the activity is gone")
-            let activity = try #require(Self.items(try await fixture.device(deviceID)["activities"]).first)
+            let activity = try #require((try await fixture.device(deviceID)["activities"]).items.first)
             #expect(activity["contentState"] == .object(["home": .int(0), "away": .int(0)]))
-            #expect(Self.items(activity["ignoredPushes"]).compactMap { $0["reason"]?.stringValue } == ["activityLost"])
+            #expect(activity["ignoredPushes"].items.compactMap { $0["reason"]?.stringValue } == ["activityLost"])
             #expect(try await fixture.control("POST", "devices/\(deviceID)/activities/nothing/lose").status == 404)
         }
     }
@@ -39,8 +39,8 @@ import Testing
                 #expect(try await fixture.devicePush(token: pushToStart, payload: DeviceModelTests.start(), headers: headers).status == 200)
             }
             let shown = try await fixture.device(deviceID)
-            #expect(Self.items(shown["activities"]).count == 2)
-            let ignored = Self.items(shown["ignoredPushes"])
+            #expect(shown["activities"].items.count == 2)
+            let ignored = shown["ignoredPushes"].items
             #expect(ignored.compactMap { $0["reason"]?.stringValue } == ["duplicateStart"])
             #expect(ignored.first?["detail"]?.stringValue == "livecast-start-7")
         }
@@ -54,10 +54,5 @@ import Testing
             #expect(response.status == 403)
             #expect(response.reason == "BadEnvironmentKeyIdInToken")
         }
-    }
-
-    private static func items(_ value: JSONValue?) -> [JSONValue] {
-        guard case .array(let items) = value else { return [] }
-        return items
     }
 }

@@ -23,7 +23,7 @@ import Testing
 
             let listed = try await client.send(.get, "\(app)/dead-letters", key: fixture.key(.backend))
             #expect(listed.status == .ok, "\(listed.text)")
-            let first = try #require(Self.items(listed.json["deadLetters"]).first)
+            let first = try #require(listed.json["deadLetters"].items.first)
             #expect(first["id"]?.intValue == Int(letter))
             #expect(first["targetKind"]?.stringValue == "activity" && first["target"]?.stringValue == "order-7")
             #expect(first["reason"]?.stringValue == "ServiceUnavailable" && first["attempts"]?.intValue == 7)
@@ -40,7 +40,7 @@ import Testing
             #expect(again.status == .conflict && again.errorCode == "conflict", "\(again.text)")
             #expect(try await fixture.count("owed_pushes") == 1)
             let after = try await client.send(.get, "\(app)/dead-letters", key: fixture.key(.backend))
-            #expect(Self.items(after.json["deadLetters"]).first?["replayOutcome"]?.stringValue == "requeued")
+            #expect(after.json["deadLetters"].items.first?["replayOutcome"]?.stringValue == "requeued")
 
             let unknown = try await client.send(.post, "\(app)/dead-letters/\(letter + 100)/replay", key: fixture.key(.operator))
             #expect(unknown.status == .notFound && unknown.errorField == "deadLetterId")
@@ -68,10 +68,5 @@ import Testing
         )
         for try await id in rows.decode(Int64.self) { return id }
         return 0
-    }
-
-    private static func items(_ value: JSONValue?) -> [JSONValue] {
-        guard case .array(let items) = value else { return [] }
-        return items
     }
 }

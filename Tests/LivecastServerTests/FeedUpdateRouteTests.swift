@@ -11,107 +11,98 @@ import Testing
 /// A feed's start, updates and end through the router, the outbox, the dispatcher and the emulator's devices.
 @Suite struct FeedUpdateRouteTests {
     @Test func aGameThroughTheAPIReachesTheDevices() async throws {
-        try await EmulatorFixture.with { emulator in
-            let apns = try emulator.makeClient()
-            defer { Task { await apns.shutdown() } }
-            try await APIFixture.with("feed_routes_game", emulator: emulator) { fixture, client in
-                let dispatcher = Dispatcher(
-                    database: fixture.client,
-                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
-                    logger: fixture.store.logger
+        try await APIFixture.withEmulator("feed_routes_game") { fixture, client, emulator, dispatcher in
+            let backend = fixture.key(.backend)
+            let feed = "/v1/apps/com.example.game/feeds/game-4711"
+            let created = try await client.send(
+                .put,
+                feed,
+                key: fixture.key(.operator),
+                body: #"{"attributesType": "GameAttributes", "attributes": {"home": "Giants"}, "channel": {"storagePolicy": "noStorage"}}"#
+            )
+            #expect(created.status == .created, "\(created.text)")
+            var devices: [DeviceSnapshot] = []
+            for osVersion in ["18.2", "17.5"] {
+                let device = try emulator.emulator.addDevice(
+                    bundleID: EmulatorFixture.bundleID,
+                    osVersion: osVersion,
+                    pushToStartTokens: ["GameAttributes": ""]
                 )
-                let backend = fixture.key(.backend)
-                let feed = "/v1/apps/com.example.game/feeds/game-4711"
-                let created = try await client.send(
+                let registered = try await client.send(
                     .put,
-                    feed,
-                    key: fixture.key(.operator),
-                    body: #"{"attributesType": "GameAttributes", "attributes": {"home": "Giants"}, "channel": {"storagePolicy": "noStorage"}}"#
-                )
-                #expect(created.status == .created, "\(created.text)")
-                var devices: [DeviceSnapshot] = []
-                for osVersion in ["18.2", "17.5"] {
-                    let device = try emulator.emulator.addDevice(
-                        bundleID: EmulatorFixture.bundleID,
-                        osVersion: osVersion,
-                        pushToStartTokens: ["GameAttributes": ""]
-                    )
-                    let registered = try await client.send(
-                        .put,
-                        "/v1/apps/com.example.game/push-to-start-tokens/\(device.id)/GameAttributes",
-                        key: backend,
-                        body: #"{"token": "\#(device.pushToStartTokens["GameAttributes"]!)", "osVersion": "\#(osVersion)"}"#
-                    )
-                    #expect(registered.status == .created || registered.status == .ok, "\(registered.text)")
-                    devices.append(device)
-                }
-                let start = try await client.send(
-                    .post,
-                    "\(feed)/start",
+                    "/v1/apps/com.example.game/push-to-start-tokens/\(device.id)/GameAttributes",
                     key: backend,
-                    body: #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}}"#
+                    body: #"{"token": "\#(device.pushToStartTokens["GameAttributes"]!)", "osVersion": "\#(osVersion)"}"#
                 )
-                #expect(start.status == .accepted, "\(start.text)")
-                #expect(start.json["priority"]?.intValue == 10)
-                #expect(try await dispatcher.drain() == 1)
-                for device in devices {
-                    let activity = try #require(emulator.emulator.device(id: device.id)?.activities.first)
-                    let registered = try await client.send(
-                        .put,
-                        "/v1/apps/com.example.game/activities/\(activity.id)",
-                        key: backend,
-                        body: activity.updateToken.map { #"{"attributesType": "GameAttributes", "feed": "game-4711", "pushToken": "\#($0)"}"# }
-                            ?? #"{"attributesType": "GameAttributes", "feed": "game-4711", "channelId": "\#(activity.channelId ?? "")"}"#
-                    )
-                    #expect(registered.status == .created, "\(registered.text)")
-                }
-
-                let timestamp = Int(Date().timeIntervalSince1970) + 5  // after the start's (same-second updates wait a second)
-                let update = try await client.send(
-                    .post,
-                    "\(feed)/updates",
-                    key: backend,
-                    body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
-                    headers: [.idempotencyKey: "goal-1"]
-                )
-                #expect(update.status == .accepted, "\(update.text)")
-                let replay = try await client.send(
-                    .post,
-                    "\(feed)/updates",
-                    key: backend,
-                    body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
-                    headers: [.idempotencyKey: "goal-1"]
-                )
-                #expect(replay.status == .accepted && replay.text == update.text)
-                #expect(replay.headers[.idempotentReplayed] == "true")
-                let stale = try await client.send(
-                    .post,
-                    "\(feed)/updates",
-                    key: backend,
-                    body: #"{"contentState": {"home": 9}, "timestamp": \#(timestamp - 10)}"#
-                )
-                #expect(stale.status == .conflict && stale.errorCode == "stale_timestamp")
-                #expect(try await dispatcher.drain() == 1)
-                for device in devices {
-                    #expect(emulator.emulator.device(id: device.id)?.activities.first?.contentState == .object(["home": .int(1)]))
-                }
-
-                let end = try await client.send(
-                    .post,
-                    "\(feed)/end",
-                    key: backend,
-                    body: #"{"contentState": {"home": 2}, "timestamp": \#(timestamp + 1), "dismissalDate": \#(timestamp + 60)}"#
-                )
-                #expect(end.status == .accepted, "\(end.text)")
-                #expect(try await dispatcher.drain() == 1)
-                for device in devices {
-                    let activity = try #require(emulator.emulator.device(id: device.id)?.activities.first)
-                    #expect(activity.state == .ended && activity.dismissalDate == timestamp + 60)
-                }
-                let after = try await client.send(.post, "\(feed)/updates", key: backend, body: #"{"contentState": {"home": 3}}"#)
-                #expect(after.status == .conflict && after.errorCode == "feed_ended")
-                #expect(try await fixture.count("updates") == 3)
+                #expect(registered.status == .created || registered.status == .ok, "\(registered.text)")
+                devices.append(device)
             }
+            let start = try await client.send(
+                .post,
+                "\(feed)/start",
+                key: backend,
+                body: #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}}"#
+            )
+            #expect(start.status == .accepted, "\(start.text)")
+            #expect(start.json["priority"]?.intValue == 10)
+            #expect(try await dispatcher.drain() == 1)
+            for device in devices {
+                let activity = try #require(emulator.emulator.device(id: device.id)?.activities.first)
+                let registered = try await client.send(
+                    .put,
+                    "/v1/apps/com.example.game/activities/\(activity.id)",
+                    key: backend,
+                    body: activity.updateToken.map { #"{"attributesType": "GameAttributes", "feed": "game-4711", "pushToken": "\#($0)"}"# }
+                        ?? #"{"attributesType": "GameAttributes", "feed": "game-4711", "channelId": "\#(activity.channelId ?? "")"}"#
+                )
+                #expect(registered.status == .created, "\(registered.text)")
+            }
+
+            let timestamp = Int(Date().timeIntervalSince1970) + 5  // after the start's (same-second updates wait a second)
+            let update = try await client.send(
+                .post,
+                "\(feed)/updates",
+                key: backend,
+                body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
+                headers: [.idempotencyKey: "goal-1"]
+            )
+            #expect(update.status == .accepted, "\(update.text)")
+            let replay = try await client.send(
+                .post,
+                "\(feed)/updates",
+                key: backend,
+                body: #"{"contentState": {"home": 1}, "timestamp": \#(timestamp)}"#,
+                headers: [.idempotencyKey: "goal-1"]
+            )
+            #expect(replay.status == .accepted && replay.text == update.text)
+            #expect(replay.headers[.idempotentReplayed] == "true")
+            let stale = try await client.send(
+                .post,
+                "\(feed)/updates",
+                key: backend,
+                body: #"{"contentState": {"home": 9}, "timestamp": \#(timestamp - 10)}"#
+            )
+            #expect(stale.status == .conflict && stale.errorCode == "stale_timestamp")
+            #expect(try await dispatcher.drain() == 1)
+            for device in devices {
+                #expect(emulator.emulator.device(id: device.id)?.activities.first?.contentState == .object(["home": .int(1)]))
+            }
+
+            let end = try await client.send(
+                .post,
+                "\(feed)/end",
+                key: backend,
+                body: #"{"contentState": {"home": 2}, "timestamp": \#(timestamp + 1), "dismissalDate": \#(timestamp + 60)}"#
+            )
+            #expect(end.status == .accepted, "\(end.text)")
+            #expect(try await dispatcher.drain() == 1)
+            for device in devices {
+                let activity = try #require(emulator.emulator.device(id: device.id)?.activities.first)
+                #expect(activity.state == .ended && activity.dismissalDate == timestamp + 60)
+            }
+            let after = try await client.send(.post, "\(feed)/updates", key: backend, body: #"{"contentState": {"home": 3}}"#)
+            #expect(after.status == .conflict && after.errorCode == "feed_ended")
+            #expect(try await fixture.count("updates") == 3)
         }
     }
 

@@ -36,35 +36,35 @@ import Testing
 
             let first = try await client.send(.get, "\(app)/feeds?limit=2", key: operatorKey)
             #expect(first.status == .ok, "\(first.text)")
-            #expect(Self.items(first.json["feeds"]).map { $0["feedKey"]?.stringValue } == ["game-a", "game-b"])
+            #expect(first.json["feeds"].items.map { $0["feedKey"]?.stringValue } == ["game-a", "game-b"])
             #expect(first.json["next"]?.stringValue == "game-b")
-            let feedB = Self.items(first.json["feeds"])[1]
+            let feedB = first.json["feeds"].items[1]
             #expect(feedB["lastUpdate"]?["updateId"]?.intValue == updateIDs.last)
             #expect(feedB["lastUpdate"]?["status"]?.stringValue == "pending" && feedB["lastUpdate"]?["event"]?.stringValue == "update")
-            #expect(Self.items(first.json["feeds"])[0]["lastUpdate"] == nil)
+            #expect(first.json["feeds"].items[0]["lastUpdate"] == nil)
             let second = try await client.send(.get, "\(app)/feeds?limit=2&after=game-b", key: operatorKey)
-            #expect(Self.items(second.json["feeds"]).map { $0["feedKey"]?.stringValue } == ["game-c"])
+            #expect(second.json["feeds"].items.map { $0["feedKey"]?.stringValue } == ["game-c"])
             #expect(second.json["next"] == nil, "\(second.text)")
 
             let history = try await client.send(.get, "\(app)/feeds/game-b/updates?limit=2", key: operatorKey)
             #expect(history.status == .ok, "\(history.text)")
-            let newest = Self.items(history.json["updates"])
+            let newest = history.json["updates"].items
             #expect(newest.map { $0["updateId"]?.intValue } == [updateIDs[2], updateIDs[1]])
             #expect(newest.first?["timestamp"]?.intValue == now - 8)
             #expect(newest.first?["status"]?.stringValue == "pending")
             let next = try #require(history.json["next"]?.intValue)
             let older = try await client.send(.get, "\(app)/feeds/game-b/updates?limit=2&before=\(next)", key: operatorKey)
-            #expect(Self.items(older.json["updates"]).map { $0["updateId"]?.intValue } == [updateIDs[0]])
+            #expect(older.json["updates"].items.map { $0["updateId"]?.intValue } == [updateIDs[0]])
             #expect(older.json["next"] == nil)
             let empty = try await client.send(.get, "\(app)/feeds/game-a/updates", key: operatorKey)
-            #expect(empty.status == .ok && Self.items(empty.json["updates"]).isEmpty)
+            #expect(empty.status == .ok && empty.json["updates"].items.isEmpty)
 
             let unknown = try await client.send(.get, "\(app)/feeds/none/updates", key: operatorKey)
             #expect(unknown.status == .notFound && unknown.errorField == "feedKey")
             let backendOnly = try await client.send(.get, "\(app)/feeds", key: fixture.key(.backend))
             #expect(backendOnly.status == .forbidden)
             let otherApp = try await client.send(.get, "/v1/apps/com.example.other/feeds", key: fixture.otherKey)
-            #expect(otherApp.status == .ok && Self.items(otherApp.json["feeds"]).isEmpty, "\(otherApp.text)")
+            #expect(otherApp.status == .ok && otherApp.json["feeds"].items.isEmpty, "\(otherApp.text)")
             for (query, field) in [("feeds?limit=0", "limit"), ("feeds?after=", "after"), ("feeds/game-b/updates?before=0", "before")] {
                 let refused = try await client.send(.get, "\(app)/\(query)", key: operatorKey)
                 #expect(refused.status.code == 422 && refused.errorField == field, "\(query): \(refused.text)")
@@ -89,7 +89,7 @@ import Testing
 
             let device = try await client.send(.get, "\(app)/push-to-start-tokens/phone-1", key: backend)
             #expect(device.status == .ok, "\(device.text)")
-            let tokens = Self.items(device.json["tokens"])
+            let tokens = device.json["tokens"].items
             #expect(tokens.map { $0["token"]?.stringValue } == ["bb01", "aa02", "aa01"], "\(device.text)")
             #expect(tokens.map { $0["live"] } == [.bool(true), .bool(true), .bool(false)])
             #expect(tokens[2]["invalidationReason"]?.stringValue == "rotated")
@@ -100,10 +100,5 @@ import Testing
             let otherApp = try await client.send(.get, "/v1/apps/com.example.other/push-to-start-tokens/phone-1", key: fixture.otherKey)
             #expect(otherApp.status == .notFound)
         }
-    }
-
-    private static func items(_ value: JSONValue?) -> [JSONValue] {
-        guard case .array(let items) = value else { return [] }
-        return items
     }
 }

@@ -12,70 +12,51 @@ import Testing
 /// cancelled ones never go out. What the emulator's device shows is the test.
 @Suite struct ScheduledSendsTests {
     @Test func aScheduledStartGoesOutAtItsTimeAndNotBeforeAndACancelledOneNever() async throws {
-        try await EmulatorFixture.with { emulator in
-            let apns = try emulator.makeClient()
-            defer { Task { await apns.shutdown() } }
-            try await APIFixture.with("scheduled_start", emulator: emulator) { fixture, client in
-                let dispatcher = Dispatcher(
-                    database: fixture.client,
-                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
-                    logger: fixture.store.logger
-                )
-                let scheduler = ScheduledSendsService(api: fixture.api, logger: fixture.store.logger)
-                let app = "/v1/apps/com.example.game"
-                let backend = fixture.key(.backend)
-                for feed in ["game-1", "game-2"] {
-                    _ = try await client.send(
-                        .put,
-                        "\(app)/feeds/\(feed)",
-                        key: fixture.key(.operator),
-                        body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
-                    )
-                }
-                let device = try emulator.emulator.addDevice(
-                    bundleID: EmulatorFixture.bundleID,
-                    osVersion: "17.5",
-                    pushToStartTokens: ["GameAttributes": ""]
-                )
+        try await APIFixture.withEmulator("scheduled_start") { fixture, client, emulator, dispatcher in
+            let scheduler = ScheduledSendsService(api: fixture.api, logger: fixture.store.logger)
+            let app = "/v1/apps/com.example.game"
+            let backend = fixture.key(.backend)
+            for feed in ["game-1", "game-2"] {
                 _ = try await client.send(
                     .put,
-                    "\(app)/push-to-start-tokens/\(device.id)/GameAttributes",
-                    key: backend,
-                    body: #"{"token": "\#(device.pushToStartTokens["GameAttributes"]!)", "osVersion": "17.5"}"#
+                    "\(app)/feeds/\(feed)",
+                    key: fixture.key(.operator),
+                    body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
                 )
-                let sendAt = Int(Date().timeIntervalSince1970) + 3
-                let start = #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}, "sendAt": \#(sendAt)}"#
-                let scheduled = try await client.send(.post, "\(app)/feeds/game-1/start", key: backend, body: start)
-                #expect(scheduled.status == .accepted, "\(scheduled.text)")
-                #expect(scheduled.json["status"]?.stringValue == "scheduled" && scheduled.json["sendAt"]?.intValue == sendAt)
-                let id = try #require(scheduled.json["updateId"]?.intValue)
-                let cancelled = try await client.send(.post, "\(app)/feeds/game-2/start", key: backend, body: start)
-                let cancelledID = try #require(cancelled.json["updateId"]?.intValue)
-                #expect(cancelledID != id)
-                let cancel = try await client.send(.delete, "\(app)/updates/\(cancelledID)", key: backend)
-                #expect(cancel.status == .ok && cancel.json["status"]?.stringValue == "cancelled", "\(cancel.text)")
-
-                // Before its time: nothing is due, nothing in the outbox, nothing on the device.
-                #expect(try await scheduler.sendDue() == 0)
-                #expect(try await dispatcher.drain() == 0)
-                #expect(try await fixture.count("updates") == 0)
-                let waiting = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
-                #expect(waiting.json["status"]?.stringValue == "scheduled", "\(waiting.text)")
-                #expect(emulator.emulator.device(id: device.id)?.activities.isEmpty == true)
-
-                while Int(Date().timeIntervalSince1970) < sendAt { try await Task.sleep(for: .milliseconds(100)) }
-                #expect(try await scheduler.sendDue() == 1, "the cancelled start went out")
-                #expect(try await dispatcher.drain() == 1)
-                let activities = emulator.emulator.device(id: device.id)?.activities ?? []
-                #expect(activities.count == 1 && activities.first?.contentState == .object(["home": .int(0)]))
-                #expect((activities.first?.startedAt ?? 0) >= sendAt - 1)
-                let sent = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
-                #expect(sent.json["status"]?.stringValue == "sent" && sent.json["event"]?.stringValue == "start", "\(sent.text)")
-                let late = try await client.send(.delete, "\(app)/updates/\(id)", key: backend)
-                #expect(late.status == .conflict, "\(late.text)")
-                let stillCancelled = try await client.send(.get, "\(app)/updates/\(cancelledID)", key: backend)
-                #expect(stillCancelled.json["status"]?.stringValue == "cancelled")
             }
+            let device = try await fixture.registeredDevice(osVersion: "17.5", emulator: emulator, client: client)
+            let sendAt = Int(Date().timeIntervalSince1970) + 3
+            let start = #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}, "sendAt": \#(sendAt)}"#
+            let scheduled = try await client.send(.post, "\(app)/feeds/game-1/start", key: backend, body: start)
+            #expect(scheduled.status == .accepted, "\(scheduled.text)")
+            #expect(scheduled.json["status"]?.stringValue == "scheduled" && scheduled.json["sendAt"]?.intValue == sendAt)
+            let id = try #require(scheduled.json["updateId"]?.intValue)
+            let cancelled = try await client.send(.post, "\(app)/feeds/game-2/start", key: backend, body: start)
+            let cancelledID = try #require(cancelled.json["updateId"]?.intValue)
+            #expect(cancelledID != id)
+            let cancel = try await client.send(.delete, "\(app)/updates/\(cancelledID)", key: backend)
+            #expect(cancel.status == .ok && cancel.json["status"]?.stringValue == "cancelled", "\(cancel.text)")
+
+            // Before its time: nothing is due, nothing in the outbox, nothing on the device.
+            #expect(try await scheduler.sendDue() == 0)
+            #expect(try await dispatcher.drain() == 0)
+            #expect(try await fixture.count("updates") == 0)
+            let waiting = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
+            #expect(waiting.json["status"]?.stringValue == "scheduled", "\(waiting.text)")
+            #expect(emulator.emulator.device(id: device.id)?.activities.isEmpty == true)
+
+            while Int(Date().timeIntervalSince1970) < sendAt { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(try await scheduler.sendDue() == 1, "the cancelled start went out")
+            #expect(try await dispatcher.drain() == 1)
+            let activities = emulator.emulator.device(id: device.id)?.activities ?? []
+            #expect(activities.count == 1 && activities.first?.contentState == .object(["home": .int(0)]))
+            #expect((activities.first?.startedAt ?? 0) >= sendAt - 1)
+            let sent = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
+            #expect(sent.json["status"]?.stringValue == "sent" && sent.json["event"]?.stringValue == "start", "\(sent.text)")
+            let late = try await client.send(.delete, "\(app)/updates/\(id)", key: backend)
+            #expect(late.status == .conflict, "\(late.text)")
+            let stillCancelled = try await client.send(.get, "\(app)/updates/\(cancelledID)", key: backend)
+            #expect(stillCancelled.json["status"]?.stringValue == "cancelled")
         }
     }
 

@@ -1,0 +1,9 @@
+import LivecastCore
+
+extension JSONValue? {
+    /// The elements when this is an array, else none: `response.json["deliveries"].items`.
+    public var items: [JSONValue] {
+        guard case .array(let items)? = self else { return [] }
+        return items
+    }
+}
