@@ -16,20 +16,14 @@ extension LivecastAPI {
         let target = try context.parameters.decoded(route.targetParameter)
         let body = try await request.bodyBytes(upTo: context.maxUploadSize)
         let responses = UpdateResponses(client: self.database, logger: self.logger)
-        let scheduled = ScheduledUpdates(client: self.database, logger: self.logger)
         var idempotencyKey: IdempotencyKey?
         if let key = request.headers[.idempotencyKey] {
             guard !key.isEmpty else { throw APIError.invalid("Idempotency-Key must not be empty", field: "Idempotency-Key") }
             try InputLimits.checkIdentifier(key, field: "Idempotency-Key", maximumBytes: InputLimits.idempotencyKeyBytes)
             idempotencyKey = IdempotencyKey(key: key, scope: "\(request.method) \(request.uri.path)", body: body)
         }
-        if let idempotencyKey {
-            if let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
-                return Self.accepted(kept, replayed: true)
-            }
-            if let kept = try await scheduled.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
-                return Self.accepted(kept, replayed: true)
-            }
+        if let idempotencyKey, let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
+            return Self.accepted(kept, replayed: true)
         }
         let now = Int(Date().timeIntervalSince1970)
         if let sendAt = try Self.sendAt(of: route, body: body), sendAt > now {

@@ -59,27 +59,10 @@ public struct ScheduledUpdates: Sendable {
         throw StoreError(.notFound, "the scheduled update vanished")
     }
 
-    /// Keeps the answer given to the request that scheduled it, for a retry with its idempotency key.
+    /// Keeps the answer given to the request that scheduled it, for a retry with its idempotency key
+    /// (``UpdateResponses/response(appID:idempotencyKey:)`` finds it).
     public func record(_ response: String, id: Int64) async throws {
         try await self.client.query("UPDATE scheduled_updates SET response = \(response) WHERE id = \(id)", logger: self.logger)
-    }
-
-    /// The answer kept for the app's scheduled request with this idempotency key on the same route and target.
-    /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
-    public func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
-        let rows = try await self.client.query(
-            """
-            SELECT response, idempotency_fingerprint FROM scheduled_updates
-            WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)
-              AND response IS NOT NULL
-            """,
-            logger: self.logger
-        )
-        for try await (response, fingerprint) in rows.decode((String, String?).self) {
-            try idempotencyKey.checkSameRequest(as: fingerprint)
-            return response
-        }
-        return nil
     }
 
     /// Where one of an app's scheduled requests stands, or `nil`.

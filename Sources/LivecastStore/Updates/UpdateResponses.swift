@@ -20,7 +20,8 @@ public struct UpdateResponses: Sendable {
         )
     }
 
-    /// The answer kept for the app's update with this idempotency key on the same route and target, if there is one.
+    /// The answer kept for the app's update (in the outbox or scheduled) with this idempotency key on the same route
+    /// and target, if there is one.
     /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
     public func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
         let rows = try await self.client.query(
@@ -28,6 +29,11 @@ public struct UpdateResponses: Sendable {
             SELECT response, idempotency_fingerprint FROM updates
             WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)
                 AND response IS NOT NULL
+            UNION ALL
+            SELECT response, idempotency_fingerprint FROM scheduled_updates
+            WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)
+                AND response IS NOT NULL
+            LIMIT 1
             """,
             logger: self.logger
         )
