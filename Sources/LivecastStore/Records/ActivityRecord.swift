@@ -149,17 +149,25 @@ public struct ActivityRecord: Sendable, Hashable {
     }
 
     static func tokens(of activityRowID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [Token] {
+        try await Self.tokens(of: [activityRowID], on: connection, logger: logger)[activityRowID] ?? []
+    }
+
+    /// The tokens of several activities in one query, each activity's by generation.
+    static func tokens(of activityRowIDs: [Int64], on connection: PostgresConnection, logger: Logger) async throws -> [Int64: [Token]] {
+        guard !activityRowIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT id, token, generation, extract(epoch FROM registered_at)::bigint, extract(epoch FROM invalidated_at)::bigint,
-                invalidation_reason
-            FROM activity_tokens WHERE activity_id = \(activityRowID) ORDER BY generation
+            SELECT activity_id, id, token, generation, extract(epoch FROM registered_at)::bigint,
+                extract(epoch FROM invalidated_at)::bigint, invalidation_reason
+            FROM activity_tokens WHERE activity_id = ANY(\(activityRowIDs)) ORDER BY activity_id, generation
             """,
             logger: logger
         )
-        var tokens: [Token] = []
-        for try await (id, token, generation, registeredAt, invalidatedAt, reason) in rows.decode((Int64, String, Int, Int64, Int64?, String?).self) {
-            tokens.append(
+        var tokens: [Int64: [Token]] = [:]
+        for try await (activityID, id, token, generation, registeredAt, invalidatedAt, reason) in rows.decode(
+            (Int64, Int64, String, Int, Int64, Int64?, String?).self
+        ) {
+            tokens[activityID, default: []].append(
                 Token(id: id, token: token, generation: generation, registeredAt: registeredAt, invalidatedAt: invalidatedAt, reason: reason)
             )
         }
@@ -216,10 +224,11 @@ public struct ActivityRecord: Sendable, Hashable {
         return candidates
     }
 
-    /// Names the token each push to the activity went to: the one registered last before the push.
+    /// Names the token each push to the activity went to: the one registered last before the push (its latest
+    /// when none was).
     static func naming(_ tokens: [Token], in pushes: [PushRecord]) -> [PushRecord] {
         pushes.map { push in
-            guard push.targetKind == .activity, let token = tokens.last(where: { $0.registeredAt <= push.at }) else { return push }
+            guard push.targetKind == .activity, let token = tokens.last(where: { $0.registeredAt <= push.at }) ?? tokens.last else { return push }
             var named = push
             named.target = token.token
             return named

@@ -121,7 +121,13 @@ public struct DeliveryLog: Sendable {
             )
         }
         for try await (name, deviceID) in rows.decode((String, String?).self) {
-            var candidate = PushDerivation.Candidate(updateID: id.updateID, targetKind: id.targetKind, targetID: id.targetID, target: name)
+            // An activity's push is named by its token afterwards (``named(_:on:)``), not by the activity's id.
+            var candidate = PushDerivation.Candidate(
+                updateID: id.updateID,
+                targetKind: id.targetKind,
+                targetID: id.targetID,
+                target: id.targetKind == .activity ? "" : name
+            )
             switch id.targetKind {
             case .activity: candidate.activityID = name
             case .pushToStart: candidate.deviceID = deviceID
@@ -132,23 +138,14 @@ public struct DeliveryLog: Sendable {
         return nil
     }
 
-    /// Names the activity pushes' tokens: each the activity's token registered last before the push.
+    /// Names the activity pushes' tokens (``ActivityRecord/naming(_:in:)``), with one query for all their activities.
     private func named(_ records: [PushRecord], on connection: PostgresConnection) async throws -> [PushRecord] {
-        var named: [PushRecord] = []
-        for record in records {
-            guard record.targetKind == .activity, let activityID = record.activityID,
-                let activityRowID = PushID(record.apnsID)?.targetID
-            else {
-                named.append(record)
-                continue
-            }
-            let tokens = try await ActivityRecord.tokens(of: activityRowID, on: connection, logger: self.logger)
-            var copy = record
-            copy.target = tokens.last { $0.registeredAt <= record.at }?.token ?? tokens.last?.token ?? ""
-            copy.activityID = activityID
-            named.append(copy)
+        let activityRowIDs = Set(records.filter { $0.targetKind == .activity }.compactMap { PushID($0.apnsID)?.targetID })
+        let tokens = try await ActivityRecord.tokens(of: Array(activityRowIDs), on: connection, logger: self.logger)
+        return records.map { record in
+            guard record.targetKind == .activity, let activityRowID = PushID(record.apnsID)?.targetID else { return record }
+            return ActivityRecord.naming(tokens[activityRowID] ?? [], in: [record])[0]
         }
-        return named
     }
 
     // MARK: - By token
