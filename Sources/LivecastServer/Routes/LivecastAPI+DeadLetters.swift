@@ -7,7 +7,7 @@ extension LivecastAPI {
     func addDeadLetterRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}/dead-letters", role: .backend) { request, _, scope in
             let parameters = request.uri.queryParameters
-            let limit = Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
+            let limit = try Self.pageLimit(parameters)
             let after = try Self.integer(parameters, "after", in: 0...Int64.max)
             let entries = try await DeadLetterEntry.list(
                 appID: scope.appID,
@@ -16,12 +16,8 @@ extension LivecastAPI {
                 client: self.database,
                 logger: self.logger
             )
-            return try .json(
-                DeadLetterPageBody(
-                    deadLetters: entries.prefix(limit).map(DeadLetterBody.init),
-                    next: entries.count > limit ? entries[limit - 1].id : nil
-                )
-            )
+            let page = Self.paged(entries, limit: limit) { $0.id }
+            return try .json(DeadLetterPageBody(deadLetters: page.rows.map(DeadLetterBody.init), next: page.next))
         }
         routes.app(.post, "/v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay", role: .operator) { _, context, scope in
             let id = try context.parameters.id("deadLetterId")

@@ -7,7 +7,7 @@ extension LivecastAPI {
     func addReadRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}/feeds", role: .operator) { request, _, scope in
             let parameters = request.uri.queryParameters
-            let limit = Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
+            let limit = try Self.pageLimit(parameters)
             var after: String?
             if let value = parameters.get("after") {
                 try InputLimits.checkRequiredIdentifier(value, field: "after")
@@ -19,14 +19,13 @@ extension LivecastAPI {
                 limit: limit + 1,
                 registrationTimeout: self.configuration.startRegistrationTimeout
             )
-            return try .json(
-                FeedPageBody(feeds: feeds.prefix(limit).map(FeedResponseBody.init), next: feeds.count > limit ? feeds[limit - 1].feedKey : nil)
-            )
+            let page = Self.paged(feeds, limit: limit) { $0.feedKey }
+            return try .json(FeedPageBody(feeds: page.rows.map(FeedResponseBody.init), next: page.next))
         }
         routes.app(.get, "/v1/apps/{bundleId}/feeds/{feedKey}/updates", role: .operator) { request, context, scope in
             let feedKey = try context.parameters.decoded("feedKey")
             let parameters = request.uri.queryParameters
-            let limit = Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
+            let limit = try Self.pageLimit(parameters)
             let before = try Self.integer(parameters, "before", in: 1...Int64.max)
             guard
                 let updates = try await UpdateStatus.history(
@@ -40,12 +39,8 @@ extension LivecastAPI {
             else {
                 throw APIError.notFound("no feed \(feedKey)", field: "feedKey")
             }
-            return try .json(
-                UpdateHistoryBody(
-                    updates: updates.prefix(limit).map(UpdateStatusBody.init),
-                    next: updates.count > limit ? updates[limit - 1].updateID : nil
-                )
-            )
+            let page = Self.paged(updates, limit: limit) { $0.updateID }
+            return try .json(UpdateHistoryBody(updates: page.rows.map(UpdateStatusBody.init), next: page.next))
         }
         routes.app(.get, "/v1/apps/{bundleId}/push-to-start-tokens/{deviceId}", role: .backend) { _, context, scope in
             let deviceID = try context.parameters.decoded("deviceId")

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import LivecastCore
 import LivecastStore
@@ -28,7 +29,7 @@ extension LivecastAPI {
     static func deliveryQuery(_ parameters: Parameters) throws -> DeliveryLog.Query? {
         var query = DeliveryLog.Query()
         if let apnsID = parameters.get("apnsId") {
-            guard Self.isUUIDText(apnsID) else {
+            guard apnsID.utf8.count == 36, UUID(uuidString: apnsID) != nil else {
                 throw APIError.invalid("apnsId must be a UUID (8-4-4-4-12 hex digits)", field: "apnsId")
             }
             guard let pushID = PushID(apnsID) else { return nil }
@@ -46,31 +47,7 @@ extension LivecastAPI {
             query.reason = reason
         }
         query.after = try Self.integer(parameters, "after", in: 0...Int64.max)
-        query.limit = Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
+        query.limit = try Self.pageLimit(parameters)
         return query
-    }
-
-    /// Whether the text is a UUID in 8-4-4-4-12 form, in either letter case.
-    static func isUUIDText(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        return bytes.enumerated().allSatisfy { index, byte in [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : byte.isHexDigit }
-    }
-
-    /// An integer query parameter within its range, if given.
-    /// - Throws: ``APIError`` `422 invalid` naming the parameter.
-    static func integer(_ parameters: Parameters, _ name: String, in range: ClosedRange<Int64>) throws -> Int64? {
-        guard let text = parameters.get(name) else { return nil }
-        guard let value = Int64(text), range.contains(value) else {
-            throw APIError.invalid("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", field: name)
-        }
-        return value
-    }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }
