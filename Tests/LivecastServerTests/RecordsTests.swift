@@ -246,6 +246,10 @@ import Testing
                 let response = try await client.send(.get, "\(app)/deliveries?apnsId=\(id)", key: backend)
                 #expect(response.status == .ok && response.json["deliveries"].items.isEmpty, "\(response.text)")
             }
+            // A foreign id does not spare the other parameters their checks.
+            let foreign = UUID().uuidString.lowercased()
+            let badAfter = try await client.send(.get, "\(app)/deliveries?apnsId=\(foreign)&after=soon", key: backend)
+            #expect(badAfter.status.code == 422 && badAfter.errorField == "after", "\(badAfter.text)")
             let unknown = try await client.send(.get, "\(app)/activities/nothing", key: backend)
             #expect(unknown.status == .notFound && unknown.errorField == "activityId")
             let unauthenticated = try await client.send(.get, "\(app)/deliveries", key: nil)

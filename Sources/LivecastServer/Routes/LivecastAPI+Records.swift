@@ -28,12 +28,13 @@ extension LivecastAPI {
     /// - Throws: ``APIError`` `422 invalid` naming the parameter.
     static func deliveryQuery(_ parameters: Parameters) throws -> DeliveryLog.Query? {
         var query = DeliveryLog.Query()
+        var isForeignAPNsID = false
         if let apnsID = parameters.get("apnsId") {
             guard apnsID.utf8.count == 36, UUID(uuidString: apnsID) != nil else {
                 throw APIError.invalid("apnsId must be a UUID (8-4-4-4-12 hex digits)", field: "apnsId")
             }
-            guard let pushID = PushID(apnsID) else { return nil }
-            query.apnsID = pushID
+            query.apnsID = PushID(apnsID)
+            isForeignAPNsID = query.apnsID == nil
         }
         if let token = parameters.get("token") {
             guard !token.isEmpty else { throw APIError.invalid("token must not be empty", field: "token") }
@@ -48,6 +49,7 @@ extension LivecastAPI {
         }
         query.after = try Self.integer(parameters, "after", in: 0...Int64.max)
         query.limit = try Self.pageLimit(parameters)
-        return query
+        // Every parameter is checked first: a request with a bad one is refused whatever its apnsId.
+        return isForeignAPNsID ? nil : query
     }
 }
