@@ -25,7 +25,8 @@ import Testing
                 )
             }
             let device = try await fixture.registeredDevice(osVersion: "17.5", emulator: emulator, client: client)
-            let sendAt = Int(Date().timeIntervalSince1970) + 3
+            // Far enough ahead that the checks before it are done before it, even on a loaded 2-core machine.
+            let sendAt = Int(Date().timeIntervalSince1970) + 12
             let start = #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}, "sendAt": \#(sendAt)}"#
             let scheduled = try await client.send(.post, "\(app)/feeds/game-1/start", key: backend, body: start)
             #expect(scheduled.status == .accepted, "\(scheduled.text)")
@@ -46,7 +47,7 @@ import Testing
             #expect(emulator.emulator.device(id: device.id)?.activities.isEmpty == true)
 
             while Int(Date().timeIntervalSince1970) < sendAt { try await Task.sleep(for: .milliseconds(100)) }
-            #expect(try await scheduler.sendDue() == 1, "the cancelled start went out")
+            #expect(try await scheduler.sendDue() == 1, "exactly the scheduled start is due; the cancelled one is not")
             #expect(try await dispatcher.drain() == 1)
             let activities = emulator.emulator.device(id: device.id)?.activities ?? []
             #expect(activities.count == 1 && activities.first?.contentState == .object(["home": .int(0)]))
@@ -72,11 +73,12 @@ import Testing
                 body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
             )
             let now = Int(Date().timeIntervalSince1970)
+            let sendAt = now + 8  // still ahead after both posts, even on a loaded machine
             let scheduled = try await client.send(
                 .post,
                 "\(app)/feeds/game-1/updates",
                 key: backend,
-                body: #"{"contentState": {"home": 1}, "timestamp": \#(now + 2), "sendAt": \#(now + 2)}"#
+                body: #"{"contentState": {"home": 1}, "timestamp": \#(sendAt), "sendAt": \#(sendAt)}"#
             )
             let id = try #require(scheduled.json["updateId"]?.intValue)
             // Meanwhile a newer timestamp is accepted: when the scheduled update's time comes, it would go backwards.
@@ -87,7 +89,7 @@ import Testing
                 body: #"{"contentState": {"home": 2}, "timestamp": \#(now + 30)}"#
             )
             #expect(newer.status == .accepted, "\(newer.text)")
-            while Int(Date().timeIntervalSince1970) < now + 2 { try await Task.sleep(for: .milliseconds(100)) }
+            while Int(Date().timeIntervalSince1970) < sendAt { try await Task.sleep(for: .milliseconds(100)) }
             #expect(try await scheduler.sendDue() == 1)
             let refused = try await client.send(.get, "\(app)/updates/\(id)", key: backend)
             #expect(refused.json["status"]?.stringValue == "refused", "\(refused.text)")
