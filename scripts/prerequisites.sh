@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Livecast needs and the machine lacks (needs root to install):
 #   to build:                 libnghttp2-dev (the HTTP/2 engine of the APNs client), pkg-config
-#   with --tests, to test:    curl, openssl, perl, nghttp2-client (nghttp, h2load), nginx-light, and
+#   with --tests, to test:    curl, openssl, perl, nghttp2-client (nghttp, h2load), nginx-light, chromium,
+#                             chromium-driver (chromedriver, for the browser tests), and
 #                             PostgreSQL's server binaries (postgresql) unless initdb is already there
 #   with --demo, for `livecast demo`: PostgreSQL's server binaries (postgresql) unless initdb is already there
 #   with --bench, to measure: nghttp2-client, nghttp2-server (nghttpd), nginx-light, and PostgreSQL's server
@@ -15,7 +16,7 @@ wanted=(libnghttp2-dev pkg-config)
 for option in "$@"; do
     case $option in
     --tests)
-        wanted+=(curl openssl perl nghttp2-client nginx-light)
+        wanted+=(curl openssl perl nghttp2-client nginx-light chromium chromium-driver)
         command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || wanted+=(postgresql)
         ;;
     --demo)
