@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
@@ -113,8 +114,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The HTTP API (routes, API-key auth, rate limits, errors, health and metrics, the OpenAPI document) and the
-        // composition root that builds the whole running service.
+        // The HTTP API (routes, API-key auth, rate limits, errors, health and metrics, the OpenAPI document), the
+        // operator console (server-rendered pages over the API) and the composition root that builds the whole service.
         .target(
             name: "LivecastServer",
             dependencies: [
@@ -125,6 +126,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -96,9 +96,20 @@ public struct LivecastAPI: Sendable {
         self.logger = logger
     }
 
-    /// The router with every route and middleware.
+    /// The router with every route and middleware, and the operator console at `/console` (``Console``).
     public func buildRouter() -> Router<APIRequestContext> {
-        self.makeRouter().router
+        let router = self.makeRouter().router
+        let console = Console(
+            // Built before the console's routes are added: the console calls the API's routes only.
+            api: InProcessAPI(responder: router.buildResponder()),
+            sessions: ConsoleSessions(client: self.database, logger: self.logger),
+            renderer: ConsoleRenderer(),
+            trustedProxies: self.configuration.trustedProxies,
+            databaseWatch: self.databaseWatch,
+            logger: self.logger
+        )
+        console.addRoutes(to: router)
+        return router
     }
 
     /// The router of the metrics listener, apart from the API's so tenants see nothing of each other: `GET /metrics`
@@ -144,6 +155,7 @@ public struct LivecastAPI: Sendable {
         self.addRecordRoutes(to: registrar)
         self.addReadRoutes(to: registrar)
         self.addDeadLetterRoutes(to: registrar)
+        self.addOverviewRoutes(to: registrar)
         return (router, registrar.routes)
     }
 

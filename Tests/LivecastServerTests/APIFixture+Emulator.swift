@@ -12,12 +12,13 @@ extension APIFixture {
     static func withEmulator(
         _ name: String,
         configuration: LivecastAPI.Configuration = .init(),
+        testing: TestingSetup = .router,
         _ body: @Sendable (APIFixture, any TestClientProtocol, EmulatorFixture, Dispatcher) async throws -> Void
     ) async throws {
         try await EmulatorFixture.with { emulator in
             let apns = try emulator.makeClient()
             defer { Task { await apns.shutdown() } }
-            try await APIFixture.with(name, emulator: emulator, configuration: configuration) { fixture, client in
+            try await APIFixture.with(name, emulator: emulator, configuration: configuration, testing: testing) { fixture, client in
                 let dispatcher = Dispatcher(
                     database: fixture.client,
                     clientForApp: { _ in (apns, EmulatorFixture.bundleID) },

@@ -19,7 +19,7 @@ import Testing
                 body: #"{"attributesType": "DeliveryAttributes", "pushToken": "abcd"}"#
             )
             #expect(registered.status == .created, "\(registered.text)")
-            let letter = try await self.deadLetter(fixture, activityKey: "order-7")
+            let letter = try await fixture.deadLetter(activityKey: "order-7")
 
             let listed = try await client.send(.get, "\(app)/dead-letters", key: fixture.key(.backend))
             #expect(listed.status == .ok, "\(listed.text)")
@@ -51,22 +51,5 @@ import Testing
             let badLimit = try await client.send(.get, "\(app)/dead-letters?limit=0", key: fixture.key(.backend))
             #expect(badLimit.status.code == 422 && badLimit.errorField == "limit")
         }
-    }
-
-    /// An update of a standalone activity given up after seven tries, as the dispatcher records it.
-    private func deadLetter(_ fixture: APIFixture, activityKey: String) async throws -> Int64 {
-        let rows = try await fixture.client.query(
-            """
-            WITH update AS (
-                INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, priority, status, payload, completed_at)
-                SELECT app_id, id, 'update', extract(epoch FROM now())::bigint, '{"eta":5}', 5, 'failed', '{"aps":{}}', now()
-                FROM activities WHERE activity_key = \(activityKey) RETURNING id, app_id, activity_id
-            )
-            INSERT INTO dead_letters (app_id, update_id, target_kind, target_id, reason, attempts)
-            SELECT app_id, id, 'activity', activity_id, 'ServiceUnavailable', 7 FROM update RETURNING id
-            """
-        )
-        for try await id in rows.decode(Int64.self) { return id }
-        return 0
     }
 }

@@ -1,5 +1,3 @@
-import LivecastCore
-
 extension JSONValue? {
     /// The elements when this is an array, else none: `response.json["deliveries"].items`.
     public var items: [JSONValue] {

@@ -49,6 +49,12 @@ struct APIKeyMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let caller = context.caller {
+            // The console's in-process call, as the key its session was opened with (checked at sign-in and on each
+            // page: a revoked key's session is gone).
+            try self.limitRate(of: caller)
+            return try await next(request, context)
+        }
         let presented = Self.bearerKey(request)
         let address = self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
         let isKnown = presented.map(self.knownKeys.contains) ?? false
@@ -64,13 +70,18 @@ struct APIKeyMiddleware: RouterMiddleware {
             throw APIError.unauthenticated
         }
         if let presented, !isKnown { self.knownKeys.insert(presented) }
-        if case .limited(let retryAfter) = self.perKey.take(for: caller.keyID) {
-            throw APIError.rateLimited("this key is over its request rate", retryAfter: retryAfter)
-        }
+        try self.limitRate(of: caller)
         var context = context
         context.caller = caller
         context.logger[metadataKey: "livecast.key_id"] = "\(caller.keyID)"
         return try await next(request, context)
+    }
+
+    /// Spends one request of the key's budget. - Throws: `429` when it has none left.
+    private func limitRate(of caller: APIKeys.Caller) throws {
+        if case .limited(let retryAfter) = self.perKey.take(for: caller.keyID) {
+            throw APIError.rateLimited("this key is over its request rate", retryAfter: retryAfter)
+        }
     }
 
     /// The caller of a presented key: remembered, or looked up in PostgreSQL (then remembered).

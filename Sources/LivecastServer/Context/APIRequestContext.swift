@@ -11,8 +11,11 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection's peer (`nil` where there is no socket, as under the router test client).
     public let remoteAddress: SocketAddress?
-    /// Who is calling, set by the API-key middleware on `/v1` routes.
+    /// Who is calling, set by the API-key middleware on `/v1` routes, and by the console's session middleware on
+    /// `/console` pages (whose in-process API calls then act as the session's key).
     public var caller: APIKeys.Caller?
+    /// The signed-in console session of a `/console` page.
+    public var consoleSession: ConsoleSessions.Session?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)

@@ -33,7 +33,7 @@ extension LivecastAPI {
 
     /// Problems of some apps: signing keys that cannot be opened, sending held by the invalidation guard (their
     /// bundle ids are in the log and on `GET /v1/apps/{bundleId}`, not here).
-    private func readinessDetail(_ checks: [String: String]) async -> [String: String] {
+    func readinessDetail(_ checks: [String: String]) async -> [String: String] {
         var detail: [String: String] = [:]
         let unusable = await self.appClients.unusableKeyCount
         if unusable > 0 {
@@ -49,7 +49,7 @@ extension LivecastAPI {
 
     /// Each check's verdict: `ok`, `not run here`, or what is wrong. The database check is answered at once when
     /// ``DatabaseWatch`` finds PostgreSQL unreachable, including while it waits.
-    private func readinessChecks(logger: Logger) async -> [String: String] {
+    func readinessChecks(logger: Logger) async -> [String: String] {
         var checks: [String: String] = [:]
         do {
             let database = self.database

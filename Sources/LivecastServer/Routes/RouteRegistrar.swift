@@ -46,6 +46,12 @@ final class RouteRegistrar {
         }
     }
 
+    /// Adds a route for any valid key, about the key itself rather than one app's resources.
+    func keyed(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
+        self.record(method, path)
+        self.authenticated.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
+    }
+
     private func record(_ method: HTTPRequest.Method, _ path: String) {
         self.routes.append(APIRoute(method: method, path: path))
     }

@@ -80,6 +80,9 @@ public actor AppClients: Service {
     /// How many apps' signing keys could not be opened when last tried.
     public var unusableKeyCount: Int { self.unusableKeys.count }
 
+    /// Whether an app's signing key could not be opened when last tried.
+    public func isUnusable(appID: Int64) -> Bool { self.unusableKeys[appID] != nil }
+
     /// The client of an app. - Throws: ``StoreError`` `notFound` for an unknown app, `invalid` for an unusable key.
     public func client(forApp appID: Int64) async throws -> AppClient {
         if var entry = self.clients[appID] {

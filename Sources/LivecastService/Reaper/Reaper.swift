@@ -53,11 +53,25 @@ public struct Reaper: Sendable {
             } else {
                 let report = await self.reap(app, now: seconds)
                 ReaperMetrics.record(report)
+                await self.remember(report, of: app)
                 reports.append(report)
             }
         }
         if !dryRun { ReaperMetrics.recordRun(at: now) }
         return reports
+    }
+
+    /// Keeps the pass's summary on the app (the console's overview shows it); a failure to is only logged.
+    private func remember(_ report: ReaperReport, of app: App) async {
+        guard !report.skipped else { return }
+        do {
+            try await self.database.query(
+                "UPDATE apps SET reaped_at = now(), reap_summary = \(report.summary(dryRun: false)) WHERE id = \(app.id)",
+                logger: self.logger
+            )
+        } catch {
+            self.logger.warning("could not record the reaper's pass", metadata: ["app": "\(app.bundleID)", "error": "\(Self.describe(error))"])
+        }
     }
 
     func apps() async throws -> [App] {

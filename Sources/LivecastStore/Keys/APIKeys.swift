@@ -131,24 +131,24 @@ public struct APIKeys: Sendable {
         return try await self.list(appID: appID).first { $0.id == keyID }
     }
 
-    private static func hash(_ secret: String) -> [UInt8] {
+    static func hash(_ secret: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(secret.utf8)))
     }
 
     /// Compares every byte whatever the first difference, so the time taken does not tell how much matched.
-    private static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
         return difference == 0
     }
 
-    private static func randomBytes(_ count: Int) -> [UInt8] {
+    static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
+    static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -1,5 +1,5 @@
-/// What `livecast demo --keep` prints after the game: the running stack's addresses and keys, and curl commands
-/// that work against it as they are.
+/// What `livecast demo --keep` prints after the game: the running stack's addresses and keys, the console's link,
+/// and curl commands that work against it as they are.
 struct DemoExamples: Sendable {
     let serverPort: Int
     let app: DemoApp
@@ -14,6 +14,7 @@ struct DemoExamples: Sendable {
         return """
 
             The stack keeps running until Ctrl-C, which stops it and removes what it made.
+              console       http://127.0.0.1:\(self.serverPort)/console (sign in with the operator key)
               API           http://127.0.0.1:\(self.serverPort) (its contract: /openapi.yaml)
               backend key   \(self.app.backendKey)
               operator key  \(self.app.operatorKey)

@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LivecastStore
+
+extension Console {
+    /// `GET` and `POST /console/login`, `POST /console/logout`.
+    func addSignInRoutes(to router: Router<APIRequestContext>) {
+        router.get("/console/login") { request, context in
+            let token = ConsoleSessions.newToken()
+            var page = ConsolePage(template: "login", title: "Sign in", section: nil)
+            page.model = ["loginCsrf": token, "next": Self.safeNext(request.uri.queryParameters.get("next"))]
+            if request.uri.queryParameters.get("signedOut") != nil { page.notice = "You are signed out." }
+            var response = self.renderer.response(page, session: nil)
+            response.setCookie(self.cookie(Self.signInCookie, token, path: "/console/login", request: request, context: context))
+            return response
+        }
+        router.post("/console/login") { request, context in
+            try await self.signIn(request, context: context)
+        }
+        router.post("/console/logout") { request, context in
+            let form = try await ConsoleForm(request)
+            let sessions = self.sessions
+            if let token = request.cookies[Self.sessionCookie]?.value,
+                let session = try await self.databaseWatch.guarding({ try await sessions.session(token: token) })
+            {
+                guard form.carriesToken(of: session) else {
+                    var page = ConsolePage(template: "problem", title: "Not allowed", section: nil)
+                    page.status = .forbidden
+                    page.error = (Self.missingToken.code, Self.missingToken.message)
+                    return self.renderer.response(page, session: session)
+                }
+                try await self.databaseWatch.guarding { try await sessions.close(token: token) }
+                context.logger.info("console sign-out", metadata: ["livecast.key_id": "\(session.caller.keyID)"])
+            }
+            var response = Self.redirect(to: "/console/login?signedOut=1")
+            response.setCookie(self.cookie(Self.sessionCookie, "", path: "/console", request: request, context: context, maxAge: 0))
+            return response
+        }
+    }
+
+    /// Checks the key as the API does (through `GET /v1/key`: the same failure counting and rate limits), then opens
+    /// a session; the key itself goes no further.
+    private func signIn(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let form = try await ConsoleForm(request)
+        let next = Self.safeNext(form["next"])
+        var page = ConsolePage(template: "login", title: "Sign in", section: nil)
+        let token = ConsoleSessions.newToken()
+        page.model = ["loginCsrf": token, "next": next]
+        guard let expected = request.cookies[Self.signInCookie]?.value, let presented = form["csrf"],
+            ConsoleSessions.tokensMatch(expected, presented)
+        else {
+            page.status = .forbidden
+            page.error = (Self.missingToken.code, "the sign-in form did not carry its security token; reload the page and try again")
+            return self.signInPage(page, token: token, request: request, context: context)
+        }
+        guard let key = form["key"] else {
+            page.status = .unprocessableContent
+            page.error = ("invalid", "enter an API key (lc_…)")
+            return self.signInPage(page, token: token, request: request, context: context)
+        }
+        var headers: HTTPFields = [.authorization: "Bearer \(key)"]
+        for forwarded in request.headers[values: .xForwardedFor] { headers.append(HTTPField(name: .xForwardedFor, value: forwarded)) }
+        var anonymous = context
+        anonymous.caller = nil
+        let answer = try await self.api.call(.get, "/v1/key", headers: headers, context: anonymous)
+        guard answer.isSuccess, let keyID = answer.json["keyId"]?.intValue else {
+            page.status = answer.status
+            page.error =
+                answer.status == .unauthorized ? ("unauthenticated", "that key was not accepted: it is unknown, mistyped or revoked") : answer.error
+            return self.signInPage(page, token: token, request: request, context: context)
+        }
+        let sessions = self.sessions
+        guard let (sessionToken, session) = try await self.databaseWatch.guarding({ try await sessions.open(keyID: Int64(keyID)) }) else {
+            page.status = .unauthorized
+            page.error = ("unauthenticated", "that key was revoked")
+            return self.signInPage(page, token: token, request: request, context: context)
+        }
+        context.logger.info("console sign-in", metadata: ["livecast.key_id": "\(keyID)", "livecast.role": "\(session.caller.role.rawValue)"])
+        var response = Self.redirect(to: next)
+        response.setCookie(
+            self.cookie(
+                Self.sessionCookie,
+                sessionToken,
+                path: "/console",
+                request: request,
+                context: context,
+                maxAge: Int(ConsoleSessions.lifetime.components.seconds)
+            )
+        )
+        response.setCookie(self.cookie(Self.signInCookie, "", path: "/console/login", request: request, context: context, maxAge: 0))
+        return response
+    }
+
+    private func signInPage(_ page: ConsolePage, token: String, request: Request, context: APIRequestContext) -> Response {
+        var response = self.renderer.response(page, session: nil)
+        response.setCookie(self.cookie(Self.signInCookie, token, path: "/console/login", request: request, context: context))
+        return response
+    }
+
+    /// An HttpOnly, SameSite=Strict cookie, Secure when the request came over TLS or through a trusted proxy that
+    /// says its client used https.
+    private func cookie(_ name: String, _ value: String, path: String, request: Request, context: APIRequestContext, maxAge: Int? = nil) -> Cookie {
+        Cookie(
+            name: name,
+            value: value,
+            maxAge: maxAge,
+            path: path,
+            secure: self.isSecure(request, context: context),
+            httpOnly: true,
+            sameSite: .strict
+        )
+    }
+
+    private func isSecure(_ request: Request, context: APIRequestContext) -> Bool {
+        if request.head.scheme == "https" { return true }
+        guard let peer = context.remoteAddress?.ipAddress, self.trustedProxies.contains(peer) else { return false }
+        return request.headers[.xForwardedProto]?.lowercased() == "https"
+    }
+
+    /// Where to go after signing in: a console path, never another site.
+    private static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/console"), !next.hasPrefix("//"), !next.contains("\\") else { return "/console" }
+        return next
+    }
+}
+
+extension HTTPField.Name {
+    /// `X-Forwarded-Proto`: the scheme the client used, as a proxy says.
+    static let xForwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+}

@@ -1,0 +1,51 @@
+import HTTPTypes
+
+/// A console page to render: its template, its title and section in the navigation, and what the template shows.
+struct ConsolePage {
+    /// The console's sections, in the navigation's order.
+    enum Section: String, CaseIterable {
+        case overview, feeds, channels, deliveries, deadLetters, keys
+
+        var label: String {
+            switch self {
+            case .overview: "Overview"
+            case .feeds: "Feeds"
+            case .channels: "Channels"
+            case .deliveries: "Deliveries"
+            case .deadLetters: "Dead letters"
+            case .keys: "Keys"
+            }
+        }
+
+        var path: String {
+            switch self {
+            case .overview: "/console"
+            case .feeds: "/console/feeds"
+            case .channels: "/console/channels"
+            case .deliveries: "/console/deliveries"
+            case .deadLetters: "/console/dead-letters"
+            case .keys: "/console/keys"
+            }
+        }
+    }
+
+    /// The template's name in ``ConsoleTemplates``.
+    var template: String
+    var title: String
+    var section: Section?
+    /// What the template shows; keys with no value are left out (a present key is a true section).
+    var model: [String: Any] = [:]
+    var status: HTTPResponse.Status = .ok
+    /// A message of success at the top of the page.
+    var notice: String?
+    /// What went wrong, as the API said it (`code`, `message`).
+    var error: (code: String, message: String)?
+
+    /// The page of an API refusal, with the API's status, code and message.
+    static func refusal(_ answer: InProcessAPI.Answer, title: String, section: Section?) -> ConsolePage {
+        var page = ConsolePage(template: "problem", title: title, section: section)
+        page.status = answer.status
+        page.error = answer.error
+        return page
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The operator console's sign-ins. The browser holds a random session token in a cookie; PostgreSQL holds only its
+/// SHA-256, the API key it was opened with and the session's CSRF token, so any instance serves any session and a
+/// database dump opens none. A session ends at sign-out, at its expiry, or as soon as its key is revoked.
+public struct ConsoleSessions: Sendable {
+    /// How long a session lasts from sign-in: a working day.
+    public static let lifetime: Duration = .seconds(12 * 3600)
+
+    /// An open session: who it acts as, and the token its forms carry.
+    public struct Session: Sendable, Hashable {
+        public var caller: APIKeys.Caller
+        /// The token every state-changing form of the session must send back (`csrf`).
+        public var csrfToken: String
+        public var expiresAt: Date
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Opens a session for a key that authenticated.
+    /// - Returns: The token to put in the browser's cookie (never stored), and the session; `nil` when the key was
+    ///   revoked meanwhile.
+    public func open(keyID: Int64) async throws -> (token: String, session: Session)? {
+        let token = Self.newToken()
+        let csrfToken = Self.newToken()
+        let lifetime = Int(Self.lifetime.components.seconds)
+        try await self.client.query(
+            """
+            INSERT INTO console_sessions (token_hash, key_id, csrf_token, expires_at)
+            VALUES (\(ByteBuffer(bytes: APIKeys.hash(token))), \(keyID), \(csrfToken), now() + make_interval(secs => \(lifetime)))
+            """,
+            logger: self.logger
+        )
+        return try await self.session(token: token).map { (token, $0) }
+    }
+
+    /// The live session of a cookie's token: `nil` when unknown, expired, or its key was revoked since.
+    public func session(token: String) async throws -> Session? {
+        guard token.utf8.count == 64 else { return nil }
+        let rows = try await self.client.query(
+            """
+            SELECT k.id, k.app_id, a.bundle_id, k.role, s.csrf_token, s.expires_at
+            FROM console_sessions s JOIN api_keys k ON k.id = s.key_id JOIN apps a ON a.id = k.app_id
+            WHERE s.token_hash = \(ByteBuffer(bytes: APIKeys.hash(token))) AND s.expires_at > now() AND k.revoked_at IS NULL
+            """,
+            logger: self.logger
+        )
+        for try await (keyID, appID, bundleID, role, csrfToken, expiresAt) in rows.decode((Int64, Int64, String, String, String, Date).self) {
+            guard let role = APIKeys.Role(rawValue: role) else { return nil }
+            return Session(
+                caller: APIKeys.Caller(keyID: keyID, appID: appID, bundleID: bundleID, role: role),
+                csrfToken: csrfToken,
+                expiresAt: expiresAt
+            )
+        }
+        return nil
+    }
+
+    /// Ends a session (sign-out), and drops every expired one.
+    public func close(token: String) async throws {
+        try await self.client.query(
+            "DELETE FROM console_sessions WHERE token_hash = \(ByteBuffer(bytes: APIKeys.hash(token))) OR expires_at <= now()",
+            logger: self.logger
+        )
+    }
+
+    /// Compares a form's token with the session's in constant time.
+    public static func isValid(csrfToken presented: String?, for session: Session) -> Bool {
+        guard let presented else { return false }
+        return Self.tokensMatch(presented, session.csrfToken)
+    }
+
+    /// A new random token: 32 bytes as hex.
+    public static func newToken() -> String {
+        APIKeys.hex(APIKeys.randomBytes(32))
+    }
+
+    /// Whether two tokens are equal, compared in constant time.
+    public static func tokensMatch(_ lhs: String, _ rhs: String) -> Bool {
+        APIKeys.constantTimeEqual(Array(lhs.utf8), Array(rhs.utf8))
+    }
+}
