@@ -73,7 +73,7 @@ import Testing
             #expect(signInRefused.status == .forbidden)
 
             let created = try await user.post("/console/channels", form: ["storagePolicy": "mostRecentMessage"])
-            #expect(created.status == .ok && created.text.contains("was created at APNs"), "\(created.text)")
+            #expect(created.status == .ok && created.text.contains("at APNs and registered it"), "\(created.text)")
             #expect(try await fixture.count("channels") == 1)
         }
     }
@@ -117,6 +117,23 @@ import Testing
             let replayed = try await operatorUser.post("/console/dead-letters/\(letter)/replay")
             #expect(replayed.status == .ok && replayed.text.contains("replayed: requeued"), "\(replayed.text)")
             #expect(try await fixture.count("owed_pushes") == 1)
+
+            // A followed channel is retired only after the API's warning.
+            let follower = try await client.send(
+                .put,
+                "\(app)/activities/watcher",
+                key: fixture.key(.backend),
+                body: #"{"attributesType": "GameAttributes", "channelId": "\#(channelID)"}"#
+            )
+            #expect(follower.status == .created, "\(follower.text)")
+            _ = try await operatorUser.get("/console/channels")
+            let warned = try await operatorUser.post("/console/channels/retire", form: ["channelId": channelID])
+            #expect(warned.status == .conflict && warned.text.contains("1 running activities follow the channel"), "\(warned.text)")
+            #expect(warned.text.contains("Retire anyway"))
+            let forced = try await operatorUser.post("/console/channels/retire", form: ["channelId": channelID, "force": "true"])
+            #expect(forced.status == .ok && forced.text.contains("deleted at APNs and retired"), "\(forced.text)")
+            let retired = try await client.send(.get, "\(app)/channels/\(InProcessAPI.segment(channelID))", key: fixture.key(.operator))
+            #expect(retired.json["state"]?.stringValue == "retired")
         }
     }
 

@@ -16,7 +16,6 @@ extension Console {
             let answer = try await self.api.call(.post, "\(Self.appPath(session))/channels", body: .object(body), context: context)
             var page = try await self.channelsPage(context: context, session: session)
             if answer.isSuccess, let channelID = answer.json["channelId"]?.stringValue {
-                page.notice = "The channel was created at APNs and registered."
                 page.model["created"] = ["id": channelID]
             } else {
                 page.status = answer.status

@@ -31,7 +31,7 @@ extension Console {
                 "used": used,
                 "limit": limit,
                 "width": max(used == 0 ? 0 : 4, used * 200 / limit),
-                "percent": String(format: "%.1f%%", Double(used) * 100 / Double(limit)),
+                "percent": String(format: "%.2f%%", Double(used) * 100 / Double(limit)),
             ],
             "pushes": Self.pushChart(json["lastHour"], reasons: json["failedByReason"]),
             "reaper": reaper,

@@ -31,7 +31,7 @@ enum ConsoleAssets {
         .narrow { max-width: 420px; }
         .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(230px, 1fr)); gap: 16px; margin-bottom: 16px; }
         .grid .card { margin: 0; }
-        .big { font-size: 26px; font-weight: 650; margin: 0; overflow-wrap: anywhere; }
+        .big { font-size: 26px; font-weight: 650; margin: 0; overflow-wrap: break-word; } .big.name { font-size: 19px; }
         .muted, .hint { color: var(--muted); } .hint { font-size: 13px; }
         .ok { color: var(--ok); }
         .notice { border-left: 4px solid var(--ok); background: var(--card); padding: 10px 14px; border-radius: 6px; }
@@ -48,7 +48,8 @@ enum ConsoleAssets {
         button.link { background: none; border: none; color: var(--accent); padding: 0; margin: 0; text-decoration: underline; }
         button.copy { background: none; color: var(--accent); border: 1px solid var(--line); padding: 0 6px; margin: 0 0 0 6px;
           font-size: 12px; }
-        .inline-form { display: flex; flex-wrap: wrap; align-items: end; gap: 8px 12px; }
+        .inline-form { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; }
+        .inline-form button { margin-top: 0; }
         .inline-form h2 { width: 100%; } .inline-form label { margin: 0; } .inline-form select, .inline-form input { width: auto; }
         .search { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 8px 12px; align-items: end; }
         .search label { margin-top: 0; }
@@ -76,7 +77,7 @@ enum ConsoleAssets {
         ul.reasons { margin: 4px 0 0; padding-left: 18px; font-size: 14px; }
         svg.chart { width: 100%; max-width: 720px; height: auto; }
         svg.chart rect.sent { fill: var(--sent); } svg.chart rect.failed { fill: var(--failed); }
-        svg.chart .axis { stroke: var(--line); } svg.chart text { fill: var(--muted); font-size: 10px; }
+        svg.chart .axis { stroke: var(--line); } svg.chart text { fill: var(--muted); font-size: 8px; }
         svg.gauge { width: 100%; height: 14px; } svg.gauge .track { fill: var(--track); } svg.gauge .fill { fill: var(--accent); }
         .dot { display: inline-block; width: 10px; height: 10px; border-radius: 5px; } .dot.sent { background: var(--sent); } .dot.failed { background: var(--failed); }
         @media (max-width: 640px) {

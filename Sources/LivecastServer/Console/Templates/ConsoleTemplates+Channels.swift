@@ -7,7 +7,7 @@ extension ConsoleTemplates {
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="channelId" value="{{channelId}}"><input type="hidden" name="force" value="true">
         <button type="submit" class="danger">Retire anyway</button> <a href="/console/channels">Keep it</a>
         </form>{{/retireWarning}}
-        {{#created}}<p class="notice">Created {{>copy}}</p>{{/created}}
+        {{#created}}<p class="notice" role="status">Created {{>copy}} at APNs and registered it.</p>{{/created}}
         <form method="post" action="/console/channels" class="card inline-form" aria-labelledby="create-title">
         <h2 id="create-title">Create a channel</h2>
         <input type="hidden" name="csrf" value="{{csrf}}">

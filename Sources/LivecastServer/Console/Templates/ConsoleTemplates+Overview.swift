@@ -3,7 +3,7 @@ extension ConsoleTemplates {
     static let overview = #"""
         {{<layout}}{{$main}}
         <section class="grid" aria-label="At a glance">
-        <div class="card"><h2>App</h2><p class="big">{{app.bundleId}}</p><p class="muted">{{app.environment}} environment</p></div>
+        <div class="card"><h2>App</h2><p class="big name">{{app.bundleId}}</p><p class="muted">{{app.environment}} environment</p></div>
         <div class="card"><h2>Outbox</h2><p class="big" id="outbox-depth">{{outbox.depth}}</p>
         <p class="muted">{{#outbox.oldest}}oldest waiting {{outbox.oldest}}{{/outbox.oldest}}{{^outbox.oldest}}nothing waiting{{/outbox.oldest}} · {{outbox.scheduled}} scheduled</p></div>
         <div class="card"><h2>Dead letters</h2><p class="big"><a href="/console/dead-letters" id="dead-letter-count">{{deadLetters}}</a></p>

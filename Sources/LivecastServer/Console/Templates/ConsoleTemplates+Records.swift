@@ -41,6 +41,7 @@ extension ConsoleTemplates {
         <p class="hint">It goes through the outbox like any update (a new timestamp, ordering, coalescing); the answer APNs gave is shown here.</p>
         </form>
         {{/activity.canPush}}
+        {{#activity.feed}}<p class="hint">This activity follows the feed <a href="/console/feeds/{{activity.feedPath}}">{{activity.feed}}</a>: its updates go to the feed.</p>{{/activity.feed}}
         {{/main}}{{/layout}}
         """#
 
