@@ -18,7 +18,12 @@ import Testing
     @Test func anOperatorRunsAGameFromTheConsole() async throws {
         try await APIFixture.withEmulator("console_browser", testing: .live) { fixture, client, emulator, dispatcher in
             let base = "http://127.0.0.1:\(try #require(client.port))"
-            let (followers, standalone) = try await Self.feedWithFollowers(fixture: fixture, client: client, emulator: emulator, dispatcher: dispatcher)
+            let (followers, standalone) = try await Self.feedWithFollowers(
+                fixture: fixture,
+                client: client,
+                emulator: emulator,
+                dispatcher: dispatcher
+            )
             try await ChromeDriver.with(windowWidth: 1280, windowHeight: 1000) { browser in
                 try await Self.signIn(browser, base: base, key: fixture.key(.operator))
                 let cookies = try await browser.cookies()
@@ -33,7 +38,15 @@ import Testing
                 )
                 #expect(forged == "403", "a POST without the CSRF token is refused")
 
-                let apnsID = try await Self.watchAFanOut(browser, base: base, fixture: fixture, client: client, dispatcher: dispatcher, emulator: emulator, followers: followers)
+                let apnsID = try await Self.watchAFanOut(
+                    browser,
+                    base: base,
+                    fixture: fixture,
+                    client: client,
+                    dispatcher: dispatcher,
+                    emulator: emulator,
+                    followers: followers
+                )
                 let drainer = Task {
                     while !Task.isCancelled {
                         _ = try? await dispatcher.drain()
@@ -191,8 +204,15 @@ import Testing
         let devices = try (0...Self.followerCount).map { _ in
             try emulator.emulator.addDevice(bundleID: EmulatorFixture.bundleID, osVersion: "17.5", pushToStartTokens: ["GameAttributes": ""])
         }
-        let tokenRows = devices.map { #"{"deviceId": "\#($0.id)", "attributesType": "GameAttributes", "token": "\#($0.pushToStartTokens["GameAttributes"]!)", "osVersion": "17.5"}"# }
-        let imported = try await client.send(.post, "\(app)/push-to-start-tokens:import", key: fixture.key(.backend), body: "[\(tokenRows.joined(separator: ","))]")
+        let tokenRows = devices.map {
+            #"{"deviceId": "\#($0.id)", "attributesType": "GameAttributes", "token": "\#($0.pushToStartTokens["GameAttributes"]!)", "osVersion": "17.5"}"#
+        }
+        let imported = try await client.send(
+            .post,
+            "\(app)/push-to-start-tokens:import",
+            key: fixture.key(.backend),
+            body: "[\(tokenRows.joined(separator: ","))]"
+        )
         #expect(imported.json["counts"]?["created"]?.intValue == devices.count, "\(imported.text.prefix(500))")
         let start = try await client.send(
             .post,
@@ -208,7 +228,12 @@ import Testing
         let activities = zip(devices, updateTokens).dropLast().map { device, token in
             #"{"activityId": "\#(device.id)", "attributesType": "GameAttributes", "feed": "game-1", "pushToken": "\#(token)", "deviceId": "\#(device.id)", "osVersion": "17.5"}"#
         }
-        let registered = try await client.send(.post, "\(app)/activities:import", key: fixture.key(.backend), body: "[\(activities.joined(separator: ","))]")
+        let registered = try await client.send(
+            .post,
+            "\(app)/activities:import",
+            key: fixture.key(.backend),
+            body: "[\(activities.joined(separator: ","))]"
+        )
         #expect(registered.json["counts"]?["created"]?.intValue == Self.followerCount, "\(registered.text.prefix(500))")
         let standalone = devices[Self.followerCount].id
         let single = try await client.send(
