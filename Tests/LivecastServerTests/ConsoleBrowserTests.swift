@@ -79,6 +79,12 @@ import Testing
                 try await browser.setWindowSize(width: 390, height: 844)
                 try await browser.open("\(base)/console/feeds/game-1")
                 try await browser.screenshot(to: "\(Self.screenshots)/feed-phone.png")
+                try await browser.emulateColorScheme("dark")
+                try await browser.open("\(base)/console/feeds/game-1")
+                let background = try await browser.executeScript("return getComputedStyle(document.body).backgroundColor")
+                #expect(background == "rgb(20, 20, 22)", "the dark palette: \(background ?? "none")")
+                try await browser.screenshot(to: "\(Self.screenshots)/feed-phone-dark.png")
+                try await browser.emulateColorScheme("light")
                 try await browser.setWindowSize(width: 1280, height: 1000)
 
                 try await browser.find("#sign-out").click()

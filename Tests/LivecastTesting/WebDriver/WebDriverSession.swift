@@ -100,6 +100,17 @@ public struct WebDriverSession: Sendable {
         _ = try await self.send("POST", "/window/rect", .object(["width": .int(width), "height": .int(height)]))
     }
 
+    /// Makes pages see `prefers-color-scheme: dark` (or `light`), through Chromium's DevTools protocol
+    /// (chromedriver's `goog/cdp/execute`).
+    public func emulateColorScheme(_ scheme: String) async throws {
+        let feature = JSONValue.object(["name": .string("prefers-color-scheme"), "value": .string(scheme)])
+        _ = try await self.send(
+            "POST",
+            "/goog/cdp/execute",
+            .object(["cmd": .string("Emulation.setEmulatedMedia"), "params": .object(["features": .array([feature])])])
+        )
+    }
+
     /// Ends the session, closing its window.
     func end() async throws {
         _ = try await self.connection.send("DELETE", "/session/\(self.id)")
