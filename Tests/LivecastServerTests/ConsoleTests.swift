@@ -71,6 +71,11 @@ import Testing
             var newcomer = ConsoleUser(client: client)
             let signInRefused = try await newcomer.post("/console/login", form: ["key": fixture.key(.admin)], token: false)
             #expect(signInRefused.status == .forbidden)
+            // Without a session there is no token to carry: refused too, not sent to sign in.
+            for path in ["/console/channels", "/console/logout", "/console/keys"] {
+                let sessionless = try await newcomer.post(path, form: ["storagePolicy": "noStorage", "role": "admin"], token: false)
+                #expect(sessionless.status == .forbidden && sessionless.text.contains("Sign in"), "\(path): \(sessionless.status)")
+            }
 
             let created = try await user.post("/console/channels", form: ["storagePolicy": "mostRecentMessage"])
             #expect(created.status == .ok && created.text.contains("at APNs and registered it"), "\(created.text)")

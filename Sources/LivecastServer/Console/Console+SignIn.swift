@@ -21,18 +21,17 @@ extension Console {
         router.post("/console/logout") { request, context in
             let form = try await ConsoleForm(request)
             let sessions = self.sessions
-            if let token = request.cookies[Self.sessionCookie]?.value,
+            guard let token = request.cookies[Self.sessionCookie]?.value,
                 let session = try await self.databaseWatch.guarding({ try await sessions.session(token: token) })
-            {
-                guard form.carriesToken(of: session) else {
-                    var page = ConsolePage(template: "problem", title: "Not allowed", section: nil)
-                    page.status = .forbidden
-                    page.error = (Self.missingToken.code, Self.missingToken.message)
-                    return self.renderer.response(page, session: session)
-                }
-                try await self.databaseWatch.guarding { try await sessions.close(token: token) }
-                context.logger.info("console sign-out", metadata: ["livecast.key_id": "\(session.caller.keyID)"])
+            else {
+                return self.renderer.response(.signedOut, session: nil)
             }
+            guard form.carriesToken(of: session) else {
+                let refusal = Self.missingToken
+                return self.renderer.response(.problem(refusal.status, code: refusal.code, message: refusal.message), session: session)
+            }
+            try await self.databaseWatch.guarding { try await sessions.close(token: token) }
+            context.logger.info("console sign-out", metadata: ["livecast.key_id": "\(session.caller.keyID)"])
             var response = Self.redirect(to: "/console/login?signedOut=1")
             response.setCookie(self.cookie(Self.sessionCookie, "", path: "/console", request: request, context: context, maxAge: 0))
             return response
@@ -61,9 +60,8 @@ extension Console {
         }
         var headers: HTTPFields = [.authorization: "Bearer \(key)"]
         for forwarded in request.headers[values: .xForwardedFor] { headers.append(HTTPField(name: .xForwardedFor, value: forwarded)) }
-        var anonymous = context
-        anonymous.caller = nil
-        let answer = try await self.api.call(.get, "/v1/key", headers: headers, context: anonymous)
+        // The sign-in route has no caller: the API authenticates the key from the header, as for any client.
+        let answer = try await self.api.call(.get, "/v1/key", headers: headers, context: context)
         guard answer.isSuccess, let keyID = answer.json["keyId"]?.intValue else {
             page.status = answer.status
             page.error =

@@ -23,9 +23,6 @@ struct ConsoleErrorMiddleware: RouterMiddleware {
     }
 
     private func problem(_ status: HTTPResponse.Status, code: String, message: String, context: Context) -> Response {
-        var page = ConsolePage(template: "problem", title: status == .forbidden ? "Not allowed" : "Something went wrong", section: nil)
-        page.status = status
-        page.error = (code, message)
-        return self.renderer.response(page, session: context.consoleSession)
+        self.renderer.response(.problem(status, code: code, message: message), session: context.consoleSession)
     }
 }

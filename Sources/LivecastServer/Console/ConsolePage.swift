@@ -41,6 +41,24 @@ struct ConsolePage {
     /// What went wrong, as the API said it (`code`, `message`).
     var error: (code: String, message: String)?
 
+    /// A page that only says what went wrong, with its status.
+    static func problem(_ status: HTTPResponse.Status, code: String, message: String, title: String? = nil) -> ConsolePage {
+        var page = ConsolePage(template: "problem", title: title ?? (status == .forbidden ? "Not allowed" : "Something went wrong"), section: nil)
+        page.status = status
+        page.error = (code, message)
+        return page
+    }
+
+    /// A form posted without a live session (never signed in, signed out, expired, or its key revoked): `403`.
+    static var signedOut: ConsolePage {
+        .problem(
+            .forbidden,
+            code: "csrf_token_missing",
+            message: "this form was sent without a live session (it ended, or was never opened): sign in and send it again",
+            title: "Not signed in"
+        )
+    }
+
     /// The page of an API refusal, with the API's status, code and message.
     static func refusal(_ answer: InProcessAPI.Answer, title: String, section: Section?) -> ConsolePage {
         var page = ConsolePage(template: "problem", title: title, section: section)

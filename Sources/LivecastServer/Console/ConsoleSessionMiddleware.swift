@@ -1,9 +1,10 @@
 import Hummingbird
 import LivecastStore
 
-/// Opens the session of a console request from its cookie and acts as the session's key from then on; a request
-/// without a live session is sent to sign in (a `GET` comes back to where it was going). While PostgreSQL does not
-/// answer, the page says so (`503`) at once.
+/// Opens the session of a console request from its cookie and acts as the session's key from then on. A page asked
+/// for without a live session is sent to sign in (and comes back after); a form posted without one is refused
+/// (`403`), as it cannot carry a session's CSRF token. While PostgreSQL does not answer, the page says so (`503`)
+/// at once.
 struct ConsoleSessionMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -18,15 +19,18 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
             do {
                 session = try await self.databaseWatch.guarding { try await sessions.session(token: token) }
             } catch {
-                var page = ConsolePage(template: "problem", title: "The database does not answer", section: nil)
-                page.status = .serviceUnavailable
-                page.error = ("database_unavailable", "PostgreSQL does not answer; try again in a moment")
+                let page = ConsolePage.problem(
+                    .serviceUnavailable,
+                    code: "database_unavailable",
+                    message: "PostgreSQL does not answer; try again in a moment",
+                    title: "The database does not answer"
+                )
                 return self.renderer.response(page, session: nil)
             }
         }
         guard let session else {
-            let next = request.method == .get ? "?next=\(InProcessAPI.segment(request.uri.description))" : ""
-            return Console.redirect(to: "/console/login\(next)")
+            guard request.method == .get || request.method == .head else { return self.renderer.response(.signedOut, session: nil) }
+            return Console.redirect(to: "/console/login?next=\(InProcessAPI.segment(request.uri.description))")
         }
         var context = context
         context.caller = session.caller

@@ -5,7 +5,7 @@ import Foundation
 /// (`--config FILE`: a JSON object of strings, or `key = value` lines with `#` comments). Keys are the flags' names
 /// without the dashes: `database-url`, `database-ca-file`, `listen`, `metrics-listen`, `trusted-proxies`,
 /// `master-key-file`, `apns-push-url`, `apns-management-url`, `apns-ca-file`, `rate-limit`, `rate-burst`,
-/// `max-clock-skew`, `http-idle-timeout`, `http-read-timeout`, `statement-timeout`, `database-wait-timeout`,
+/// `failed-auth-rate`, `failed-auth-burst`, `max-clock-skew`, `http-idle-timeout`, `http-read-timeout`, `statement-timeout`, `database-wait-timeout`,
 /// `dispatch-workers`, `retry-deadline`, `reap-interval`, `stale-grace`, `lifetime-margin`, `channel-retirement-delay`,
 /// `token-expiry-days`, `start-registration-timeout`.
 struct Settings {

@@ -15,7 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
             Each setting comes from its flag, else its environment variable, else the --config file (JSON, or \
             key = value lines; keys are the flags without dashes: database-url, database-ca-file, listen, \
             metrics-listen, trusted-proxies, master-key-file, apns-push-url, apns-management-url, apns-ca-file, \
-            rate-limit, rate-burst, max-clock-skew, http-idle-timeout, http-read-timeout, statement-timeout, \
+            rate-limit, rate-burst, failed-auth-rate, failed-auth-burst, max-clock-skew, http-idle-timeout, http-read-timeout, statement-timeout, \
             database-wait-timeout, dispatch-workers, retry-deadline, reap-interval, stale-grace, lifetime-margin, \
             channel-retirement-delay, token-expiry-days, start-registration-timeout). Prints `listening on HOST:PORT` once the API accepts \
             connections and `metrics on HOST:PORT` once the metrics listener does, and exits 0 after a graceful \
@@ -72,6 +72,17 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Requests one API key may make at once after a quiet spell (default: $LIVECAST_RATE_BURST, else 100).")
     var rateBurst: Double?
+
+    @Option(
+        help: """
+            Failed authentications (API and console sign-in) a second per client address and per key prefix, sustained, \
+            before more are refused with 429 (default: $LIVECAST_FAILED_AUTH_RATE, else 1).
+            """
+    )
+    var failedAuthRate: Double?
+
+    @Option(help: "Failed authentications a client address or key prefix may make at once (default: $LIVECAST_FAILED_AUTH_BURST, else 20).")
+    var failedAuthBurst: Double?
 
     @Option(help: "Seconds a client's timestamp may be ahead of the server's clock (default: $LIVECAST_MAX_CLOCK_SKEW, else 60).")
     var maxClockSkew: Int?
@@ -132,6 +143,13 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let rateLimit = try settings.positiveNumber(self.rateLimit, env: "LIVECAST_RATE_LIMIT", key: "rate-limit", default: 50)
         let rateBurst = try settings.positiveNumber(self.rateBurst, env: "LIVECAST_RATE_BURST", key: "rate-burst", default: 100)
+        let failedAuthRate = try settings.positiveNumber(self.failedAuthRate, env: "LIVECAST_FAILED_AUTH_RATE", key: "failed-auth-rate", default: 1)
+        let failedAuthBurst = try settings.positiveNumber(
+            self.failedAuthBurst,
+            env: "LIVECAST_FAILED_AUTH_BURST",
+            key: "failed-auth-burst",
+            default: 20
+        )
         let maxClockSkew = try settings.integer(self.maxClockSkew, env: "LIVECAST_MAX_CLOCK_SKEW", key: "max-clock-skew", minimum: 0, default: 60)
         let startRegistrationTimeout = try settings.integer(
             self.startRegistrationTimeout,
@@ -167,6 +185,7 @@ struct ServeCommand: AsyncParsableCommand {
                 apnsOverrides: overrides,
                 api: .init(
                     rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst),
+                    failedAuthenticationLimit: .init(ratePerSecond: failedAuthRate, burst: failedAuthBurst),
                     trustedProxies: trustedProxies,
                     maximumClockSkew: maxClockSkew,
                     startRegistrationTimeout: startRegistrationTimeout

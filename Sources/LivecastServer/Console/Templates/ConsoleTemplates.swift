@@ -79,7 +79,7 @@ enum ConsoleTemplates {
     /// A page that only says what went wrong (the layout shows the problem).
     static let problem = #"""
         {{<layout}}{{$main}}
-        <p><a href="/console">Back to the overview</a></p>
+        <p>{{#session}}<a href="/console">Back to the overview</a>{{/session}}{{^session}}<a href="/console/login">Sign in</a>{{/session}}</p>
         {{/main}}{{/layout}}
         """#
 }
