@@ -23,19 +23,7 @@ import Testing
             #expect(created.status == .created, "\(created.text)")
             var devices: [DeviceSnapshot] = []
             for osVersion in ["18.2", "17.5"] {
-                let device = try emulator.emulator.addDevice(
-                    bundleID: EmulatorFixture.bundleID,
-                    osVersion: osVersion,
-                    pushToStartTokens: ["GameAttributes": ""]
-                )
-                let registered = try await client.send(
-                    .put,
-                    "/v1/apps/com.example.game/push-to-start-tokens/\(device.id)/GameAttributes",
-                    key: backend,
-                    body: #"{"token": "\#(device.pushToStartTokens["GameAttributes"]!)", "osVersion": "\#(osVersion)"}"#
-                )
-                #expect(registered.status == .created || registered.status == .ok, "\(registered.text)")
-                devices.append(device)
+                devices.append(try await fixture.registeredDevice(osVersion: osVersion, emulator: emulator, client: client))
             }
             let start = try await client.send(
                 .post,

@@ -24,7 +24,7 @@ extension Console {
     }
 
     private func deadLettersPage(after: String?, context: APIRequestContext, session: ConsoleSessions.Session) async throws -> ConsolePage {
-        let answer = try await self.api.call(.get, "\(Self.appPath(session))/dead-letters\(InProcessAPI.query(["after": after]))", context: context)
+        let answer = try await self.api.call(.get, "\(Self.appPath(session))/dead-letters\(InProcessAPI.query([("after", after)]))", context: context)
         guard answer.isSuccess else { return .refusal(answer, title: "Dead letters", section: .deadLetters) }
         var page = ConsolePage(template: "deadLetters", title: "Dead letters", section: .deadLetters)
         page.model["letters"] = answer.json["deadLetters"].items.map { letter in

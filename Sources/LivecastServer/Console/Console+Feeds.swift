@@ -9,7 +9,7 @@ extension Console {
     func addFeedRoutes(to pages: RouterGroup<APIRequestContext>) {
         self.page(pages, "feeds") { request, context, session in
             let after = request.uri.queryParameters.get("after")
-            let answer = try await self.api.call(.get, "\(Self.appPath(session))/feeds\(InProcessAPI.query(["after": after]))", context: context)
+            let answer = try await self.api.call(.get, "\(Self.appPath(session))/feeds\(InProcessAPI.query([("after", after)]))", context: context)
             guard answer.isSuccess else { return .refusal(answer, title: "Feeds", section: .feeds) }
             var page = ConsolePage(template: "feeds", title: "Feeds", section: .feeds)
             page.model = ["feeds": answer.json["feeds"].items.map(Self.feedModel)]
@@ -17,12 +17,12 @@ extension Console {
             return page
         }
         self.page(pages, "feeds/:feedKey") { request, context, session in
-            let feedKey = try Self.parameter("feedKey", context)
+            let feedKey = try context.parameters.decoded("feedKey")
             let path = "\(Self.appPath(session))/feeds/\(InProcessAPI.segment(feedKey))"
             let feed = try await self.api.call(.get, path, context: context)
             guard feed.isSuccess else { return .refusal(feed, title: "Feed \(feedKey)", section: .feeds) }
             let before = request.uri.queryParameters.get("before")
-            let history = try await self.api.call(.get, "\(path)/updates\(InProcessAPI.query(["before": before]))", context: context)
+            let history = try await self.api.call(.get, "\(path)/updates\(InProcessAPI.query([("before", before)]))", context: context)
             guard history.isSuccess else { return .refusal(history, title: "Feed \(feedKey)", section: .feeds) }
             var page = ConsolePage(template: "feed", title: "Feed \(feedKey)", section: .feeds)
             page.model = ["feed": Self.feedModel(feed.json), "updates": history.json["updates"].items.map(Self.updateModel)]

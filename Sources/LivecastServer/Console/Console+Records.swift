@@ -14,14 +14,14 @@ extension Console {
             Self.redirect(to: "/console/devices/\(InProcessAPI.segment(request.uri.queryParameters.get("deviceId") ?? ""))")
         }
         self.page(pages, "activities/:activityId") { _, context, session in
-            try await self.activityPage(try Self.parameter("activityId", context), context: context, session: session)
+            try await self.activityPage(try context.parameters.decoded("activityId"), context: context, session: session)
         }
         self.action(pages, "activities/:activityId/test-push") { form, _, context, session in
-            let activityID = try Self.parameter("activityId", context)
+            let activityID = try context.parameters.decoded("activityId")
             return self.render(try await self.testPush(form, activityID: activityID, context: context, session: session), session)
         }
         self.page(pages, "devices/:deviceId") { _, context, session in
-            let deviceID = try Self.parameter("deviceId", context)
+            let deviceID = try context.parameters.decoded("deviceId")
             let answer = try await self.api.call(
                 .get,
                 "\(Self.appPath(session))/push-to-start-tokens/\(InProcessAPI.segment(deviceID))",
@@ -146,19 +146,20 @@ extension Console {
 
     private func deliveriesPage(_ request: Request, context: APIRequestContext, session: ConsoleSessions.Session) async throws -> ConsolePage {
         let parameters = request.uri.queryParameters
-        let names = ["apnsId", "token", "updateId", "reason", "after"]
         var query: [String: String] = [:]
-        for name in names {
+        for name in ["apnsId", "token", "updateId", "reason", "after"] {
             if let value = parameters.get(name)?.trimmingCharacters(in: .whitespaces), !value.isEmpty { query[name] = value }
         }
         var page = ConsolePage(template: "deliveries", title: "Deliveries", section: .deliveries)
         page.model["query"] = query
         guard !query.isEmpty else { return page }
         page.model["searched"] = true
-        let pairs: KeyValuePairs<String, String?> = [
-            "apnsId": query["apnsId"], "token": query["token"], "updateId": query["updateId"], "reason": query["reason"], "after": query["after"],
-        ]
-        let answer = try await self.api.call(.get, "\(Self.appPath(session))/deliveries\(InProcessAPI.query(pairs))", context: context)
+        let search: [(name: String, value: String?)] = ["apnsId", "token", "updateId", "reason"].map { ($0, query[$0]) }
+        let answer = try await self.api.call(
+            .get,
+            "\(Self.appPath(session))/deliveries\(InProcessAPI.query(search + [("after", query["after"])]))",
+            context: context
+        )
         guard answer.isSuccess else {
             page.status = answer.status
             page.error = answer.error
@@ -167,10 +168,7 @@ extension Console {
         }
         page.model["results"] = answer.json["deliveries"].items.map { Self.pushModel($0) }
         if let next = answer.json["next"]?.intValue {
-            let nextPairs: KeyValuePairs<String, String?> = [
-                "apnsId": query["apnsId"], "token": query["token"], "updateId": query["updateId"], "reason": query["reason"], "after": String(next),
-            ]
-            page.model["next"] = "/console/deliveries\(InProcessAPI.query(nextPairs))"
+            page.model["next"] = "/console/deliveries\(InProcessAPI.query(search + [("after", String(next))]))"
         }
         return page
     }

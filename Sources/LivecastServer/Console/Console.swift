@@ -67,14 +67,6 @@ struct Console: Sendable {
         "/v1/apps/\(InProcessAPI.segment(session.caller.bundleID))"
     }
 
-    /// A path parameter, decoded (the console passes it on re-encoded).
-    static func parameter(_ name: String, _ context: APIRequestContext) throws -> String {
-        guard let value = context.parameters.get(name)?.removingPercentEncoding, !value.isEmpty else {
-            throw APIError.malformed("the path's \(name) is not validly percent-encoded", field: name)
-        }
-        return value
-    }
-
     /// A `303` to another console page.
     static func redirect(to location: String) -> Response {
         Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])

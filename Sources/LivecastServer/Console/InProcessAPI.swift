@@ -63,8 +63,8 @@ struct InProcessAPI: Sendable {
         value.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? value
     }
 
-    /// A query string of the parameters that have a value (`?a=1&b=2`, or empty).
-    static func query(_ parameters: KeyValuePairs<String, String?>) -> String {
+    /// A query string of the parameters that have a value, in their order (`?a=1&b=2`, or empty).
+    static func query(_ parameters: [(name: String, value: String?)]) -> String {
         let pairs = parameters.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : "\(name)=\(Self.segment($0))" } }
         return pairs.isEmpty ? "" : "?" + pairs.joined(separator: "&")
     }
