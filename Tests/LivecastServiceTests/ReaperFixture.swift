@@ -22,6 +22,13 @@ extension DispatchFixture {
         return 0
     }
 
+    /// What the app keeps of the reaper's last pass over it: its summary, and whether its time is set.
+    func lastReap() async throws -> (summary: String?, isDated: Bool) {
+        let rows = try await self.store.client.query("SELECT reap_summary, reaped_at IS NOT NULL FROM apps WHERE id = \(self.store.appID)")
+        for try await row in rows.decode((String?, Bool).self) { return row }
+        return (nil, false)
+    }
+
     /// An activity's state in the store.
     func state(ofActivity key: String) async throws -> String? {
         for try await state in try await self.store.client.query("SELECT state FROM activities WHERE activity_key = \(key)").decode(String.self) {

@@ -23,6 +23,9 @@ import Testing
                 reports.first?.summary(dryRun: false)
                     == "com.example.game (sandbox): ended 1 activities, 0 feeds; dismissed 0 activities; retired 0 channels; expired 0 tokens; pruned 0 rows"
             )
+            // The app keeps the pass's summary for the console's overview.
+            let kept = try await fixture.lastReap()
+            #expect(kept.summary == reports.first?.summary(dryRun: false) && kept.isDated)
             #expect(try await fixture.dispatcher().drain() == 1)
             let shown = try #require(fixture.shown(deviceID).first)
             #expect(shown.state == .ended)
@@ -32,6 +35,7 @@ import Testing
 
             let again = try await fixture.reaper(ReaperPolicy(staleGrace: 300, staleDismissalDelay: 600)).pass()
             #expect(again.allSatisfy { $0.isEmpty })
+            #expect(try await fixture.lastReap().summary?.contains("ended 0 activities") == true, "the latest pass replaces it")
             #expect(try await fixture.number("SELECT count(*)::int FROM updates WHERE event = 'end'") == 1)
         }
     }
