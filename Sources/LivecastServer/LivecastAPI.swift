@@ -64,6 +64,8 @@ public struct LivecastAPI: Sendable {
     let keyCache: KeyCache
     /// Writes concurrent push-to-start registrations together.
     let pushToStartRegistrar: PushToStartRegistrar
+    /// Accepts concurrent updates and ends of standalone activities together.
+    let activityUpdates: ActivityUpdateQueue
     let configuration: Configuration
     let logger: Logger
 
@@ -92,6 +94,7 @@ public struct LivecastAPI: Sendable {
         self.databaseWatch = databaseWatch
         self.keyCache = KeyCache(database: database, logger: logger)
         self.pushToStartRegistrar = PushToStartRegistrar(client: database, logger: logger)
+        self.activityUpdates = ActivityUpdateQueue(client: database, logger: logger)
         self.configuration = configuration
         self.logger = logger
     }

@@ -9,11 +9,27 @@ import Testing
 @Suite struct ActivityUpdatesTests {
     private let now = 1_800_000_000
 
-    private func activity(_ fixture: StoreFixture) async throws -> ActivityUpdates {
+    /// The two ways in: one update alone (``ActivityUpdates``), and updates accepted together (``ActivityUpdateQueue``),
+    /// which keeps the same rules.
+    enum Path: String, CaseIterable, Sendable {
+        case alone, queued
+    }
+
+    /// Accepts an update along one ``Path``.
+    struct Acceptor: Sendable {
+        let send: @Sendable (ActivityUpdates.Request) async throws -> AcceptedUpdate
+
+        func accept(_ request: ActivityUpdates.Request) async throws -> AcceptedUpdate { try await self.send(request) }
+    }
+
+    private func activity(_ fixture: StoreFixture, _ path: Path) async throws -> Acceptor {
         _ = try await Activities(client: fixture.client, logger: fixture.logger).register(
             .init(appID: fixture.appID, activityKey: "activity-1", attributesType: "GameAttributes", pushToken: "aa01")
         )
-        return ActivityUpdates(client: fixture.client, logger: fixture.logger)
+        switch path {
+        case .alone: return Acceptor(send: ActivityUpdates(client: fixture.client, logger: fixture.logger).accept)
+        case .queued: return Acceptor(send: ActivityUpdateQueue(client: fixture.client, logger: fixture.logger).accept)
+        }
     }
 
     private func request(
@@ -38,9 +54,9 @@ import Testing
         return result
     }
 
-    @Test func updatesAreStoredWithTheDatabasesTimeAndPriorityFive() async throws {
-        try await StoreFixture.with("updates_accept") { fixture in
-            let updates = try await self.activity(fixture)
+    @Test(arguments: Path.allCases) func updatesAreStoredWithTheDatabasesTimeAndPriorityFive(path: Path) async throws {
+        try await StoreFixture.with("updates_accept_\(path)") { fixture in
+            let updates = try await self.activity(fixture, path)
             let before = Int(Date().timeIntervalSince1970)
             let accepted = try await updates.accept(try self.request(fixture))
             let after = Int(Date().timeIntervalSince1970)
@@ -53,9 +69,9 @@ import Testing
         }
     }
 
-    @Test func olderTimestampsAreRefusedAndSameSecondUpdatesCoalesce() async throws {
-        try await StoreFixture.with("updates_order") { fixture in
-            let updates = try await self.activity(fixture)
+    @Test(arguments: Path.allCases) func olderTimestampsAreRefusedAndSameSecondUpdatesCoalesce(path: Path) async throws {
+        try await StoreFixture.with("updates_order_\(path)") { fixture in
+            let updates = try await self.activity(fixture, path)
             _ = try await updates.accept(try self.request(fixture, timestamp: self.now))
             do {
                 _ = try await updates.accept(try self.request(fixture, home: 9, timestamp: self.now - 1))
@@ -86,9 +102,9 @@ import Testing
         }
     }
 
-    @Test func anEndClampsItsDismissalAndClosesTheActivity() async throws {
-        try await StoreFixture.with("updates_end") { fixture in
-            let updates = try await self.activity(fixture)
+    @Test(arguments: Path.allCases) func anEndClampsItsDismissalAndClosesTheActivity(path: Path) async throws {
+        try await StoreFixture.with("updates_end_\(path)") { fixture in
+            let updates = try await self.activity(fixture, path)
             var end = try self.request(fixture, .end, home: 5, timestamp: self.now)
             end.content.dismissalDate = self.now + 10 * 3600
             let accepted = try await updates.accept(end)
@@ -105,9 +121,9 @@ import Testing
         }
     }
 
-    @Test func oversizeAndMalformedUpdatesWriteNothing() async throws {
-        try await StoreFixture.with("updates_refused") { fixture in
-            let updates = try await self.activity(fixture)
+    @Test(arguments: Path.allCases) func oversizeAndMalformedUpdatesWriteNothing(path: Path) async throws {
+        try await StoreFixture.with("updates_refused_\(path)") { fixture in
+            let updates = try await self.activity(fixture, path)
             let big = ActivityUpdates.Request(
                 appID: fixture.appID,
                 activityKey: "activity-1",
@@ -138,9 +154,9 @@ import Testing
         }
     }
 
-    @Test func aRetriedRequestWithTheSameIdempotencyKeyIsAnsweredAgainAndStoredOnce() async throws {
-        try await StoreFixture.with("updates_idempotency") { fixture in
-            let updates = try await self.activity(fixture)
+    @Test(arguments: Path.allCases) func aRetriedRequestWithTheSameIdempotencyKeyIsAnsweredAgainAndStoredOnce(path: Path) async throws {
+        try await StoreFixture.with("updates_idempotency_\(path)") { fixture in
+            let updates = try await self.activity(fixture, path)
             var request = try self.request(fixture, timestamp: self.now)
             request.content.idempotencyKey = IdempotencyKey(key: "retry-me", scope: "POST /a/updates", body: Array("{}".utf8))
             let first = try await updates.accept(request)

@@ -83,7 +83,7 @@ private struct BodyCollector: ResponseBodyWriter {
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         var buffer = buffer
-        self.collected.bytes.withLock { $0.writeBuffer(&buffer) }
+        self.collected.bytes.withLock { _ = $0.writeBuffer(&buffer) }
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}

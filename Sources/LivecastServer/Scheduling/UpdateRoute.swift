@@ -83,7 +83,7 @@ extension LivecastAPI {
         switch prepared {
         case .feedStart(let start): try await FeedStarts(client: self.database, logger: self.logger).start(start)
         case .feedContent(let request): try await FeedUpdates(client: self.database, logger: self.logger).accept(request)
-        case .activityContent(let request): try await ActivityUpdates(client: self.database, logger: self.logger).accept(request)
+        case .activityContent(let request): try await self.activityUpdates.accept(request)
         }
     }
 }

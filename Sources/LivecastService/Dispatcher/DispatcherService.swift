@@ -38,17 +38,18 @@ public struct DispatcherService: Service {
     public func run() async throws {
         self.running.set(true)
         defer { self.running.set(false) }
-        let wake = WakeSignal()
+        // One signal per lane, so a notification wakes a worker that takes quick work and one that takes a fan-out.
+        let lanes = (quick: WakeSignal(), any: WakeSignal())
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await cancelWhenGracefulShutdown { await self.listen(wake) }
+                await cancelWhenGracefulShutdown { await self.listen(lanes) }
             }
             // The workers finish what they hold on graceful shutdown (a fan-out stops at its next checkpoint); the
             // listener stops at once, so it is waited for apart from them.
             await withTaskGroup(of: Void.self) { workers in
                 for worker in 0..<self.workers {
                     let lane: Dispatcher.Lane = worker == 0 && self.workers > 1 ? .quick : .any
-                    workers.addTask { await self.work(wake, lane: lane) }
+                    workers.addTask { await self.work(lane == .quick ? lanes.quick : lanes.any, lane: lane) }
                 }
             }
             group.cancelAll()
@@ -57,23 +58,26 @@ public struct DispatcherService: Service {
 
     private func work(_ wake: WakeSignal, lane: Dispatcher.Lane) async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let seen = wake.generation
             do {
-                if try await self.dispatcher.dispatchOnce(lane: lane) > 0 { continue }
+                // Holding work, it wakes another worker of its lane to look for more.
+                if try await self.dispatcher.dispatchOnce(lane: lane, whenClaimed: wake.signal) > 0 { continue }
             } catch {
                 self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
             }
-            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval, since: seen) }
+            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
         }
     }
 
     /// Holds a connection listening for new work, and takes another if it is lost.
-    private func listen(_ wake: WakeSignal) async {
+    private func listen(_ lanes: (quick: WakeSignal, any: WakeSignal)) async {
         while !Task.isCancelled {
             do {
                 try await self.database.withConnection { connection in
                     try await connection.listen(on: OutboxNotification.channel) { notifications in
-                        for try await _ in notifications { wake.signal() }
+                        for try await _ in notifications {
+                            lanes.quick.signal()
+                            lanes.any.signal()
+                        }
                     }
                 }
             } catch {

@@ -1,34 +1,41 @@
 import Foundation
 import Synchronization
 
-/// Wakes every waiting worker at once (a `NOTIFY` arrived), or lets each wait at most a poll interval. A signal
-/// that comes while a worker is busy is not lost: its next wait returns at once.
+/// Wakes one waiting worker (a `NOTIFY` arrived), or lets each wait at most a poll interval. A signal that comes
+/// while no worker waits is not lost: the next wait returns at once.
+///
+/// One worker per signal, not all: under a steady stream of notifications, waking every worker made each of them
+/// look for work that one of them then took. A worker that claims work signals again, so another joins it while
+/// there is more.
 final class WakeSignal: Sendable {
     private struct State {
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
-        /// How many signals came so far.
-        var generation = 0
+        /// A signal came while nobody waited.
+        var isPending = false
     }
 
     private let state = Mutex(State())
 
-    /// How many signals came so far: a worker reads it before it looks for work.
-    var generation: Int { self.state.withLock { $0.generation } }
-
-    /// Wakes everyone waiting now, and any worker busy now at its next wait.
+    /// Wakes one worker waiting now, or else the next to wait.
     func signal() {
-        let waiting = self.state.withLock { state in
-            state.generation += 1
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+        let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let id = state.waiters.keys.first else {
+                state.isPending = true
+                return nil
+            }
+            return state.waiters.removeValue(forKey: id)
         }
-        for continuation in waiting { continuation.resume() }
+        waiter?.resume()
     }
 
-    /// Returns at the next signal, after `timeout`, or when the task is cancelled, whichever comes first; at once
-    /// when a signal came since `generation`.
-    func wait(timeout: Duration, since generation: Int) async {
-        guard self.generation == generation else { return }
+    /// Returns at a signal, after `timeout`, or when the task is cancelled, whichever comes first; at once when a
+    /// signal is pending.
+    func wait(timeout: Duration) async {
+        let wasPending = self.state.withLock { state in
+            defer { state.isPending = false }
+            return state.isPending
+        }
+        guard !wasPending else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: timeout) }
             group.addTask { await self.nextSignal() }

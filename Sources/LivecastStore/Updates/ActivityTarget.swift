@@ -32,20 +32,10 @@ struct ActivityTarget: UpdateTarget {
             """,
             logger: logger
         )
-        var found: (id: Int64, state: String, lastTimestamp: Int?, channelState: String?, feedID: Int64?)?
-        for try await row in rows.decode((Int64, String, Int?, String?, Int64?).self) { found = row }
+        var found: Row?
+        for try await row in rows.decode((Int64, String, Int?, String?, Int64?).self) { found = Row(row) }
         guard let activity = found else { throw StoreError(.notFound, "no activity \(activityKey)", field: "activityId") }
-        // Its feed's updates carry the feed's timestamps; updates of its own would interleave with them.
-        guard (activity.feedID != nil) == asFollower else {
-            throw StoreError(
-                .conflict,
-                asFollower ? "the activity follows no feed" : "the activity follows a feed: update the feed instead",
-                field: "activityId"
-            )
-        }
-        guard activity.state == "active" || activity.state == "starting" else {
-            throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
-        }
+        try activity.checkTakesUpdates(asFollower: asFollower)
         // A follower's feed is read FOR SHARE: a feed end accepted meanwhile is seen, one accepted later waits.
         var feed: (state: String, lastTimestamp: Int?, contentState: String?)?
         if let feedID = activity.feedID {
@@ -56,18 +46,60 @@ struct ActivityTarget: UpdateTarget {
             for try await row in feeds.decode((String, Int?, String?).self) { feed = row }
             guard feed?.state != "ended" else { throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId") }
         }
-        if asFollower, activity.channelState != nil {
-            throw StoreError(.conflict, "a channel-based follower cannot be ended alone: a broadcast ends every follower", field: "activityId")
-        }
-        if let channelState = activity.channelState, channelState != "active" {
-            throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
-        }
+        try activity.checkChannel(asFollower: asFollower)
         return ActivityTarget(
             id: activity.id,
             channelState: activity.channelState,
             lastTimestamp: [activity.lastTimestamp, feed?.lastTimestamp].compactMap { $0 }.max(),
             feedContentState: feed?.contentState
         )
+    }
+
+    /// A standalone activity's target from its locked row (``Row``), as ``lock(appID:activityKey:asFollower:on:logger:)``
+    /// makes it with `asFollower` unset.
+    /// - Throws: what that throws for the row.
+    static func standalone(_ activity: Row) throws(StoreError) -> ActivityTarget {
+        try activity.checkTakesUpdates(asFollower: false)
+        try activity.checkChannel(asFollower: false)
+        return ActivityTarget(id: activity.id, channelState: activity.channelState, lastTimestamp: activity.lastTimestamp)
+    }
+
+    /// An activity's row as its lock reads it: `a.id, a.state, a.last_timestamp, c.state, a.feed_id`.
+    struct Row {
+        var id: Int64
+        var state: String
+        var lastTimestamp: Int?
+        var channelState: String?
+        var feedID: Int64?
+
+        init(_ row: (Int64, String, Int?, String?, Int64?)) {
+            (self.id, self.state, self.lastTimestamp, self.channelState, self.feedID) = row
+        }
+
+        /// Whether it takes an update of its own: a follower (ended alone) or not, as asked, and not ended.
+        func checkTakesUpdates(asFollower: Bool) throws(StoreError) {
+            // Its feed's updates carry the feed's timestamps; updates of its own would interleave with them.
+            guard (self.feedID != nil) == asFollower else {
+                throw StoreError(
+                    .conflict,
+                    asFollower ? "the activity follows no feed" : "the activity follows a feed: update the feed instead",
+                    field: "activityId"
+                )
+            }
+            guard self.state == "active" || self.state == "starting" else {
+                throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
+            }
+        }
+
+        /// Whether its channel, if any, still reaches it.
+        func checkChannel(asFollower: Bool) throws(StoreError) {
+            if asFollower, self.channelState != nil {
+                throw StoreError(.conflict, "a channel-based follower cannot be ended alone: a broadcast ends every follower", field: "activityId")
+            }
+            if let channelState = self.channelState, channelState != "active" {
+                throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
+            }
+        }
     }
 
     /// A channel-based activity is reached by a broadcast, a token-based one by a device push.

@@ -23,6 +23,9 @@ public struct ActivityUpdates: Sendable {
         }
     }
 
+    /// What a start sent to an activity's own update token is told.
+    static let startRefused = StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
+
     private let client: PostgresClient
     private let logger: Logger
 
@@ -37,9 +40,7 @@ public struct ActivityUpdates: Sendable {
     ///   with the measured size; `invalid` for a start, a bad priority or payload rule (naming the field). Nothing is
     ///   written when it throws.
     public func accept(_ request: Request) async throws -> AcceptedUpdate {
-        guard request.content.event != .start else {
-            throw StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
-        }
+        guard request.content.event != .start else { throw Self.startRefused }
         return try await UpdateAcceptance.accept(request.content, appID: request.appID, client: self.client, logger: self.logger) {
             [logger] connection in
             try await ActivityTarget.lock(appID: request.appID, activityKey: request.activityKey, asFollower: false, on: connection, logger: logger)

@@ -1,0 +1,101 @@
+import Foundation
+import LivecastCore
+import Logging
+import PostgresNIO
+
+/// Accepts many standalone activities' updates and ends in one transaction of a few statements, with the rules
+/// ``UpdateAcceptance`` applies to one: each activity locked, timestamps ordered on the database's clock, payloads
+/// checked, the priority budget spent, coalescing, the outbox rows and the activities' new state.
+///
+/// An activity appears at most once in a transaction; a second update of it goes in the next, after the first is
+/// committed. A request the rules refuse gets its own error and writes nothing. When a transaction fails as a whole
+/// (a lost connection, a deadlock), each of its requests is tried again alone (``ActivityUpdates/accept(_:)``).
+enum ActivityUpdateBatch {
+    /// Accepts `requests` (none with an idempotency key, none a start), answering each in order.
+    static func write(_ requests: [ActivityUpdates.Request], client: PostgresClient, logger: Logger) async -> [Result<AcceptedUpdate, any Error>] {
+        var results = [Result<AcceptedUpdate, any Error>?](repeating: nil, count: requests.count)
+        var remaining = Array(requests.indices)
+        while !remaining.isEmpty {
+            var activities = Set<ActivityName>()
+            let (round, later) = remaining.reduce(into: ([Int](), [Int]())) { split, index in
+                if activities.insert(ActivityName(requests[index])).inserted { split.0.append(index) } else { split.1.append(index) }
+            }
+            let answers = await Self.writeRound(round.map { requests[$0] }, client: client, logger: logger)
+            for (index, answer) in zip(round, answers) { results[index] = answer }
+            remaining = later
+        }
+        return results.map { $0 ?? .failure(StoreError(.conflict, "not written; retry")) }
+    }
+
+    /// An app's activity, named as a request names it.
+    private struct ActivityName: Hashable {
+        var appID: Int64
+        var activityKey: String
+
+        init(_ request: ActivityUpdates.Request) {
+            self.appID = request.appID
+            self.activityKey = request.activityKey
+        }
+    }
+
+    /// One transaction for requests to distinct activities; each alone when it fails as a whole.
+    private static func writeRound(
+        _ requests: [ActivityUpdates.Request],
+        client: PostgresClient,
+        logger: Logger
+    ) async -> [Result<AcceptedUpdate, any Error>] {
+        do {
+            return try await OutboxRules.transaction(client, logger: logger) { connection in
+                try await Self.accept(requests, on: connection, logger: logger)
+            }
+        } catch {
+            var answers: [Result<AcceptedUpdate, any Error>] = []
+            for request in requests {
+                do {
+                    answers.append(.success(try await ActivityUpdates(client: client, logger: logger).accept(request)))
+                } catch {
+                    answers.append(.failure(error))
+                }
+            }
+            return answers
+        }
+    }
+
+    private static func accept(
+        _ requests: [ActivityUpdates.Request],
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws
+        -> [Result<AcceptedUpdate, any Error>]
+    {
+        var answers: [Result<AcceptedUpdate, any Error>] = requests.map {
+            .failure(StoreError(.notFound, "no activity \($0.activityKey)", field: "activityId"))
+        }
+        let rows = try await Self.lock(requests, on: connection, logger: logger)
+        let now = try await OutboxRules.databaseNow(on: connection, logger: logger)
+        var admitted: [AdmittedUpdate] = []
+        for (index, row) in rows {
+            do {
+                admitted.append(try AdmittedUpdate(requests[index], index: index, row: row, now: now))
+            } catch {
+                answers[index] = .failure(error)
+            }
+        }
+        try await Self.replacePending(&admitted, on: connection, logger: logger)
+        for position in admitted.indices {
+            let row = admitted[position].row
+            admitted[position].row.sentPriority = try await OutboxRules.budgeted(
+                row.requestedPriority,
+                appID: row.appID,
+                on: connection,
+                logger: logger
+            )
+        }
+        let updateIDs = try await Self.insert(admitted, on: connection, logger: logger)
+        for update in admitted {
+            guard let updateID = updateIDs[update.target.id] else { continue }
+            answers[update.index] = .success(update.accepted(updateID: updateID))
+        }
+        return answers
+    }
+}

@@ -1,0 +1,35 @@
+import Logging
+import PostgresNIO
+
+/// Accepts standalone activities' updates and ends as ``ActivityUpdates/accept(_:)`` does, those that arrive
+/// together in shared transactions (``GroupCommit``, ``ActivityUpdateBatch``): a backend posting to thousands of
+/// activities at once costs PostgreSQL a few statements per batch instead of several per update.
+///
+/// A request with an idempotency key goes alone, through the idempotency replay.
+public final class ActivityUpdateQueue: Sendable {
+    /// The most updates one transaction accepts.
+    public static let maximumBatch = 200
+
+    private let client: PostgresClient
+    private let logger: Logger
+    private let commits: GroupCommit<ActivityUpdates.Request, AcceptedUpdate>
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        self.commits = GroupCommit(maximumBatch: Self.maximumBatch, concurrentWrites: 2) { requests in
+            await ActivityUpdateBatch.write(requests, client: client, logger: logger)
+        }
+    }
+
+    /// Checks and stores an update or end, durably before it returns.
+    /// - Throws: What ``ActivityUpdates/accept(_:)`` throws.
+    public func accept(_ request: ActivityUpdates.Request) async throws -> AcceptedUpdate {
+        guard request.content.idempotencyKey == nil else {
+            return try await ActivityUpdates(client: self.client, logger: self.logger).accept(request)
+        }
+        guard request.content.event != .start else { throw ActivityUpdates.startRefused }
+        _ = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
+        return try await self.commits.submit(request)
+    }
+}
