@@ -101,16 +101,17 @@ public struct Dispatcher: Sendable {
     /// Claims and sends one piece of work, under a heartbeat that keeps its claims: a feed's fan-out (to its end,
     /// unless the claim is lost), or else quick work: each app's due standalone activity updates and owed pushes,
     /// the apps side by side.
-    /// - Parameter whenClaimed: Called once it holds work, before it sends it (another worker may look for more).
+    /// - Parameter whenClaimedFanOut: Called once it holds a fan-out, before it runs it (another worker may look for
+    ///   more).
     /// - Returns: How many updates and owed pushes it handled (0 when none were due).
-    public func dispatchOnce(lane: Lane = .any, whenClaimed: @Sendable () -> Void = {}) async throws -> Int {
+    public func dispatchOnce(lane: Lane = .any, whenClaimedFanOut: @Sendable () -> Void = {}) async throws -> Int {
         try await self.withHeartbeat {
             if lane == .any, let fanOut = try await self.claimFanOut() {
-                whenClaimed()
+                whenClaimedFanOut()
                 try await self.run(fanOut)
                 return 1
             }
-            return try await self.dispatchQuickWork(whenClaimed: whenClaimed)
+            return try await self.dispatchQuickWork()
         }
     }
 

@@ -38,8 +38,10 @@ public struct DispatcherService: Service {
     public func run() async throws {
         self.running.set(true)
         defer { self.running.set(false) }
-        // One signal per lane, so a notification wakes a worker that takes quick work and one that takes a fan-out.
-        let lanes = (quick: WakeSignal(), any: WakeSignal())
+        // One signal per lane: a notification of activity updates wakes the worker that takes quick work, one of feed
+        // updates a worker that takes fan-outs. A single worker takes both.
+        let anyWork = WakeSignal()
+        let lanes = (quick: self.workers > 1 ? WakeSignal() : anyWork, any: anyWork)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await cancelWhenGracefulShutdown { await self.listen(lanes) }
@@ -59,8 +61,8 @@ public struct DispatcherService: Service {
     private func work(_ wake: WakeSignal, lane: Dispatcher.Lane) async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                // Holding work, it wakes another worker of its lane to look for more.
-                if try await self.dispatcher.dispatchOnce(lane: lane, whenClaimed: wake.signal) > 0 { continue }
+                // Holding a fan-out, it wakes another worker of its lane to look for more.
+                if try await self.dispatcher.dispatchOnce(lane: lane, whenClaimedFanOut: wake.signal) > 0 { continue }
             } catch {
                 self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
             }
@@ -74,9 +76,14 @@ public struct DispatcherService: Service {
             do {
                 try await self.database.withConnection { connection in
                     try await connection.listen(on: OutboxNotification.channel) { notifications in
-                        for try await _ in notifications {
-                            lanes.quick.signal()
-                            lanes.any.signal()
+                        for try await notification in notifications {
+                            switch OutboxNotification.Kind(rawValue: notification.payload) {
+                            case .activity: lanes.quick.signal()
+                            case .feed: lanes.any.signal()
+                            case nil:
+                                lanes.quick.signal()
+                                lanes.any.signal()
+                            }
                         }
                     }
                 }

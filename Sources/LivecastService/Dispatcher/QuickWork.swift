@@ -5,14 +5,12 @@ extension Dispatcher {
     /// Claims each app's due standalone activity updates and owed pushes, and sends them, the apps side by side:
     /// one app's slow APNs answers or broken key delays no other app. An app whose signing key cannot be opened
     /// gets its work back after a minute, until the deadline.
-    /// - Parameter whenClaimed: Called once it holds work, before it sends it.
     /// - Returns: How many updates and owed pushes it handled.
-    func dispatchQuickWork(whenClaimed: @Sendable () -> Void = {}) async throws -> Int {
+    func dispatchQuickWork() async throws -> Int {
         let updates = Dictionary(grouping: try await self.claimActivityUpdates(), by: \.appID)
         let owed = Dictionary(grouping: try await self.claimOwedPushes(), by: \.appID)
         let apps = Set(updates.keys).union(owed.keys)
         guard !apps.isEmpty else { return 0 }
-        whenClaimed()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for appID in apps {
                 group.addTask {

@@ -5,8 +5,8 @@ import Synchronization
 /// while no worker waits is not lost: the next wait returns at once.
 ///
 /// One worker per signal, not all: under a steady stream of notifications, waking every worker made each of them
-/// look for work that one of them then took. A worker that claims work signals again, so another joins it while
-/// there is more.
+/// look for work that one of them then took. A worker that claims a fan-out signals again, so another looks for the
+/// next while it runs.
 final class WakeSignal: Sendable {
     private struct State {
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
