@@ -72,7 +72,7 @@ struct EmulatorResponder: Sendable {
         let isFirstAuthentication: Bool
         do {
             isFirstAuthentication = try authentication.authenticate(
-                authorization: request.headers.first(name: "authorization"),
+                authorization: request.first("authorization"),
                 trustedKeys: self.state.trustedKeys,
                 environment: self.state.configuration.environment,
                 now: EmulatorState.wallClock
