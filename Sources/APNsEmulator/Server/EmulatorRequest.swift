@@ -11,6 +11,8 @@ struct EmulatorRequest {
     var path: String
     /// The query after `?`, if any.
     var query: String?
+    /// The path's segments, without empty ones: `/3/device/abc` is `["3", "device", "abc"]`.
+    var pathSegments: [Substring]
     /// The regular headers, in order.
     var headers: [Header]
     /// The body.
@@ -30,6 +32,7 @@ struct EmulatorRequest {
             self.path = target
             self.query = nil
         }
+        self.pathSegments = self.path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         self.headers = headers
         self.body = body
     }
@@ -47,11 +50,6 @@ struct EmulatorRequest {
             found = header.value
         }
         return found.map { .present($0) } ?? .absent
-    }
-
-    /// The path's segments, without empty ones: `/3/device/abc` is `["3", "device", "abc"]`.
-    var pathSegments: [Substring] {
-        self.path.split(separator: "/", omittingEmptySubsequences: true)
     }
 
     /// How a header appears in a request.
