@@ -3,15 +3,17 @@ import Synchronization
 /// Random version-4 UUIDs as lowercase text, as APNs writes its ids.
 ///
 /// Made by hand rather than with Foundation's `UUID().uuidString`: the emulator makes one or two per request,
-/// and formatting through Foundation was a visible share of its time under load. The bits come from a generator
-/// seeded once by the system's: the ids must be unique, not secret, and asking the system for each one (a
-/// `getrandom` call per 8 bytes) was a visible share too.
+/// and formatting through Foundation was a visible share of its time under load. The bits come from SplitMix64 over
+/// a counter seeded once by the system's generator: the ids must be unique, not secret, and asking the system for
+/// each one (a `getrandom` call per 8 bytes) was a visible share too. The counter is atomic, so event loops making
+/// ids at once never wait for each other.
 enum UUIDText {
     private static let digits = Array("0123456789abcdef".utf8)
-    private static let generator = Mutex(Xoshiro256StarStar())
+    private static let counter = Atomic<UInt64>(.random(in: .min ... .max))
 
     static func random() -> String {
-        var (high, low) = Self.generator.withLock { generator in (generator.next(), generator.next()) }
+        var high = Self.next()
+        var low = Self.next()
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
         return String(unsafeUninitializedCapacity: 36) { buffer in
@@ -38,32 +40,13 @@ enum UUIDText {
             return index
         }
     }
-}
 
-/// xoshiro256** (Blackman and Vigna): a fast generator with 256 bits of state, seeded from the system's.
-private struct Xoshiro256StarStar: RandomNumberGenerator {
-    private var state: (UInt64, UInt64, UInt64, UInt64)
-
-    init() {
-        var system = SystemRandomNumberGenerator()
-        self.state = (system.next(), system.next(), system.next(), system.next())
-    }
-
-    mutating func next() -> UInt64 {
-        let result = (self.state.1 &* 5).rotatedLeft(by: 7) &* 9
-        let shifted = self.state.1 << 17
-        self.state.2 ^= self.state.0
-        self.state.3 ^= self.state.1
-        self.state.1 ^= self.state.2
-        self.state.0 ^= self.state.3
-        self.state.2 ^= shifted
-        self.state.3 = self.state.3.rotatedLeft(by: 45)
-        return result
-    }
-}
-
-extension UInt64 {
-    fileprivate func rotatedLeft(by count: UInt64) -> UInt64 {
-        (self << count) | (self >> (64 &- count))
+    /// The next 64 bits: SplitMix64 (Steele, Lea and Flood), the counter advanced by its odd step and mixed. The step
+    /// makes the counter visit every value before repeating, and the mix is a bijection, so no value repeats either.
+    private static func next() -> UInt64 {
+        var bits = Self.counter.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
+        return bits ^ (bits >> 31)
     }
 }

@@ -194,7 +194,9 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
 extension EmulatorConnectionHandler: NGHTTP2ServerSessionDelegate {
     func sessionBeganRequest(streamID: Int32) {
         guard self.closing == .open else { return }
-        self.headerBlock = (streamID, PendingRequest())
+        var request = PendingRequest()
+        request.headers.reserveCapacity(8)
+        self.headerBlock = (streamID, request)
     }
 
     func sessionReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32) {
@@ -211,14 +213,14 @@ extension EmulatorConnectionHandler: NGHTTP2ServerSessionDelegate {
     }
 
     func sessionReceivedHeaderBlock(streamID: Int32) {
-        guard let (blockStreamID, request) = self.headerBlock, blockStreamID == streamID else { return }
-        self.headerBlock = nil
+        guard self.headerBlock?.streamID == streamID, let (_, request) = self.headerBlock.take() else { return }
         self.pending[streamID] = request
     }
 
     func sessionReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32) {
-        guard let kept = self.pending[streamID]?.body.readableBytes, kept < Self.bodyLimit else { return }
-        self.pending[streamID]!.body.writeBytes(UnsafeRawBufferPointer(bytes))
+        guard let index = self.pending.index(forKey: streamID), self.pending.values[index].body.readableBytes < Self.bodyLimit
+        else { return }
+        self.pending.values[index].body.writeBytes(UnsafeRawBufferPointer(bytes))
     }
 
     func sessionReceivedEndOfStream(streamID: Int32) {

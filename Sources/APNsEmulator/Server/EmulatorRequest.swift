@@ -25,14 +25,34 @@ struct EmulatorRequest {
     ///   - body: The body.
     init(method: String, target: String, headers: [Header], body: ByteBuffer) {
         self.method = method
-        if let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            self.path = String(target[..<question])
-            self.query = String(target[target.index(after: question)...])
+        // One pass over the bytes (generic splitting was a visible share of the emulator's time per request).
+        var target = target
+        let (segmentRanges, pathLength) = target.withUTF8 { bytes in
+            var ranges: [Range<Int>] = []
+            ranges.reserveCapacity(4)
+            var segmentStart = 0
+            var pathLength = bytes.count
+            for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
+                if segmentStart < offset { ranges.append(segmentStart..<offset) }
+                segmentStart = offset + 1
+                if byte == UInt8(ascii: "?") {
+                    pathLength = offset
+                    break
+                }
+            }
+            if segmentStart < pathLength { ranges.append(segmentStart..<pathLength) }
+            return (ranges, pathLength)
+        }
+        let utf8 = target.utf8
+        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        self.pathSegments = segmentRanges.map { target[index($0.lowerBound)..<index($0.upperBound)] }
+        if pathLength < utf8.count {
+            self.path = String(target[..<index(pathLength)])
+            self.query = String(target[index(pathLength + 1)...])
         } else {
             self.path = target
             self.query = nil
         }
-        self.pathSegments = self.path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         self.headers = headers
         self.body = body
     }
