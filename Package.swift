@@ -18,7 +18,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
@@ -40,16 +39,15 @@ let package = Package(
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
         .target(name: "LivecastCore", swiftSettings: swiftSettings),
-        // The APNs emulator: TLS + HTTP/2 push, broadcast and channel management, with a simulated device fleet.
+        // The APNs emulator: TLS + HTTP/2 (libnghttp2) push, broadcast and channel management, with a simulated device fleet.
         .target(
             name: "APNsEmulator",
             dependencies: [
+                "CNGHTTP2",
                 "LivecastCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -57,7 +55,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // libnghttp2, the C HTTP/2 engine the APNs transport frames with (Debian: libnghttp2-dev).
+        // libnghttp2, the C HTTP/2 engine that the APNs transport and the emulator frame with (Debian: libnghttp2-dev).
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // The APNs client: provider tokens, the HTTP/2 transport, device pushes, broadcasts, channel management.
         .target(

@@ -1,6 +1,5 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -108,15 +107,7 @@ public final class APNsEmulator: Sendable {
         maximumConcurrentStreams: Int,
         group: any EventLoopGroup
     ) async throws -> any Channel {
-        // APNs' observed initial SETTINGS (APNS-REFERENCE §5.1), with one stream until a token checks out.
-        let initialSettings = [
-            HTTP2Setting(parameter: .headerTableSize, value: 4096),
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: 1),
-            HTTP2Setting(parameter: .initialWindowSize, value: 65535),
-            HTTP2Setting(parameter: .maxFrameSize, value: 16384),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
-        ]
-        return try await ServerBootstrap(group: group)
+        try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 512)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
@@ -124,7 +115,6 @@ public final class APNsEmulator: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(NIOSSLServerHandler(context: tls))
-                    try pipeline.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: initialSettings))
                     try pipeline.addHandler(
                         EmulatorConnectionHandler(
                             responder: responder,

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Lives on the connection's event loop; not shared.
 struct ConnectionAuthentication {
-    /// The token string last accepted on this connection, and when it was first accepted.
-    private var current: (jwt: String, token: ProviderToken, acceptedAt: Int)?
+    /// The token string last accepted on this connection, the header that carried it, and when it was first
+    /// accepted.
+    private var current: (authorization: String, jwt: String, token: ProviderToken, acceptedAt: Int)?
     /// Whether a request on this connection has authenticated yet.
     private(set) var hasAuthenticated = false
 
@@ -30,10 +31,7 @@ struct ConnectionAuthentication {
         environment: String,
         now: Int
     ) throws(APNsFailure) -> Bool {
-        guard let authorization, authorization.lowercased().hasPrefix("bearer "),
-            case let jwt = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces),
-            !jwt.isEmpty
-        else {
+        guard let authorization, let jwt = self.jwt(in: authorization) else {
             throw APNsFailure(403, "MissingProviderToken")
         }
         let token: ProviderToken
@@ -59,10 +57,19 @@ struct ConnectionAuthentication {
             }
         }
         if self.current?.jwt != jwt {
-            self.current = (jwt, token, now)
+            self.current = (authorization, jwt, token, now)
         }
         let isFirst = !self.hasAuthenticated
         self.hasAuthenticated = true
         return isFirst
+    }
+
+    /// The JWT in an `authorization` header (`bearer` and the token), or `nil` when there is none. A header equal to
+    /// the one last accepted is not parsed again: clients send the same token on every request.
+    private func jwt(in authorization: String) -> String? {
+        if let current, current.authorization == authorization { return current.jwt }
+        guard authorization.lowercased().hasPrefix("bearer ") else { return nil }
+        let jwt = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        return jwt.isEmpty ? nil : jwt
     }
 }

@@ -33,7 +33,7 @@ extension EmulatorResponder {
                 (contents.faults.unregisteredTokens[token] ?? contents.fleet.retiredTokens[token], contents.fleet.bundleID(ofToken: token))
             }
             if let unregisteredAt { throw APNsFailure(410, "Unregistered", timestamp: unregisteredAt) }
-            let bundleID = isLiveActivity ? String(topic.dropLast(Self.liveActivityTopicSuffix.count)) : topic
+            let bundleID = isLiveActivity ? String(Substring(topic.utf8.dropLast(Self.liveActivityTopicSuffix.utf8.count))) : topic
             switch owner {
             case .none where !self.state.configuration.acceptsUnknownTokens:
                 throw APNsFailure(400, "BadDeviceToken")

@@ -19,7 +19,7 @@ struct EmulatorResponder: Sendable {
         case allChannels(bundleID: String)
 
         /// The only methods APNs allows on the endpoint.
-        var allowedMethods: Set<String> {
+        var allowedMethods: [String] {
             switch self {
             case .devicePush, .broadcast: ["POST"]
             case .channel: ["POST", "GET", "DELETE"]
@@ -72,7 +72,7 @@ struct EmulatorResponder: Sendable {
         let isFirstAuthentication: Bool
         do {
             isFirstAuthentication = try authentication.authenticate(
-                authorization: request.headers.first(name: "authorization"),
+                authorization: request.first("authorization"),
                 trustedKeys: self.state.trustedKeys,
                 environment: self.state.configuration.environment,
                 now: EmulatorState.wallClock
@@ -117,18 +117,18 @@ struct EmulatorResponder: Sendable {
     }
 
     private func endpoint(for request: EmulatorRequest) -> Endpoint? {
-        let segments = request.pathSegments.map(String.init)
+        let segments = request.pathSegments
         switch (self.listener, segments.count) {
         case (.push, 2) where segments == ["3", "device"]:
             return .devicePush(token: "")
         case (.push, 3) where segments[0] == "3" && segments[1] == "device":
-            return .devicePush(token: segments[2])
+            return .devicePush(token: String(segments[2]))
         case (.push, 4) where segments[0] == "4" && segments[1] == "broadcasts" && segments[2] == "apps":
-            return .broadcast(bundleID: segments[3])
+            return .broadcast(bundleID: String(segments[3]))
         case (.management, 4) where segments[0] == "1" && segments[1] == "apps" && segments[3] == "channels":
-            return .channel(bundleID: segments[2])
+            return .channel(bundleID: String(segments[2]))
         case (.management, 4) where segments[0] == "1" && segments[1] == "apps" && segments[3] == "all-channels":
-            return .allChannels(bundleID: segments[2])
+            return .allChannels(bundleID: String(segments[2]))
         default:
             return nil
         }

@@ -1,47 +1,88 @@
+import CNGHTTP2
 import NIOCore
-import NIOHPACK
-import NIOHTTP2
 
-/// Serves one HTTP/2 connection frame by frame, on its event loop: collects each stream's request, answers it
-/// at once, and flushes once per read burst. No task or child channel per stream, so the emulator keeps up
-/// with load generators.
+/// Serves one HTTP/2 connection on its event loop, framed by libnghttp2 (``NGHTTP2ServerSession``): collects each
+/// stream's request, answers it at once, and writes everything nghttp2 has ready in one flush per read burst. No
+/// task or child channel per stream, so the emulator keeps up with load generators.
 ///
-/// It also plays APNs' connection rules: `MAX_CONCURRENT_STREAMS` raised after the first authenticated request,
-/// GOAWAY with a JSON reason, and dropped connections.
+/// It also plays APNs' connection rules: `MAX_CONCURRENT_STREAMS` of 1 until the first authenticated request,
+/// then the configured value; GOAWAY with a JSON reason; dropped connections.
 final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTP2Frame
-    typealias OutboundIn = HTTP2Frame
-    typealias OutboundOut = HTTP2Frame
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// A request still arriving.
     private struct PendingRequest {
-        var headers: HPACKHeaders
-        var body: ByteBuffer
-        var unacknowledgedBytes = 0
+        var method = ""
+        var target = ""
+        var headers: [EmulatorRequest.Header] = []
+        var body = ByteBuffer()
     }
 
     /// Bodies are kept up to this size, well above APNs' limits, so a larger one is still answered `413`.
     private static let bodyLimit = 64 * 1024
-    /// Flow-control credit is returned once this much has been consumed.
-    private static let windowUpdateThreshold = 32 * 1024
+
+    /// APNs' observed initial SETTINGS (APNS-REFERENCE §5.1), with the configured stream limit; the client is
+    /// shown 1 (see ``channelActive(context:)``).
+    private static func initialSettings(maximumConcurrentStreams: UInt32) -> [nghttp2_settings_entry] {
+        [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE.rawValue), value: 4096),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: maximumConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 65535),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_FRAME_SIZE.rawValue), value: 16384),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: 8000),
+        ]
+    }
+
+    /// Whether the connection is ending. Requests are answered only while it is `.open`.
+    private enum Closing {
+        case open
+        /// GOAWAY sent: the connection closes shortly, so the peer reads it first.
+        case afterGoAway
+        /// Closed at once (or as soon as the session is no longer inside a callback).
+        case now
+    }
 
     private let responder: EmulatorResponder
     private let registry: ConnectionRegistry
-    private let maximumConcurrentStreams: Int
+    private let maximumConcurrentStreams: UInt32
+    private var session: NGHTTP2ServerSession?
+    private var context: ChannelHandlerContext?
     private var authentication = ConnectionAuthentication()
-    private var pending: [HTTP2StreamID: PendingRequest] = [:]
-    private var highestAnsweredStream = HTTP2StreamID.rootStream
-    private var unacknowledgedConnectionBytes = 0
-    private var isGoingAway = false
+    /// The request whose header block is being read: a block's frames are never interleaved with others.
+    private var headerBlock: (streamID: Int32, request: PendingRequest)?
+    /// Requests whose header block is complete, waiting for the end of their body.
+    private var pending: [Int32: PendingRequest] = [:]
+    private var highestAnsweredStream: Int32 = 0
+    private var closing = Closing.open
 
     init(responder: EmulatorResponder, registry: ConnectionRegistry, maximumConcurrentStreams: Int) {
         self.responder = responder
         self.registry = registry
-        self.maximumConcurrentStreams = maximumConcurrentStreams
+        self.maximumConcurrentStreams = UInt32(clamping: maximumConcurrentStreams)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let settings = Self.initialSettings(maximumConcurrentStreams: self.maximumConcurrentStreams)
+        self.session = NGHTTP2ServerSession(delegate: self, settings: settings)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.session = nil
+        self.context = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
         self.registry.add(context.channel)
+        // The server's SETTINGS, telling the client one stream until its first authenticated request. nghttp2 holds
+        // the configured limit, so the streams a client opens before it has read the frame are served rather than
+        // refused (REFUSED_STREAM), as NIO's HTTP/2 stack served them; TLS holds the frame until the handshake is done.
+        if let session = self.session, var settings = try? session.collectOutput(allocator: context.channel.allocator) {
+            NGHTTP2ServerSession.showStreamLimit(1, inSettingsAtStartOf: &settings)
+            context.writeAndFlush(self.wrapOutboundOut(settings), promise: nil)
+        }
         context.fireChannelActive()
     }
 
@@ -51,27 +92,18 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = self.unwrapInboundIn(data)
-        switch frame.payload {
-        case .headers(let headers):
-            if self.pending[frame.streamID] == nil {
-                self.pending[frame.streamID] = PendingRequest(headers: headers.headers, body: context.channel.allocator.buffer(capacity: 0))
-            }
-            if headers.endStream { self.answer(frame.streamID, context: context) }
-        case .data(let payload):
-            self.receive(payload, on: frame.streamID, context: context)
-        case .rstStream:
-            self.pending[frame.streamID] = nil
-        case .ping(_, ack: false):
-            // NIO answers the PING itself; the emulator only counts it.
-            self.responder.state.receivedPings.add(1, ordering: .relaxed)
-        default:
-            break
+        guard let session = self.session, self.closing != .now else { return }
+        do {
+            try session.receive(self.unwrapInboundIn(data))
+        } catch {
+            // A fault nghttp2 cannot answer with GOAWAY (not HTTP/2, flooding): end the connection.
+            self.closing = .now
         }
+        if self.closing == .now { self.closeNow() }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        context.flush()
+        self.flushSession()
         context.fireChannelReadComplete()
     }
 
@@ -80,96 +112,129 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
         switch command {
-        case .goAway(let reason): self.goAway(reason: reason, context: context)
-        case .drop: context.close(promise: nil)
+        case .goAway(let reason):
+            self.goAway(reason: reason)
+            self.flushSession()
+        case .drop:
+            self.closeNow()
         }
         promise?.succeed()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Protocol and TLS errors end the connection, as they would at APNs.
-        context.close(promise: nil)
+        // TLS errors end the connection, as they would at APNs.
+        self.closeNow()
     }
 
-    private func receive(_ payload: HTTP2Frame.FramePayload.Data, on streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard case .byteBuffer(var bytes) = payload.data else { return }
-        let consumed = bytes.readableBytes + (payload.paddingBytes.map { $0 + 1 } ?? 0)
-        self.unacknowledgedConnectionBytes += consumed
-        if self.unacknowledgedConnectionBytes >= Self.windowUpdateThreshold {
-            self.sendWindowUpdate(.rootStream, self.unacknowledgedConnectionBytes, context: context)
-            self.unacknowledgedConnectionBytes = 0
+    /// Writes every frame nghttp2 has ready in one flush, then closes the connection if it is done.
+    private func flushSession() {
+        guard let session = self.session, let context = self.context, self.closing != .now else { return }
+        do {
+            if let output = try session.collectOutput(allocator: context.channel.allocator) {
+                context.writeAndFlush(self.wrapOutboundOut(output), promise: nil)
+            }
+        } catch {
+            return self.closeNow()
         }
-        guard var request = self.pending[streamID] else { return }
-        if request.body.readableBytes < Self.bodyLimit {
-            request.body.writeBuffer(&bytes)
+        switch self.closing {
+        case .afterGoAway:
+            return
+        case .now:
+            return self.closeNow()
+        case .open:
+            // Both sides are finished: the client's GOAWAY, or ours after a protocol error, with no stream left.
+            if session.isDone { self.closeNow() }
         }
-        if payload.endStream {
-            self.pending[streamID] = request
-            return self.answer(streamID, context: context)
-        }
-        request.unacknowledgedBytes += consumed
-        if request.unacknowledgedBytes >= Self.windowUpdateThreshold {
-            self.sendWindowUpdate(streamID, request.unacknowledgedBytes, context: context)
-            request.unacknowledgedBytes = 0
-        }
-        self.pending[streamID] = request
     }
 
-    private func answer(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard let request = self.pending.removeValue(forKey: streamID), !self.isGoingAway else { return }
+    private func closeNow() {
+        self.closing = .now
+        self.session = nil
+        self.context?.close(promise: nil)
+    }
+
+    /// Answers a complete request, inside the session's receive.
+    private func answer(_ request: PendingRequest, on streamID: Int32) {
+        guard self.closing == .open, let session = self.session, let context = self.context else { return }
         let response = self.responder.respond(
-            to: EmulatorRequest(headers: request.headers, body: request.body),
+            to: EmulatorRequest(method: request.method, target: request.target, headers: request.headers, body: request.body),
             authentication: &self.authentication,
             connection: ObjectIdentifier(context.channel)
         )
         switch response.connectionAction {
         case .goAway(let reason):
-            return self.goAway(reason: reason, context: context)
+            return self.goAway(reason: reason)
         case .drop:
-            return context.close(promise: nil)
+            // Closed once nghttp2 returns.
+            self.closing = .now
+            return
         case .raiseStreamLimit:
-            let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: self.maximumConcurrentStreams)]
-            context.write(self.wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: nil)
+            let limit = self.maximumConcurrentStreams
+            session.submitSettings([nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)])
         case .none:
             break
         }
-        self.write(response, on: streamID, context: context)
+        session.submitResponse(streamID: streamID, status: response.status, headers: response.headers, body: response.body)
         self.highestAnsweredStream = max(self.highestAnsweredStream, streamID)
     }
 
-    private func write(_ response: EmulatorResponse, on streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(response.headers.count + 1)
-        headers.add(name: ":status", value: String(response.status))
-        for (name, value) in response.headers {
-            headers.add(name: name, value: value)
-        }
-        let hasBody = response.body.readableBytes > 0
-        let headersFrame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: !hasBody)))
-        context.write(self.wrapOutboundOut(headersFrame), promise: nil)
-        if hasBody {
-            let dataFrame = HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(response.body), endStream: true)))
-            context.write(self.wrapOutboundOut(dataFrame), promise: nil)
-        }
-    }
-
-    /// Sends GOAWAY naming the last stream answered, with `{"reason": …}`, and closes shortly after so the
+    /// Queues GOAWAY naming the last stream answered, with `{"reason": …}`, and closes shortly after so the
     /// peer reads it. Requests not answered yet were not processed and may be retried elsewhere.
-    private func goAway(reason: String, context: ChannelHandlerContext) {
-        guard !self.isGoingAway else { return }
-        self.isGoingAway = true
+    private func goAway(reason: String) {
+        guard self.closing == .open, let session = self.session, let context = self.context else { return }
+        self.closing = .afterGoAway
+        self.headerBlock = nil
         self.pending.removeAll()
-        let debugData = context.channel.allocator.buffer(string: #"{"reason":"\#(reason)"}"#)
-        let frame = HTTP2Frame(
-            streamID: .rootStream,
-            payload: .goAway(lastStreamID: self.highestAnsweredStream, errorCode: .noError, opaqueData: debugData)
-        )
-        context.writeAndFlush(self.wrapOutboundOut(frame), promise: nil)
+        session.submitGoAway(lastStreamID: self.highestAnsweredStream, debugData: #"{"reason":"\#(reason)"}"#)
         let channel = context.channel
         context.eventLoop.scheduleTask(in: .milliseconds(200)) { channel.close(promise: nil) }
     }
+}
 
-    private func sendWindowUpdate(_ streamID: HTTP2StreamID, _ increment: Int, context: ChannelHandlerContext) {
-        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+extension EmulatorConnectionHandler: NGHTTP2ServerSessionDelegate {
+    func sessionBeganRequest(streamID: Int32) {
+        guard self.closing == .open else { return }
+        var request = PendingRequest()
+        request.headers.reserveCapacity(8)
+        self.headerBlock = (streamID, request)
+    }
+
+    func sessionReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32) {
+        guard self.headerBlock?.streamID == streamID else { return }
+        if name.first == UInt8(ascii: ":") {
+            if name.elementsEqual(":method".utf8) {
+                self.headerBlock!.request.method = String(decoding: value, as: UTF8.self)
+            } else if name.elementsEqual(":path".utf8) {
+                self.headerBlock!.request.target = String(decoding: value, as: UTF8.self)
+            }
+        } else {
+            self.headerBlock!.request.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    func sessionReceivedHeaderBlock(streamID: Int32) {
+        guard self.headerBlock?.streamID == streamID, let (_, request) = self.headerBlock.take() else { return }
+        self.pending[streamID] = request
+    }
+
+    func sessionReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32) {
+        guard let index = self.pending.index(forKey: streamID), self.pending.values[index].body.readableBytes < Self.bodyLimit
+        else { return }
+        self.pending.values[index].body.writeBytes(UnsafeRawBufferPointer(bytes))
+    }
+
+    func sessionReceivedEndOfStream(streamID: Int32) {
+        guard let request = self.pending.removeValue(forKey: streamID) else { return }
+        self.answer(request, on: streamID)
+    }
+
+    func sessionReceivedPing() {
+        // nghttp2 answers the PING itself; the emulator only counts it.
+        self.responder.state.receivedPings.add(1, ordering: .relaxed)
+    }
+
+    func sessionClosedStream(streamID: Int32) {
+        if self.headerBlock?.streamID == streamID { self.headerBlock = nil }
+        self.pending[streamID] = nil
     }
 }
