@@ -3,30 +3,24 @@ import Logging
 import PostgresNIO
 
 extension ActivityUpdateBatch {
-    /// Locks the requests' activities in the order of their ids, so two transactions never wait for each other.
-    /// - Returns: Each found activity's row, by the index of its request.
+    /// Locks the requests' activities and reads the database's clock (``LockActivitiesStatement``).
+    /// - Returns: Each found activity's row, by the index of its request, and the database's time in UNIX seconds
+    ///   (`nil` when no activity was found).
     static func lock(
         _ requests: [ActivityUpdates.Request],
         on connection: PostgresConnection,
         logger: Logger
     ) async throws
-        -> [(Int, ActivityTarget.Row)]
+        -> (rows: [(Int, ActivityTarget.Row)], now: Int?)
     {
-        let rows = try await connection.query(
-            """
-            SELECT r.n::int, a.id, a.state, a.last_timestamp, c.state, a.feed_id
-            FROM unnest(\(requests.map(\.appID))::bigint[], \(requests.map(\.activityKey))::text[]) WITH ORDINALITY AS r(app_id, activity_key, n)
-            JOIN activities a ON a.app_id = r.app_id AND a.activity_key = r.activity_key
-            LEFT JOIN channels c ON c.id = a.channel_id
-            ORDER BY a.id FOR UPDATE OF a
-            """,
-            logger: logger
-        )
+        let statement = LockActivitiesStatement(appIDs: requests.map(\.appID), activityKeys: requests.map(\.activityKey))
         var locked: [(Int, ActivityTarget.Row)] = []
-        for try await (ordinal, id, state, lastTimestamp, channelState, feedID) in rows.decode((Int, Int64, String, Int?, String?, Int64?).self) {
+        var now: Int?
+        for try await (ordinal, id, state, lastTimestamp, channelState, feedID, clock) in try await connection.execute(statement, logger: logger) {
             locked.append((ordinal - 1, ActivityTarget.Row((id, state, lastTimestamp, channelState, feedID))))
+            now = clock
         }
-        return locked
+        return (locked, now)
     }
 
     /// Supersedes the pending updates of the activities whose update came in the same second as their last: an
@@ -53,46 +47,17 @@ extension ActivityUpdateBatch {
         }
     }
 
-    /// Writes the admitted updates' outbox rows and their activities' new state in one statement (the outbox's
-    /// trigger wakes the dispatchers once), superseding each activity's older updates that APNs asked to retry, as
-    /// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one.
+    /// Writes the admitted updates' outbox rows and their activities' new state (``InsertActivityUpdatesStatement``).
     /// - Returns: Each new update's id, by its activity's id.
     static func insert(_ admitted: [AdmittedUpdate], on connection: PostgresConnection, logger: Logger) async throws -> [Int64: Int64] {
         guard !admitted.isEmpty else { return [:] }
-        let rows = try await connection.query(
-            """
-            WITH r AS (
-                SELECT * FROM jsonb_to_recordset(\(try Self.json(admitted))::jsonb) AS r(
-                    app_id bigint, activity_id bigint, event text, timestamp bigint, content_state text, stale_date bigint,
-                    dismissal_date bigint, relevance_score double precision, priority smallint, priority_downgraded boolean,
-                    coalesced boolean, payload text)
-            ), inserted AS (
-                INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date,
-                                     relevance_score, priority, priority_downgraded, not_before, payload)
-                SELECT app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
-                       priority, priority_downgraded, CASE WHEN coalesced THEN to_timestamp(timestamp) ELSE now() END, payload
-                FROM r
-                RETURNING id, activity_id
-            ), retried AS (
-                UPDATE updates u SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
-                FROM r
-                WHERE u.activity_id = r.activity_id AND u.status = \(unescaped: OutboxStatus.pending.sql) AND u.attempts > 0
-                  AND u.timestamp < r.timestamp
-            ), recorded AS (
-                UPDATE activities a SET last_timestamp = r.timestamp,
-                    stale_date = CASE WHEN r.event = 'end' THEN a.stale_date ELSE coalesce(r.stale_date, a.stale_date) END,
-                    state = CASE WHEN r.event = 'end' THEN 'ended' ELSE a.state END,
-                    ended_at = CASE WHEN r.event = 'end' THEN now() ELSE a.ended_at END,
-                    dismissal_date = CASE WHEN r.event = 'end' THEN r.dismissal_date ELSE a.dismissal_date END
-                FROM r
-                WHERE a.id = r.activity_id
-            )
-            SELECT activity_id, id FROM inserted
-            """,
-            logger: logger
-        )
         var updateIDs: [Int64: Int64] = [:]
-        for try await (activityID, updateID) in rows.decode((Int64, Int64).self) { updateIDs[activityID] = updateID }
+        for try await (activityID, updateID) in try await connection.execute(
+            InsertActivityUpdatesStatement(rows: try Self.json(admitted)),
+            logger: logger
+        ) {
+            updateIDs[activityID] = updateID
+        }
         return updateIDs
     }
 

@@ -71,8 +71,8 @@ enum ActivityUpdateBatch {
         var answers: [Result<AcceptedUpdate, any Error>] = requests.map {
             .failure(StoreError(.notFound, "no activity \($0.activityKey)", field: "activityId"))
         }
-        let rows = try await Self.lock(requests, on: connection, logger: logger)
-        let now = try await OutboxRules.databaseNow(on: connection, logger: logger)
+        let (rows, clock) = try await Self.lock(requests, on: connection, logger: logger)
+        guard let now = clock else { return answers }
         var admitted: [AdmittedUpdate] = []
         for (index, row) in rows {
             do {

@@ -1,0 +1,53 @@
+import PostgresNIO
+
+/// Writes an ``ActivityUpdateBatch``'s outbox rows and their activities' new state in one statement (the outbox's
+/// trigger wakes the dispatchers once), superseding each activity's older updates that APNs asked to retry, as
+/// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one. The rows come as one JSON array (PostgresNIO's
+/// arrays take no optionals). Prepared once per connection: planning it took longer than running it.
+struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH r AS (
+            SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+                app_id bigint, activity_id bigint, event text, timestamp bigint, content_state text, stale_date bigint,
+                dismissal_date bigint, relevance_score double precision, priority smallint, priority_downgraded boolean,
+                coalesced boolean, payload text)
+        ), inserted AS (
+            INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date,
+                                 relevance_score, priority, priority_downgraded, not_before, payload)
+            SELECT app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
+                   priority, priority_downgraded, CASE WHEN coalesced THEN to_timestamp(timestamp) ELSE now() END, payload
+            FROM r
+            RETURNING id, activity_id
+        ), retried AS (
+            UPDATE updates u SET status = \(OutboxStatus.superseded.sql), completed_at = now()
+            FROM r
+            WHERE u.activity_id = r.activity_id AND u.status = \(OutboxStatus.pending.sql) AND u.attempts > 0
+              AND u.timestamp < r.timestamp
+        ), recorded AS (
+            UPDATE activities a SET last_timestamp = r.timestamp,
+                stale_date = CASE WHEN r.event = 'end' THEN a.stale_date ELSE coalesce(r.stale_date, a.stale_date) END,
+                state = CASE WHEN r.event = 'end' THEN 'ended' ELSE a.state END,
+                ended_at = CASE WHEN r.event = 'end' THEN now() ELSE a.ended_at END,
+                dismissal_date = CASE WHEN r.event = 'end' THEN r.dismissal_date ELSE a.dismissal_date END
+            FROM r
+            WHERE a.id = r.activity_id
+        )
+        SELECT activity_id, id FROM inserted
+        """
+
+    /// The activity's id and its new update's.
+    typealias Row = (Int64, Int64)
+
+    /// The rows, a JSON array of objects with the columns of `r`.
+    var rows: String
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(self.rows)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}
