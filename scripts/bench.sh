@@ -6,6 +6,7 @@
 #                               benchmarks run, not the speed (CI runs it)
 #   scripts/bench.sh --fanout   the fan-out figures alone
 #   scripts/bench.sh --api      the HTTP API figures alone (with --smoke: their small version)
+#   scripts/bench.sh --emulator the emulator against nghttpd alone
 #
 # APNs client: Livecast's client (one event-loop thread, like h2load's default of one) and h2load post the same
 # Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
@@ -42,7 +43,8 @@ for option in "$@"; do
         ;;
     --fanout) sections=fanout ;;
     --api) sections=api ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api]" >&2; exit 2 ;;
+    --emulator) sections=emulator ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api | --emulator]" >&2; exit 2 ;;
     esac
 done
 
