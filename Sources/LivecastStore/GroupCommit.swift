@@ -19,8 +19,7 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
 
     /// The most items one write takes.
     let maximumBatch: Int
-    /// How many batches may be written at the same time: two keep both of a small machine's cores busy, one
-    /// writing while the next batch forms.
+    /// How many batches may be written at the same time.
     let concurrentWrites: Int
     private let write: Write
     private let state = Mutex(State())

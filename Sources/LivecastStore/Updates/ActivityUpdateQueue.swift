@@ -17,7 +17,9 @@ public final class ActivityUpdateQueue: Sendable {
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
-        self.commits = GroupCommit(maximumBatch: Self.maximumBatch, concurrentWrites: 2) { requests in
+        // One transaction at a time: with two or four in flight they waited for each other (the activities' locks,
+        // the outbox's NOTIFY at commit), and 1,000 updates a second waited longer (p50 7.8 and 10 ms against 6.2 ms).
+        self.commits = GroupCommit(maximumBatch: Self.maximumBatch, concurrentWrites: 1) { requests in
             await ActivityUpdateBatch.write(requests, client: client, logger: logger)
         }
     }
