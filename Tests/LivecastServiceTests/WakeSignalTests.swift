@@ -11,19 +11,31 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<2 {
                 group.addTask {
-                    await wake.wait(timeout: .seconds(30))
+                    await wake.wait(timeout: .seconds(60))
                     woken.count.add(1, ordering: .relaxed)
                 }
             }
-            try await Task.sleep(for: .milliseconds(300))  // both wait
+            try await Self.until { wake.waiting == 2 }
             wake.signal()
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(woken.count.load(ordering: .relaxed) == 1, "a signal woke more than one worker")
+            try await Self.until { woken.count.load(ordering: .relaxed) == 1 }
+            #expect(wake.waiting == 1, "a signal woke more than one worker")
             wake.signal()
             try await group.waitForAll()
             #expect(woken.count.load(ordering: .relaxed) == 2)
         }
     }
+
+    /// Waits until `condition` holds, at most 30 s (a loaded machine may take a while to start tasks).
+    private static func until(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut() }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// A condition did not hold within the time allowed.
+    private struct TimedOut: Error {}
 
     /// How many waits returned.
     private final class Woken: Sendable {

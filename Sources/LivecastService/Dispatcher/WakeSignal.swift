@@ -16,6 +16,9 @@ final class WakeSignal: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many workers wait for a signal now.
+    var waiting: Int { self.state.withLock { $0.waiters.count } }
+
     /// Wakes one worker waiting now, or else the next to wait.
     func signal() {
         let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
