@@ -1,5 +1,3 @@
-import Foundation
-import LivecastCore
 import Logging
 import PostgresNIO
 
