@@ -44,7 +44,11 @@ public struct LivecastApplication: Sendable {
     ) {
         var configuration = settings.database
         configuration.statementTimeout = settings.statementTimeout
-        let database = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let database = PostgresClient(
+            configuration: configuration,
+            eventLoopGroup: SpreadEventLoops(base: PostgresClient.defaultEventLoopGroup),
+            backgroundLogger: logger
+        )
         let databaseWatch = DatabaseWatch(database: configuration, waitTimeout: settings.databaseWaitTimeout, logger: logger)
         let apps = Apps(client: database, masterKey: settings.masterKey, logger: logger)
         let appClients = AppClients(apps: apps, overrides: settings.apnsOverrides, logger: logger)
