@@ -11,7 +11,7 @@ public final class PushToStartRegistrar: Sendable {
     private let commits: GroupCommit<PushToStartTokens.Registration, PushToStartTokens.Result>
 
     public init(client: PostgresClient, logger: Logger) {
-        self.commits = GroupCommit(maximumBatch: Self.maximumBatch, concurrentWrites: 1) { registrations in
+        self.commits = GroupCommit(maximumBatch: Self.maximumBatch) { registrations in
             await PushToStartTokens.write(registrations, client: client, logger: logger)
         }
     }
