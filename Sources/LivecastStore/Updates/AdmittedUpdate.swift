@@ -34,26 +34,11 @@ struct AdmittedUpdate {
     /// Makes the payload at `timestamp` and checks it.
     /// - Throws: ``StoreError`` `payloadTooLarge` or `invalid`.
     mutating func encode(timestamp: Int) throws {
-        let (payload, clamped) = self.content.payload(
-            timestamp: timestamp,
-            contentState: try self.target.contentState(for: self.content),
-            staleDate: self.target.staleDate(for: self.content, timestamp: timestamp)
-        )
-        self.row.payload = String(decoding: try OutboxRules.encode(payload, for: self.target.destination), as: UTF8.self)
-        self.row.content = payload
-        self.dismissalDateClamped = clamped
+        (self.row.content, self.row.payload, self.dismissalDateClamped) = try self.target.payload(for: self.content, at: timestamp)
     }
 
     /// What its caller is told once its row is written.
     func accepted(updateID: Int64) -> AcceptedUpdate {
-        AcceptedUpdate(
-            updateID: updateID,
-            timestamp: self.row.content.timestamp,
-            priority: self.row.sentPriority,
-            priorityDowngraded: self.row.sentPriority != self.row.requestedPriority,
-            coalesced: self.row.coalesced,
-            dismissalDateClamped: self.dismissalDateClamped,
-            isReplay: false
-        )
+        self.row.accepted(updateID: updateID, dismissalDateClamped: self.dismissalDateClamped)
     }
 }

@@ -45,9 +45,14 @@ struct OutboxRow {
         )
         var updateID: Int64 = 0
         for try await id in rows.decode(Int64.self) { updateID = id }
-        return AcceptedUpdate(
+        return self.accepted(updateID: updateID, dismissalDateClamped: dismissalDateClamped)
+    }
+
+    /// What the caller is told once the row is written as `updateID`.
+    func accepted(updateID: Int64, dismissalDateClamped: Bool) -> AcceptedUpdate {
+        AcceptedUpdate(
             updateID: updateID,
-            timestamp: timestamp,
+            timestamp: self.content.timestamp,
             priority: self.sentPriority,
             priorityDowngraded: self.sentPriority != self.requestedPriority,
             coalesced: self.coalesced,

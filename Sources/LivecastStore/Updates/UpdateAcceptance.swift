@@ -47,12 +47,7 @@ enum UpdateAcceptance {
         if coalesced, let last = target.lastTimestamp, try await target.supersedePending(on: connection, logger: logger).contains(last) {
             timestamp = last
         }
-        let (payload, clamped) = content.payload(
-            timestamp: timestamp,
-            contentState: try target.contentState(for: content),
-            staleDate: target.staleDate(for: content, timestamp: timestamp)
-        )
-        let bytes = String(decoding: try OutboxRules.encode(payload, for: target.destination), as: UTF8.self)
+        let (payload, bytes, clamped) = try target.payload(for: content, at: timestamp)
         let sentPriority = try await OutboxRules.budgeted(priority, appID: appID, on: connection, logger: logger)
         var row = OutboxRow(
             appID: appID,

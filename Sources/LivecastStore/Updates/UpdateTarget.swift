@@ -23,3 +23,17 @@ protocol UpdateTarget {
     /// Records on the target that `payload` was accepted (its timestamp, and its end).
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws
 }
+
+extension UpdateTarget {
+    /// The payload `content` makes for this target at `timestamp`, checked for its destination.
+    /// - Returns: The payload, its bytes as sent, and whether its `dismissal-date` was clamped.
+    /// - Throws: ``StoreError`` `payloadTooLarge` or `invalid` (``OutboxRules/encode(_:for:)``).
+    func payload(for content: UpdateContent, at timestamp: Int) throws -> (payload: LiveActivityPayload, bytes: String, dismissalDateClamped: Bool) {
+        let (payload, clamped) = content.payload(
+            timestamp: timestamp,
+            contentState: try self.contentState(for: content),
+            staleDate: self.staleDate(for: content, timestamp: timestamp)
+        )
+        return (payload, String(decoding: try OutboxRules.encode(payload, for: self.destination), as: UTF8.self), clamped)
+    }
+}
