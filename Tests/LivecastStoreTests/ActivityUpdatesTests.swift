@@ -102,6 +102,25 @@ import Testing
         }
     }
 
+    @Test(arguments: Path.allCases) func aNewerUpdateSupersedesItsActivitysOlderUpdatesInRetryOnly(path: Path) async throws {
+        try await StoreFixture.with("updates_retried_\(path)") { fixture in
+            let updates = try await self.activity(fixture, path)
+            _ = try await Activities(client: fixture.client, logger: fixture.logger).register(
+                .init(appID: fixture.appID, activityKey: "activity-2", attributesType: "GameAttributes", pushToken: "aa02")
+            )
+            var other = try self.request(fixture, timestamp: self.now)
+            other.activityKey = "activity-2"
+            _ = try await updates.accept(other)
+            _ = try await updates.accept(try self.request(fixture, timestamp: self.now))
+            // APNs asked to retry both: pending again after a try.
+            try await fixture.client.query("UPDATE updates SET attempts = 1")
+            let newer = try await updates.accept(try self.request(fixture, home: 2, timestamp: self.now + 5))
+            #expect(!newer.coalesced)
+            // The activity's own update in retry is superseded; the other activity's stays pending.
+            #expect(try await self.statuses(fixture).map(\.status) == ["pending", "superseded", "pending"])
+        }
+    }
+
     @Test(arguments: Path.allCases) func anEndClampsItsDismissalAndClosesTheActivity(path: Path) async throws {
         try await StoreFixture.with("updates_end_\(path)") { fixture in
             let updates = try await self.activity(fixture, path)

@@ -2,8 +2,10 @@ import PostgresNIO
 
 /// Writes an ``ActivityUpdateBatch``'s outbox rows and their activities' new state in one statement (the outbox's
 /// trigger wakes the dispatchers once), superseding each activity's older updates that APNs asked to retry, as
-/// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one. The rows come as one JSON array (PostgresNIO's
-/// arrays take no optionals). Prepared once per connection: planning it took longer than running it.
+/// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one, through `supersede_retried_updates` (migration
+/// `0018`: its lookup goes by index whatever the outbox's statistics were when this statement was planned; the final
+/// SELECT joins its one row so that PostgreSQL runs it). The rows come as one JSON array (PostgresNIO's arrays take
+/// no optionals). Prepared once per connection: planning it took longer than running it.
 struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
     static let sql = """
         WITH r AS (
@@ -19,10 +21,7 @@ struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
             FROM r
             RETURNING id, activity_id
         ), retried AS (
-            UPDATE updates u SET status = \(OutboxStatus.superseded.sql), completed_at = now()
-            FROM r
-            WHERE u.activity_id = r.activity_id AND u.status = \(OutboxStatus.pending.sql) AND u.attempts > 0
-              AND u.timestamp < r.timestamp
+            SELECT supersede_retried_updates(array_agg(activity_id), array_agg(timestamp)) FROM r
         ), recorded AS (
             UPDATE activities a SET last_timestamp = r.timestamp,
                 stale_date = CASE WHEN r.event = 'end' THEN a.stale_date ELSE coalesce(r.stale_date, a.stale_date) END,
@@ -32,7 +31,7 @@ struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
             FROM r
             WHERE a.id = r.activity_id
         )
-        SELECT activity_id, id FROM inserted
+        SELECT inserted.activity_id, inserted.id FROM inserted, retried
         """
 
     /// The activity's id and its new update's.
