@@ -11,6 +11,8 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection's peer (`nil` where there is no socket, as under the router test client).
     public let remoteAddress: SocketAddress?
+    /// The event loop of the request's connection.
+    public let eventLoop: any EventLoop
     /// Who is calling, set by the API-key middleware on `/v1` routes, and by the console's session middleware on
     /// `/console` pages (whose in-process API calls then act as the session's key).
     public var caller: APIKeys.Caller?
@@ -20,6 +22,7 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     public init(source: Source) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.eventLoop = source.channel.eventLoop
     }
 
     public var maxUploadSize: Int { Self.maximumBodySize }
