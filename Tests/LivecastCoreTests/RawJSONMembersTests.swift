@@ -39,7 +39,7 @@ import Testing
         }
         let body = #"{"contentState": {"z": 1, "a": 1.50}, "nested": {"contentState": {"z": 1, "a": 1.50}}}"#
         let decoder = JSONDecoder()
-        decoder.userInfo[RawJSON.rawMembersKey] = RawJSON.topLevelMembers(of: Array(body.utf8))
+        decoder.userInfo[RawJSON.rawMembersKey] = RawJSON.Members(of: Array(body.utf8))
         let decoded = try decoder.decode(Body.self, from: Data(body.utf8))
         #expect(decoded.contentState.text == #"{"z": 1, "a": 1.50}"#)
         // Deeper fields have no raw text to keep: they are re-encoded.

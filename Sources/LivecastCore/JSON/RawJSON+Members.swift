@@ -1,9 +1,32 @@
 import Foundation
+import Synchronization
 
 extension RawJSON {
-    /// The `JSONDecoder.userInfo` key under which ``topLevelMembers(of:)`` of the document being decoded let a
-    /// top-level `RawJSON` field keep the exact text the client sent instead of a re-encoding of its value.
+    /// The `JSONDecoder.userInfo` key under which the ``Members`` of the document being decoded let a top-level
+    /// `RawJSON` field keep the exact text the client sent instead of a re-encoding of its value.
     public static let rawMembersKey = CodingUserInfoKey(rawValue: "livecast.rawJSONMembers")!
+
+    /// The top-level members of a document being decoded (``topLevelMembers(of:)``), found the first time they are
+    /// asked for: a body without `RawJSON` fields (a registration, a bulk import's row) never pays for the walk.
+    public final class Members: Sendable {
+        private let bytes: [UInt8]
+        private let found = Mutex<[String: RawJSON]??>(nil)
+
+        /// - Parameter bytes: UTF-8 JSON text that a JSON parser has accepted (or will have, before anyone asks).
+        public init(of bytes: [UInt8]) {
+            self.bytes = bytes
+        }
+
+        /// The document's members, `nil` unless it is one JSON object.
+        public var members: [String: RawJSON]? {
+            self.found.withLock { found in
+                if let members = found { return members }
+                let members = RawJSON.topLevelMembers(of: self.bytes)
+                found = .some(members)
+                return members
+            }
+        }
+    }
 
     /// The members of a JSON object, each value kept as the exact text it has in `bytes`.
     /// - Parameter bytes: UTF-8 JSON text that a JSON parser has accepted.

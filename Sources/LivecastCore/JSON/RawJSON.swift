@@ -51,12 +51,12 @@ public struct RawJSON: Sendable, Hashable, CustomStringConvertible {
 
 extension RawJSON: Codable {
     /// Decodes any JSON value. A top-level member keeps the exact text the document gave it when the decoder's
-    /// `userInfo` holds the document's ``topLevelMembers(of:)`` under ``rawMembersKey``; otherwise the value is kept
+    /// `userInfo` holds the document's ``Members`` under ``rawMembersKey``; otherwise the value is kept
     /// as compact JSON text.
     public init(from decoder: any Decoder) throws {
         let value = try JSONValue(from: decoder)
         if decoder.codingPath.count == 1,
-            let members = decoder.userInfo[Self.rawMembersKey] as? [String: RawJSON],
+            let members = (decoder.userInfo[Self.rawMembersKey] as? Members)?.members,
             let raw = members[decoder.codingPath[0].stringValue]
         {
             self = raw

@@ -31,13 +31,10 @@ extension Request {
         let data = Data(bytes)
         let decoder = JSONDecoder()
         // `contentState` and `attributes` go to the devices exactly as the client wrote them (docs/ARCHITECTURE.md, invariant 3).
-        let members = RawJSON.topLevelMembers(of: bytes)
+        let members = RawJSON.Members(of: bytes)
         decoder.userInfo[RawJSON.rawMembersKey] = members
         do {
-            let body = try decoder.decode(Body.self, from: data)
-            try Self.refuseNUL(in: data, members: members)
-            try (body as? any CheckedBody)?.checkLimits()
-            return body
+            return try Self.checked(try decoder.decode(Body.self, from: data), text: bytes, members: members)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && Self.isJSON(data) {
             // Foundation reports a number too large for its field as invalid JSON, with no field.
             throw APIError.malformed("a number is out of range: integers must fit in 64 bits")
@@ -46,11 +43,23 @@ extension Request {
         }
     }
 
+    /// The checks a body passes once it decoded: no NUL character (``refuseNUL(in:members:)``), and a
+    /// ``CheckedBody``'s limits. A bulk import that decoded all its rows at once checks each row with it.
+    /// - Parameters:
+    ///   - body: The decoded body.
+    ///   - text: The JSON text it was decoded from.
+    ///   - members: The text's top-level members, when a decoder already has them.
+    static func checked<Body>(_ body: Body, text: [UInt8], members: RawJSON.Members? = nil) throws -> Body {
+        try Self.refuseNUL(in: text, members: members ?? RawJSON.Members(of: text))
+        try (body as? any CheckedBody)?.checkLimits()
+        return body
+    }
+
     /// PostgreSQL's `text` cannot hold U+0000, and no device needs one: a body with `\u0000` in any string (a key or
     /// a value, `contentState` and `attributes` included) is refused, naming the top-level member that holds it.
-    private static func refuseNUL(in data: Data, members: [String: RawJSON]?) throws {
-        guard JSONText.holdsEscapedNUL(data) else { return }
-        let field = members?.first { JSONText.holdsEscapedNUL($0.value.text.utf8) }?.key
+    private static func refuseNUL(in text: [UInt8], members: RawJSON.Members) throws {
+        guard JSONText.holdsEscapedNUL(text) else { return }
+        let field = members.members?.first { JSONText.holdsEscapedNUL($0.value.text.utf8) }?.key
         throw APIError.invalid("\(field ?? "the body") must not hold a NUL character (\\u0000)", field: field)
     }
 
