@@ -31,9 +31,10 @@ extension BenchmarkStack {
         return hex(kind.rawValue, digits: 2) + hex(run, digits: 14) + hex(index, digits: 48)
     }
 
-    /// The key of the `index`th feed with a channel.
-    static func channelFeedKey(_ index: Int) -> String {
-        "bench-channel-\(index)"
+    /// The key of the `index`th feed with a channel in run `run`: each run makes its own, because each run's
+    /// emulator knows only the channels made in that run.
+    static func channelFeedKey(_ index: Int, run: Int) -> String {
+        "bench-channel-\(run)-\(index)"
     }
 
     /// `PUT …/push-to-start-tokens/{deviceId}/GameAttributes` for a new device of run `run`.

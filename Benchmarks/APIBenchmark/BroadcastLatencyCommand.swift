@@ -37,8 +37,9 @@ struct BroadcastLatencyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await BenchmarkStack.run(self.stack, connections: 1) { stack in
+            let run = BenchmarkStack.runTag()
             for index in 0..<self.feeds {
-                let answer = try await stack.client.send(stack.feed(BenchmarkStack.channelFeedKey(index), channel: true))
+                let answer = try await stack.client.send(stack.feed(BenchmarkStack.channelFeedKey(index, run: run), channel: true))
                 guard answer.isSuccess else { throw BenchmarkFailure("creating a channel feed answered \(answer.description)") }
             }
             let wire = WireWatch(emulator: stack.emulator)
@@ -50,7 +51,7 @@ struct BroadcastLatencyCommand: AsyncParsableCommand {
                 let due = start + .nanoseconds(Int64(Double(index) * 1e9 / self.rate))
                 if due > .now() { try await Task.sleep(for: Duration(due - .now())) }
                 let before = wire.answered
-                let answer = try await stack.client.send(stack.feedUpdate(BenchmarkStack.channelFeedKey(index % self.feeds), index: index))
+                let answer = try await stack.client.send(stack.feedUpdate(BenchmarkStack.channelFeedKey(index % self.feeds, run: run), index: index))
                 guard answer.isSuccess else {
                     result.recordError(answer.description)
                     continue
