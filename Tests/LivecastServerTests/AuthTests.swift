@@ -22,6 +22,21 @@ import Testing
         }
     }
 
+    @Test func theBearerSchemeIsReadInAnyCaseWithTheKeysSpacesTrimmed() async throws {
+        try await APIFixture.with("auth_scheme") { fixture, client in
+            let key = fixture.key(.admin)
+            let accepted = ["Bearer \(key)", "bearer \(key)", "BEARER  \(key)\t "]
+            let refused = ["Bearer\t\(key)", "Bearer\(key)", "Bearer ", "Bearer  ", "Basic \(key)", "Bear \(key)"]
+            for authorization in accepted + refused {
+                let response = try await client.send(.get, "/v1/key", key: nil, headers: [.authorization: authorization])
+                #expect(
+                    response.status == (accepted.contains(authorization) ? .ok : .unauthorized),
+                    "\(authorization.replacingOccurrences(of: key, with: "KEY"))"
+                )
+            }
+        }
+    }
+
     @Test func rolesAreCumulative() async throws {
         try await APIFixture.with("auth_roles") { fixture, client in
             let cases: [(String, String, APIKeys.Role)] = [
