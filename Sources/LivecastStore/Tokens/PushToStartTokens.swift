@@ -1,4 +1,3 @@
-import Foundation
 import LivecastCore
 import Logging
 import PostgresNIO
@@ -6,7 +5,7 @@ import PostgresNIO
 /// Push-to-start tokens: one live token per device and `ActivityAttributes` type, rotated without a gap.
 public struct PushToStartTokens: Sendable {
     /// A device's registration, as its app reports it.
-    public struct Registration: Sendable, Hashable, Encodable {
+    public struct Registration: Sendable, Hashable {
         public var appID: Int64
         public var deviceID: String
         public var attributesType: String
@@ -89,15 +88,22 @@ public struct PushToStartTokens: Sendable {
     /// server's, or one of them broke a rule of the table), each is written again on its own, so only the one that lost fails.
     static func write(_ registrations: [Registration], client: PostgresClient, logger: Logger) async -> [Swift.Result<Result, any Error>] {
         do {
-            // As JSON, which carries the optional fields' nulls (PostgresNIO's arrays take no optionals).
+            // Column by column; the optional fields as values and whether each is set (``OptionalTexts``).
+            var userIDs = OptionalTexts()
+            var osVersions = OptionalTexts()
+            for registration in registrations {
+                userIDs.append(registration.userID)
+                osVersions.append(registration.osVersion)
+            }
             let rows = try await client.query(
                 """
-                SELECT r.n::int, register_push_to_start_token(r.app_id, r.device_id, r.attributes_type, r.token, r.user_id, r.os_version,
-                                                              r.frequent_updates_enabled)
-                FROM ROWS FROM (jsonb_to_recordset(\(try Self.json(registrations))::jsonb) AS (
-                        app_id bigint, device_id text, attributes_type text, token text, user_id text, os_version text,
-                        frequent_updates_enabled boolean))
-                    WITH ORDINALITY AS r(app_id, device_id, attributes_type, token, user_id, os_version, frequent_updates_enabled, n)
+                SELECT r.n::int, register_push_to_start_token(r.app_id, r.device_id, r.attributes_type, r.token,
+                    CASE WHEN r.user_set THEN r.user_id END, CASE WHEN r.os_set THEN r.os_version END, r.frequent)
+                FROM unnest(\(registrations.map(\.appID))::bigint[], \(registrations.map(\.deviceID))::text[],
+                            \(registrations.map(\.attributesType))::text[], \(registrations.map(\.token))::text[],
+                            \(userIDs.values)::text[], \(userIDs.isSet)::bool[], \(osVersions.values)::text[], \(osVersions.isSet)::bool[],
+                            \(registrations.map(\.frequentUpdatesEnabled))::bool[])
+                    WITH ORDINALITY AS r(app_id, device_id, attributes_type, token, user_id, user_set, os_version, os_set, frequent, n)
                 """,
                 logger: logger
             )
@@ -126,13 +132,6 @@ public struct PushToStartTokens: Sendable {
             }
             return results
         }
-    }
-
-    /// Registrations as the JSON array `register_push_to_start_token`'s batch statement reads (`app_id`, …).
-    private static func json(_ registrations: [Registration]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: try encoder.encode(registrations), as: UTF8.self)
     }
 
     /// Stops using a device's token for a type, as when the app unregisters it.
