@@ -6,14 +6,21 @@ struct PushToStartTokenImportRow: Decodable {
     let body: PushToStartTokenBody
 
     private enum CodingKeys: String, CodingKey {
-        case deviceId, attributesType
+        case deviceId, attributesType, token, userId, osVersion, frequentUpdatesEnabled
     }
 
+    /// Reads the row's members and its body's from one container: a second container for the body, as
+    /// `PushToStartTokenBody(from:)` makes, was a sixth of an import's decoding.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.deviceId = try container.decode(String.self, forKey: .deviceId)
         self.attributesType = try container.decode(String.self, forKey: .attributesType)
-        self.body = try PushToStartTokenBody(from: decoder)
+        self.body = PushToStartTokenBody(
+            token: try container.decode(String.self, forKey: .token),
+            userId: try container.decodeIfPresent(String.self, forKey: .userId),
+            osVersion: try container.decodeIfPresent(String.self, forKey: .osVersion),
+            frequentUpdatesEnabled: try container.decodeIfPresent(Bool.self, forKey: .frequentUpdatesEnabled)
+        )
     }
 }
 

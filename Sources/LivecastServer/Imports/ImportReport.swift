@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a bulk import did: each row's result or error, in the rows' order, and how many rows had each result.
 public struct ImportReport: Sendable, Encodable {
     /// One row's outcome: `result` as the single registration answers it (`created`, `rotated`, …), or `error`.
@@ -47,5 +49,33 @@ public struct ImportReport: Sendable, Encodable {
     mutating func add(_ index: Int, error: APIError) {
         self.results.append(Row(index: index, result: nil, error: RowError(error)))
         self.counts["failed", default: 0] += 1
+    }
+}
+
+extension ImportReport {
+    /// The report as `JSONEncoder.sorted` writes it, with the rows that were written put together by hand: encoding
+    /// 10,000 rows through `JSONEncoder` was a tenth of an import's server time. The counts and the refused rows
+    /// (few, with messages to escape) still go through `JSONEncoder`.
+    func json() throws -> [UInt8] {
+        let encoder = JSONEncoder.sorted
+        var json = Array(#"{"counts":"#.utf8)
+        json += try encoder.encode(self.counts)
+        json += #","results":["#.utf8
+        for (position, row) in self.results.enumerated() {
+            if position > 0 { json.append(UInt8(ascii: ",")) }
+            if let result = row.result, row.error == nil, result.utf8.allSatisfy(Self.standsForItself) {
+                json += #"{"index":\#(row.index),"result":"\#(result)"}"#.utf8
+            } else {
+                json += try encoder.encode(row)
+            }
+        }
+        json += "]}".utf8
+        return json
+    }
+
+    /// Whether a byte stands for itself inside a JSON string: printable ASCII other than `"` and `\`, and not `/`,
+    /// which `JSONEncoder` would leave alone too but is kept out for simplicity.
+    private static func standsForItself(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "/")
     }
 }

@@ -15,7 +15,7 @@ extension LivecastAPI {
                     throw APIError.tooManyRows(text.count, limit: RegistrationImporter.maximumRowsPerRequest)
                 }
                 let report = try await RegistrationImporter(database: self.database, logger: self.logger).run(kind, appID: scope.appID, text: text)
-                return try .json(report)
+                return .json(text: try report.json())
             }
         }
     }

@@ -5,10 +5,14 @@ import Hummingbird
 extension Response {
     /// A JSON response, written by ``Foundation/JSONEncoder/sorted``.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-        let data = try JSONEncoder.sorted.encode(value)
+        .json(text: try JSONEncoder.sorted.encode(value), status: status, headers: headers)
+    }
+
+    /// A JSON response of JSON text already written.
+    static func json(text: some Sequence<UInt8>, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: text)))
     }
 }
 
