@@ -78,5 +78,25 @@ import Testing
         )
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("broken.json: the body must be one JSON array of rows"))
+
+        // Brackets and commas in place, but a row that is not JSON: refused before the good row is imported.
+        let badRow = directory.path("bad-row.json")
+        try #"[{"deviceId": "d9", "attributesType": "GameAttributes", "token": "aa09"}, tru]"#.write(
+            toFile: badRow,
+            atomically: true,
+            encoding: .utf8
+        )
+        let refusedRow = try await ExternalProcess.run(
+            self.livecast,
+            ["tokens", "import", badRow, "--bundle-id", "com.example.game", "--database-url", url]
+        )
+        #expect(refusedRow.status != 0)
+        #expect(refusedRow.stderr.contains("bad-row.json: the body must be one JSON array of rows"), "\(refusedRow.stderr)")
+        let d9 = try await TestPostgres.withClient(database) { client in
+            let rows = try await client.query("SELECT count(*)::int FROM push_to_start_tokens WHERE device_id = 'd9'")
+            for try await count in rows.decode(Int.self) { return count }
+            return -1
+        }
+        #expect(d9 == 0)
     }
 }

@@ -64,6 +64,16 @@ import Testing
             let refusals: [(body: String, contentType: String, status: HTTPResponse.Status, code: String)] = [
                 (#"[{"deviceId": "six", "attributesType": "G", "token": "06"},"#, "application/json", .badRequest, "malformed_request"),
                 (#"{"deviceId": "six", "attributesType": "G", "token": "06"}"#, "application/json", .badRequest, "malformed_request"),
+                // The array's structure holds, but a row is not JSON: refused whole, the good row before it included.
+                (
+                    #"[{"deviceId": "six", "attributesType": "G", "token": "06"}, {"deviceId": "seven" "token": "07"}]"#, "application/json",
+                    .badRequest, "malformed_request"
+                ),
+                (#"[{"deviceId": "six", "attributesType": "G", "token": "06"}, tru]"#, "application/json", .badRequest, "malformed_request"),
+                (
+                    #"[{"deviceId": "six", "attributesType": "G", "token": "06"}, {"deviceId": "seven"]]"#, "application/json", .badRequest,
+                    "malformed_request"
+                ),
                 ("[]", "text/csv", .unsupportedMediaType, "unsupported_media_type"),
             ]
             for refusal in refusals {

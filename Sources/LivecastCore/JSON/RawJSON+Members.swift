@@ -37,7 +37,10 @@ extension RawJSON {
     }
 
     /// Where each element of a JSON array lies in `bytes`, white space around it excluded.
-    /// - Parameter bytes: UTF-8 JSON text that a JSON parser has accepted.
+    ///
+    /// Only the array's own structure is checked (its brackets, its commas, nothing after it): an element's text is
+    /// taken as far as a JSON value would reach, and the whole is JSON once each element's text parses on its own.
+    /// - Parameter bytes: UTF-8 text.
     /// - Returns: `nil` unless `bytes` is one JSON array.
     public static func topLevelElements(of bytes: [UInt8]) -> [Range<Int>]? {
         var scanner = MemberScanner(bytes: bytes)

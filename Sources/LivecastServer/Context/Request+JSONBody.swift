@@ -63,7 +63,8 @@ extension Request {
         throw APIError.invalid("\(field ?? "the body") must not hold a NUL character (\\u0000)", field: field)
     }
 
-    private static func isJSON(_ data: Data) -> Bool {
+    /// Whether the text is one JSON value, of any kind.
+    static func isJSON(_ data: Data) -> Bool {
         (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
     }
 }

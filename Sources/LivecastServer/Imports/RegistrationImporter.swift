@@ -49,7 +49,9 @@ public struct RegistrationImporter: Sendable {
     ///   - text: The rows.
     ///   - progress: Called after each batch with the number of rows done so far.
     /// - Returns: Each row's result or error, and the counts.
-    /// - Throws: Only what stops the whole import (the database going away); rows imported before stay imported.
+    /// - Throws: ``APIError`` `400 malformed_request`, before anything is imported, for a JSON array with a row that is
+    ///   not JSON; otherwise only what stops the whole import (the database going away), and rows imported before
+    ///   stay imported.
     public func run(_ kind: Kind, appID: Int64, text: ImportText, progress: (_ rowsDone: Int) -> Void = { _ in }) async throws -> ImportReport {
         switch kind {
         case .pushToStart: try await self.run(PushToStartTokenImportRow.self, appID: appID, text: text, progress: progress)
@@ -59,20 +61,14 @@ public struct RegistrationImporter: Sendable {
 
     private func run<Row: ImportRow>(_: Row.Type, appID: Int64, text: ImportText, progress: (Int) -> Void) async throws -> ImportReport {
         var report = ImportReport(results: Row.Result.allCases.map(\.rawValue))
+        // Every row is decoded before any is imported: a JSON array with a row that is not JSON is refused whole.
+        let decoded = try text.decodeRows(as: Row.self)
         for start in stride(from: 0, to: text.count, by: RegistrationImport.chunkSize) {
             let batch = start..<min(start + RegistrationImport.chunkSize, text.count)
-            var decoded: [Swift.Result<Row, APIError>] = []
-            for index in batch {
-                do {
-                    decoded.append(.success(try Request.decodeJSON(as: Row.self, from: text.row(index))))
-                } catch let error as APIError {
-                    decoded.append(.failure(error))
-                }
-            }
-            let valid = decoded.compactMap { try? $0.get() }
+            let valid = decoded[batch].compactMap { try? $0.get() }
             // One outcome per valid row, in their order.
             var outcomes = try await Row.register(valid, appID: appID, database: self.database, logger: self.logger).makeIterator()
-            for (index, row) in zip(batch, decoded) {
+            for (index, row) in zip(batch, decoded[batch]) {
                 switch row {
                 case .failure(let error): report.add(index, error: error)
                 case .success:

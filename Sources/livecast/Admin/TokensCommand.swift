@@ -48,10 +48,15 @@ struct TokensCommand: AsyncParsableCommand {
             let progress = ImportProgress(total: text.count)
             let (app, report) = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
                 let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
-                let report = try await RegistrationImporter(database: client, logger: .disabled).run(self.kind, appID: app.id, text: text) {
-                    progress.show(rowsDone: $0)
+                do {
+                    let report = try await RegistrationImporter(database: client, logger: .disabled).run(self.kind, appID: app.id, text: text) {
+                        progress.show(rowsDone: $0)
+                    }
+                    return (app, report)
+                } catch let error as APIError {
+                    // A JSON array with a row that is not JSON, found before anything is imported.
+                    throw ValidationError("\(self.file): \(error.message)")
                 }
-                return (app, report)
             }
             progress.finish()
             for row in report.results {
