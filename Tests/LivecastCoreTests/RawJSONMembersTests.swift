@@ -29,6 +29,15 @@ import Testing
         #expect(RawJSON.topLevelElements(of: Array("{}".utf8)) == nil)
     }
 
+    @Test func aValuesStructureIsCheckedWithoutParsingIt() {
+        for text in [#" {"a": "}{", "b": [1, {}]} "#, "12", #""x""#, "null", "tru"] {
+            #expect(RawJSON.spansOneValue(Array(text.utf8)), "\(text)")
+        }
+        for text in ["", " ", #"{"a": [1"#, "2]}", #"{"a": 1} {"b": 2}"#, #"{"a": 1}, {"b": 2}"#, "1 2"] {
+            #expect(!RawJSON.spansOneValue(Array(text.utf8)), "\(text)")
+        }
+    }
+
     @Test func decodingKeepsTheTextOfTopLevelFieldsWhenGivenTheMembers() throws {
         struct Body: Decodable {
             let contentState: RawJSON

@@ -54,11 +54,27 @@ import Testing
                 {"deviceId": "three", "attributesType": "GameAttributes", "token": "03"}
 
                 {"deviceId": "five", "attributesType": "GameAttributes", "token": "05"}
+                {"deviceId": "six", "attributesType": "GameAttributes", "token": "06", "userId": [1
+                2]}
 
                 """
             let response = try await client.send(.post, self.tokensPath, key: fixture.key(.backend), body: body, contentType: "application/x-ndjson")
             #expect(response.status == .ok, "\(response.text)")
-            #expect(Self.results(response) == ["0 created", "1 400 malformed_request -", "2 created", "3 400 malformed_request -", "4 created"])
+            // The last two lines would make one row if joined: each is its own malformed row.
+            #expect(
+                Self.results(response) == [
+                    "0 created", "1 400 malformed_request -", "2 created", "3 400 malformed_request -", "4 created",
+                    "5 400 malformed_request -", "6 400 malformed_request -",
+                ]
+            )
+            #expect(try await fixture.count("push_to_start_tokens") == 3)
+            // Two malformed lines that, joined into one array, would read as two good rows.
+            let shifted = """
+                {"deviceId": "seven", "attributesType": "GameAttributes", "token": "07", "extra": [1
+                2], "userId": "u"}, {"deviceId": "eight", "attributesType": "GameAttributes", "token": "08"}
+                """
+            let answer = try await client.send(.post, self.tokensPath, key: fixture.key(.backend), body: shifted, contentType: "application/x-ndjson")
+            #expect(Self.results(answer) == ["0 400 malformed_request -", "1 400 malformed_request -"])
             #expect(try await fixture.count("push_to_start_tokens") == 3)
 
             let refusals: [(body: String, contentType: String, status: HTTPResponse.Status, code: String)] = [

@@ -36,6 +36,13 @@ extension RawJSON {
         return scanner.members()
     }
 
+    /// Whether `bytes` is one value as far as its structure goes: a value's text, white space around it, and nothing
+    /// else (as ``topLevelElements(of:)`` checks an array; whether the text parses is not checked).
+    public static func spansOneValue(_ bytes: [UInt8]) -> Bool {
+        var scanner = MemberScanner(bytes: bytes)
+        return scanner.oneValue()
+    }
+
     /// Where each element of a JSON array lies in `bytes`, white space around it excluded.
     ///
     /// Only the array's own structure is checked (its brackets, its commas, nothing after it): an element's text is
@@ -74,6 +81,11 @@ private struct MemberScanner {
             if self.take(UInt8(ascii: ",")) { continue }
             return self.take(UInt8(ascii: "}")) && self.atEnd() ? members : nil
         }
+    }
+
+    mutating func oneValue() -> Bool {
+        self.skipWhiteSpace()
+        return self.skipValue() && self.atEnd()
     }
 
     mutating func elements() -> [Range<Int>]? {

@@ -47,8 +47,8 @@ public struct ImportText: Sendable {
     }
 
     /// Decodes every row as the single request's body would be (``Request/decodeJSON(as:from:)``): each row that
-    /// decodes, or its own error. A JSON array's rows are decoded a chunk at a time by one decoder (one pass over the
-    /// text), and a chunk that does not decode whole is decoded row by row, for each row's own error.
+    /// decodes, or its own error. Rows are decoded a chunk at a time by one decoder (one pass over the text), and a
+    /// chunk that does not decode whole is decoded row by row, for each row's own error.
     /// - Throws: ``APIError`` `400 malformed_request` when a row of a JSON array is not JSON: the array does not parse,
     ///   so it is refused whole, before anything is imported. (A malformed NDJSON line is only that row's error.)
     func decodeRows<Row: Decodable>(as _: Row.Type) throws -> [Swift.Result<Row, APIError>] {
@@ -56,7 +56,9 @@ public struct ImportText: Sendable {
         decoded.reserveCapacity(self.count)
         for start in stride(from: 0, to: self.count, by: Self.decodingChunk) {
             let chunk = start..<min(start + Self.decodingChunk, self.count)
-            if self.format == .jsonArray, let rows = try? JSONDecoder().decode([Row].self, from: Data(self.array(of: chunk))) {
+            if self.joinsAsArray(chunk), let rows = try? JSONDecoder().decode([Row].self, from: Data(self.array(of: chunk))),
+                rows.count == chunk.count
+            {
                 for (index, row) in zip(chunk, rows) {
                     do {
                         decoded.append(.success(try Request.checked(row, text: self.row(index))))
@@ -80,6 +82,12 @@ public struct ImportText: Sendable {
 
     /// How many rows one decoder reads at once.
     private static let decodingChunk = 1_000
+
+    /// Whether rows `chunk`, joined into one array, are its elements exactly: a JSON array's rows are; NDJSON lines
+    /// are when each spans one value (two lines such as `{"a": [1` and `2]}` would otherwise join into one).
+    private func joinsAsArray(_ chunk: Range<Int>) -> Bool {
+        self.format == .jsonArray || chunk.allSatisfy { RawJSON.spansOneValue(self.row($0)) }
+    }
 
     /// Rows `chunk` as the text of one JSON array.
     private func array(of chunk: Range<Int>) -> [UInt8] {
