@@ -50,16 +50,16 @@ extension Request {
     ///   - text: The JSON text it was decoded from.
     ///   - members: The text's top-level members, when a decoder already has them.
     static func checked<Body>(_ body: Body, text: [UInt8], members: RawJSON.Members? = nil) throws -> Body {
-        try Self.refuseNUL(in: text, members: members ?? RawJSON.Members(of: text))
+        try Self.refuseNUL(in: text, members: members)
         try (body as? any CheckedBody)?.checkLimits()
         return body
     }
 
     /// PostgreSQL's `text` cannot hold U+0000, and no device needs one: a body with `\u0000` in any string (a key or
     /// a value, `contentState` and `attributes` included) is refused, naming the top-level member that holds it.
-    private static func refuseNUL(in text: [UInt8], members: RawJSON.Members) throws {
+    private static func refuseNUL(in text: [UInt8], members: RawJSON.Members?) throws {
         guard JSONText.holdsEscapedNUL(text) else { return }
-        let field = members.members?.first { JSONText.holdsEscapedNUL($0.value.text.utf8) }?.key
+        let field = (members ?? RawJSON.Members(of: text)).members?.first { JSONText.holdsEscapedNUL($0.value.text.utf8) }?.key
         throw APIError.invalid("\(field ?? "the body") must not hold a NUL character (\\u0000)", field: field)
     }
 
