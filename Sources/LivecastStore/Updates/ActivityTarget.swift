@@ -132,21 +132,22 @@ struct ActivityTarget: UpdateTarget {
 
     /// The activity's timestamp and stale date move on; an end ends it with its dismissal date.
     /// Records the accepted update on the activity, and supersedes its older updates that APNs asked to retry
-    /// (`pending` after a try): this one carries the latest content, and a device would ignore theirs after it.
+    /// (`pending` after a try): this one carries the latest content, and a device would ignore theirs after it. The
+    /// rule is `supersede_retried_updates` (migration `0018`), as for a batch; the update joins its one row so that
+    /// PostgreSQL runs it.
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
         let isEnd = payload.event == .end
         try await connection.query(
             """
             WITH superseded AS (
-                UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
-                WHERE activity_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND attempts > 0
-                  AND timestamp < \(payload.timestamp)
+                SELECT supersede_retried_updates(ARRAY[\(self.id)]::bigint[], ARRAY[\(payload.timestamp)]::bigint[])
             )
             UPDATE activities SET last_timestamp = \(payload.timestamp),
                 stale_date = CASE WHEN \(isEnd) THEN stale_date ELSE coalesce(\(payload.staleDate), stale_date) END,
                 state = CASE WHEN \(isEnd) THEN 'ended' ELSE state END,
                 ended_at = CASE WHEN \(isEnd) THEN now() ELSE ended_at END,
                 dismissal_date = CASE WHEN \(isEnd) THEN \(payload.dismissalDate) ELSE dismissal_date END
+            FROM superseded
             WHERE id = \(self.id)
             """,
             logger: logger
