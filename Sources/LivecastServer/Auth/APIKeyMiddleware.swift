@@ -114,7 +114,8 @@ struct APIKeyMiddleware: RouterMiddleware {
         let scheme = "bearer ".utf8
         guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
         let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        let key = bytes.dropFirst(scheme.count).drop(while: isBlank)
-        return String(Substring(key.prefix(key.count - key.reversed().prefix(while: isBlank).count)))
+        var key = bytes.dropFirst(scheme.count).drop(while: isBlank)
+        while let last = key.last, isBlank(last) { key = key.dropLast() }
+        return String(Substring(key))
     }
 }

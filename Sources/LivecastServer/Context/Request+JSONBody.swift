@@ -59,7 +59,8 @@ extension Request {
     /// a value, `contentState` and `attributes` included) is refused, naming the top-level member that holds it.
     private static func refuseNUL(in text: [UInt8], members: RawJSON.Members?) throws {
         guard JSONText.holdsEscapedNUL(text) else { return }
-        let field = (members ?? RawJSON.Members(of: text)).members?.first { JSONText.holdsEscapedNUL($0.value.text.utf8) }?.key
+        let found = members.map(\.members) ?? RawJSON.topLevelMembers(of: text)
+        let field = found?.first { JSONText.holdsEscapedNUL($0.value.text.utf8) }?.key
         throw APIError.invalid("\(field ?? "the body") must not hold a NUL character (\\u0000)", field: field)
     }
 
