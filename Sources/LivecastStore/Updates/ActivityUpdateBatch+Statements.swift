@@ -76,6 +76,21 @@ extension ActivityUpdateBatch {
         var coalesced: Bool
         var payload: String
 
+        /// The insert's column names, spelled out: `JSONEncoder`'s snake-case conversion rewrote every key of every
+        /// row.
+        private enum CodingKeys: String, CodingKey {
+            case appId = "app_id"
+            case activityId = "activity_id"
+            case event, timestamp
+            case contentState = "content_state"
+            case staleDate = "stale_date"
+            case dismissalDate = "dismissal_date"
+            case relevanceScore = "relevance_score"
+            case priority
+            case priorityDowngraded = "priority_downgraded"
+            case coalesced, payload
+        }
+
         init(_ row: OutboxRow) {
             self.appId = row.appID
             self.activityId = row.activityID
@@ -93,8 +108,6 @@ extension ActivityUpdateBatch {
     }
 
     private static func json(_ admitted: [AdmittedUpdate]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: try encoder.encode(admitted.map { InsertedRow($0.row) }), as: UTF8.self)
+        String(decoding: try JSONEncoder().encode(admitted.map { InsertedRow($0.row) }), as: UTF8.self)
     }
 }
