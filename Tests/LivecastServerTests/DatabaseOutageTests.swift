@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import LivecastTesting
 import LocalPostgres
+import Synchronization
 import Testing
 
 @testable import LivecastServer
@@ -10,6 +11,64 @@ import Testing
 /// PostgreSQL goes down under a running server: requests and `/ready` are answered `503` instead of hanging, and
 /// everything recovers by itself when it is back.
 @Suite struct DatabaseOutageTests {
+    /// Updates posted without pause to a few activities while PostgreSQL restarts, three times: each is answered
+    /// `202` or `503`, and each activity's updates are accepted again after each restart. The group commit's transaction used to
+    /// wait for good when the restart closed its connection between two of its statements (postgres-nio never
+    /// answers a statement issued on a closed connection), and every later update waited behind it.
+    @Test(.timeLimit(.minutes(3))) func updatesPostedThroughARestartAreAnsweredAndAcceptedAgainAfterIt() async throws {
+        let postgres = try await TemporaryPostgres.start()
+        do {
+            // Posting without pause, the posters would soon be over the per-key rate limit.
+            let unlimited = LivecastAPI.Configuration(rateLimit: .init(ratePerSecond: 1_000_000, burst: 1_000_000))
+            try await APIFixture.with("restart_under_updates", configuration: unlimited, server: postgres.configuration) { fixture, client in
+                let app = "/v1/apps/com.example.game"
+                let key = fixture.key(.backend)
+                let activities = 16
+                for index in 0..<activities {
+                    let token = String(repeating: String(format: "%02x", index + 1), count: 32)
+                    let body = #"{"attributesType": "DeliveryAttributes", "pushToken": "\#(token)"}"#
+                    let registered = try await client.send(.put, "\(app)/activities/order-\(index)", key: key, body: body)
+                    #expect(registered.status == .created, "\(registered.text)")
+                }
+                let tally = UpdateTally(activities: activities)
+                try await withThrowingTaskGroup(of: Void.self) { posters in
+                    for index in 0..<activities {
+                        posters.addTask {
+                            var eta = 0
+                            while !tally.isDone {
+                                eta += 1
+                                let body = #"{"contentState": {"eta": \#(eta)}}"#
+                                let answer = try await client.send(.post, "\(app)/activities/order-\(index)/updates", key: key, body: body)
+                                tally.record(answer.status, activity: index)
+                            }
+                        }
+                    }
+                    // A restart catches the group commit between two statements in about half the runs: three
+                    // restarts nearly always do.
+                    for restart in 1...3 {
+                        try await Task.sleep(for: .milliseconds(700))
+                        try await postgres.restart { try await Task.sleep(for: .milliseconds(300)) }
+                        tally.restarted()
+                        let deadline = ContinuousClock.now + .seconds(60)
+                        while !tally.everyActivityAcceptedSinceRestart, ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(100))
+                        }
+                        #expect(tally.everyActivityAcceptedSinceRestart, "restart \(restart): activities without an update accepted after it")
+                        guard tally.everyActivityAcceptedSinceRestart else { break }
+                    }
+                    tally.finish()
+                    try await posters.waitForAll()
+                }
+                #expect(tally.unexpected.isEmpty, "answers other than 202 and 503: \(Set(tally.unexpected).sorted())")
+                #expect(tally.unavailable > 0, "no 503 at all: the restarts fell between requests")
+            }
+        } catch {
+            await postgres.stop()
+            throw error
+        }
+        await postgres.stop()
+    }
+
     @Test(.timeLimit(.minutes(3))) func whilePostgreSQLIsDownRequestsGet503FastAndTheServerRecovers() async throws {
         let postgres = try await TemporaryPostgres.start()
         do {
@@ -63,4 +122,46 @@ import Testing
         }
         await postgres.stop()
     }
+}
+
+/// What the posters of `updatesPostedThroughARestartAreAnsweredAndAcceptedAgainAfterIt` were answered.
+private final class UpdateTally: Sendable {
+    private struct State {
+        var acceptedSinceRestart: Set<Int> = []
+        var isRestarted = false
+        var isDone = false
+        var unavailable = 0
+        var unexpected: [Int] = []
+    }
+
+    private let activities: Int
+    private let state = Mutex(State())
+
+    init(activities: Int) {
+        self.activities = activities
+    }
+
+    var isDone: Bool { self.state.withLock { $0.isDone } }
+    var unavailable: Int { self.state.withLock { $0.unavailable } }
+    var unexpected: [Int] { self.state.withLock { $0.unexpected } }
+    var everyActivityAcceptedSinceRestart: Bool { self.state.withLock { $0.acceptedSinceRestart.count == self.activities } }
+
+    func record(_ status: HTTPResponse.Status, activity: Int) {
+        self.state.withLock { state in
+            switch status {
+            case .accepted: if state.isRestarted { state.acceptedSinceRestart.insert(activity) }
+            case .serviceUnavailable: state.unavailable += 1
+            default: state.unexpected.append(status.code)
+            }
+        }
+    }
+
+    /// PostgreSQL is back from a restart: updates accepted from now on count.
+    func restarted() {
+        self.state.withLock { state in
+            state.isRestarted = true
+            state.acceptedSinceRestart = []
+        }
+    }
+    func finish() { self.state.withLock { $0.isDone = true } }
 }

@@ -63,11 +63,15 @@ struct APIErrorMiddleware: RouterMiddleware {
         return sqlState == "57014" || sqlState == "55P03"
     }
 
-    /// Whether the database connection was lost or refused: closed or failed connections, and SQLSTATE classes 08
-    /// (connection exception) and 57P (the server shutting down, crashed, or starting up).
+    /// Whether the database connection was lost or refused: closed or failed connections (a guarded lease's
+    /// ``ConnectionClosedError`` too, and a statement sent while postgres-nio was closing a connection the server had
+    /// ended, `clientClosedConnection`), and SQLSTATE classes 08 (connection exception) and 57P (the server shutting
+    /// down, crashed, or starting up).
     static func isConnectionLoss(_ error: any Error) -> Bool {
+        if error is ConnectionClosedError { return true }
         guard let error = Self.postgresError(error) else { return false }
-        if [.connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed].contains(error.code) { return true }
+        let lost: [PSQLError.Code] = [.connectionError, .clientClosedConnection, .serverClosedConnection, .uncleanShutdown, .poolClosed]
+        if lost.contains(error.code) { return true }
         guard let sqlState = error.serverInfo?[.sqlState] else { return false }
         return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P")
     }

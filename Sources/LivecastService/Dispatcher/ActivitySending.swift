@@ -13,7 +13,7 @@ extension Dispatcher {
     /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
     /// a few statements.
     func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
-        let (verdicts, guardReason) = try await self.database.withConnection { connection in
+        let (verdicts, guardReason) = try await self.database.withGuardedConnection { connection in
             try await self.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
                 let addresses = try await self.addresses(of: claims.map(\.activityID), on: connection)
                 return try await self.send(claims, to: addresses, client: client, bundleID: bundleID, on: connection)

@@ -15,7 +15,7 @@ extension Dispatcher {
     /// until the retry deadline. One claimed too often without progress is given up as a dead letter.
     func run(_ claimed: FanOutClaim) async throws {
         guard claimed.attempts <= self.settings.fanOutAttempts else {
-            try await self.database.withConnection { try await self.giveUp(claimed, reason: "NoProgress", on: $0) }
+            try await self.database.withGuardedConnection { try await self.giveUp(claimed, reason: "NoProgress", on: $0) }
             return
         }
         let client: APNsClient
@@ -23,7 +23,7 @@ extension Dispatcher {
         do {
             (client, bundleID) = try await self.clientForApp(claimed.appID)
         } catch let error as StoreError {
-            try await self.database.withConnection { connection in
+            try await self.database.withGuardedConnection { connection in
                 if claimed.pastDeadline {
                     try await self.giveUp(claimed, reason: AppClients.unusableKeyReason, on: connection)
                 } else {
@@ -40,7 +40,7 @@ extension Dispatcher {
             return
         }
         do {
-            try await self.database.withConnection { connection in
+            try await self.database.withGuardedConnection { connection in
                 var claim = claimed
                 switch claim.event {
                 case .start:
@@ -54,10 +54,10 @@ extension Dispatcher {
         } catch let lost as LostClaim {
             self.logger.notice("stopped a fan-out another dispatcher took over", metadata: ["update": "\(lost.updateID)"])
         } catch is StopAtCheckpoint {
-            try await self.database.withConnection { try await self.release(claimed.updateID, status: .pending, on: $0) }
+            try await self.database.withGuardedConnection { try await self.release(claimed.updateID, status: .pending, on: $0) }
         } catch is SendingHeld {
             // Back to the outbox at its checkpoint, with its tries counted afresh: it waits for the app to resume.
-            try await self.database.withConnection {
+            try await self.database.withGuardedConnection {
                 try await self.release(claimed.updateID, status: .pending, resetAttempts: true, on: $0)
             }
         }

@@ -11,7 +11,7 @@ extension Dispatcher {
     func sendOwed(_ claims: [OwedClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
         let expired = claims.filter(\.pastDeadline)
         let due = Self.newestPerTarget(claims.filter { !$0.pastDeadline })
-        try await self.database.withConnection { connection in
+        try await self.database.withGuardedConnection { connection in
             try await self.deadLetter(
                 expired.map { $0.deadLetter(reason: $0.lastReason) },
                 appID: appID,

@@ -150,7 +150,7 @@ extension Dispatcher {
         let finished = verdicts.filter { $0.status != nil }
         let retried = verdicts.filter { $0.status == nil }
         let failed = verdicts.filter { $0.failure != nil }
-        try await self.database.withConnection { connection in
+        try await self.database.withGuardedConnection { connection in
             if !finished.isEmpty {
                 try await connection.query(
                     """

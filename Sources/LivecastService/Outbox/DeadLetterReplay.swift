@@ -40,7 +40,7 @@ public struct DeadLetterReplay: Sendable {
     /// - Throws: ``Refusal/alreadyReplayed(_:)`` for one replayed before.
     public func replay(id: Int64, appID: Int64) async throws -> Outcome? {
         // Errors thrown in a transaction come out wrapped: the refusal is returned from it, then thrown.
-        let result: Result<Outcome, Refusal>? = try await self.database.withTransaction(logger: self.logger) { connection in
+        let result: Result<Outcome, Refusal>? = try await self.database.withGuardedTransaction(logger: self.logger) { connection in
             let rows = try await connection.query(
                 """
                 SELECT l.update_id, l.target_kind, l.target_id, l.replay_outcome FROM dead_letters l

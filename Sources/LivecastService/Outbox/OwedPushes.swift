@@ -181,7 +181,7 @@ extension Dispatcher {
         guard let appID = claims.first?.appID else { return }
         let expired = claims.filter(\.pastDeadline)
         let waiting = claims.filter { !$0.pastDeadline }
-        try await self.database.withConnection { connection in
+        try await self.database.withGuardedConnection { connection in
             try await self.deadLetter(
                 expired.map { $0.deadLetter(reason: reason) },
                 appID: appID,

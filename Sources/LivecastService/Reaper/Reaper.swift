@@ -98,7 +98,7 @@ public struct Reaper: Sendable {
     /// Every rule, under the app's advisory lock (held by a transaction that writes nothing).
     private func reap(_ app: App, now: Int) async -> ReaperReport {
         do {
-            let report: ReaperReport? = try await self.database.withTransaction(logger: self.logger) { connection in
+            let report: ReaperReport? = try await self.database.withGuardedTransaction(logger: self.logger) { connection in
                 let rows = try await connection.query(
                     "SELECT pg_try_advisory_xact_lock(\(ReaperLocks.appNamespace), \(SendLocks.key(app.id)))",
                     logger: self.logger

@@ -38,7 +38,7 @@ public struct ReaperService: Service {
     @discardableResult
     public func tick() async -> Bool {
         do {
-            return try await self.reaper.database.withTransaction(logger: self.logger) { connection in
+            return try await self.reaper.database.withGuardedTransaction(logger: self.logger) { connection in
                 let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(ReaperLocks.scheduleNamespace), 0)", logger: self.logger)
                 var elected = false
                 for try await value in rows.decode(Bool.self) { elected = value }

@@ -54,7 +54,7 @@ extension Activities {
     /// (`created`), or a running one of the same attributes type given no token or its live one (`unchanged`, its
     /// device details refreshed). Any other row is left to ``register(_:)``.
     private func writePlain(_ rows: [(index: Int, row: ImportRow)]) async throws -> [Int: Result] {
-        try await self.client.withTransaction(logger: self.logger) { connection in
+        try await self.client.withGuardedTransaction(logger: self.logger) { connection in
             let known = try await self.known(for: rows.map(\.row), on: connection)
             var results: [Int: Result] = [:]
             var created = PlainRows()

@@ -79,7 +79,7 @@ public struct Activities: Sendable {
             throw StoreError(.invalid, "an activity is token-based or channel-based, not both", field: "channelId")
         }
         do {
-            return try await self.client.withTransaction(logger: self.logger) { connection in
+            return try await self.client.withGuardedTransaction(logger: self.logger) { connection in
                 try await self.register(registration, token: token, on: connection)
             }
         } catch let error as PostgresTransactionError {

@@ -97,7 +97,7 @@ public struct Feeds: Sendable {
         }
         let created: Bool
         do {
-            created = try await self.client.withTransaction(logger: self.logger) { connection in
+            created = try await self.client.withGuardedTransaction(logger: self.logger) { connection in
                 let rows = try await connection.query(
                     "SELECT attributes_type, attributes, state FROM feeds WHERE app_id = \(definition.appID) AND feed_key = \(definition.feedKey) FOR UPDATE",
                     logger: self.logger

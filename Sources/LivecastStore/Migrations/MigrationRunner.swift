@@ -35,7 +35,7 @@ public struct MigrationRunner: Sendable {
     /// - Throws: ``MigrationError`` when an applied file changed or is gone, or a statement fails (the failing
     ///   file's transaction is rolled back; earlier files stay applied).
     public func run(on client: PostgresClient, logger: Logger) async throws -> Report {
-        try await client.withConnection { connection in
+        try await client.withGuardedConnection { connection in
             try await connection.query("SET statement_timeout = 0", logger: logger)
             do {
                 try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
@@ -54,7 +54,7 @@ public struct MigrationRunner: Sendable {
 
     /// The files a database has applied: version, name and checksum.
     public static func applied(on client: PostgresClient, logger: Logger) async throws -> [(version: Int, name: String, checksum: String)] {
-        try await client.withConnection { connection in
+        try await client.withGuardedConnection { connection in
             try await Self.applied(connection, logger: logger)
         }
     }

@@ -66,7 +66,7 @@ public struct ActivityRecord: Sendable, Hashable {
     /// Reads an activity of an app by its ActivityKit id.
     /// - Returns: `nil` when the app has no such activity.
     public static func read(appID: Int64, activityID: String, client: PostgresClient, logger: Logger) async throws -> ActivityRecord? {
-        try await client.withConnection { connection in
+        try await client.withGuardedConnection { connection in
             guard let row = try await Self.activity(appID: appID, activityID: activityID, on: connection, logger: logger) else { return nil }
             let tokens = try await Self.tokens(of: row.rowID, on: connection, logger: logger)
             let candidates = try await Self.pushes(to: row, tokens: tokens, on: connection, logger: logger)

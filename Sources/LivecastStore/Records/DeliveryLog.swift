@@ -63,7 +63,7 @@ public struct DeliveryLog: Sendable {
 
     /// The records an app's query finds.
     public func find(_ query: Query, appID: Int64) async throws -> Page {
-        try await self.client.withConnection { connection in
+        try await self.client.withGuardedConnection { connection in
             let derivation = PushDerivation(appID: appID, logger: self.logger)
             var page: Page
             if let apnsID = query.apnsID {

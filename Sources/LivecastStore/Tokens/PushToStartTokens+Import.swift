@@ -50,7 +50,7 @@ extension PushToStartTokens {
     /// holding their tokens locked: a new device and type (`created`), the live token again (`unchanged`), or a new
     /// token replacing one no other row of the import names (`rotated`). Any other row is left to ``register(_:)``.
     private func writePlain(_ rows: [(index: Int, row: ImportRow)], importedTokens: Set<AppToken>) async throws -> [Int: Result] {
-        try await self.client.withTransaction(logger: self.logger) { connection in
+        try await self.client.withGuardedTransaction(logger: self.logger) { connection in
             let (live, holders) = try await self.lockRows(of: rows.map(\.row), on: connection)
             var results: [Int: Result] = [:]
             var refreshed = PlainRows()

@@ -125,10 +125,10 @@ enum OutboxRules {
     static func transaction<Result: Sendable>(
         _ client: PostgresClient,
         logger: Logger,
-        _ body: nonisolated(nonsending) (PostgresConnection) async throws -> sending Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await client.withTransaction(logger: logger, body)
+            return try await client.withGuardedTransaction(logger: logger, body)
         } catch let error as PostgresTransactionError {
             if let storeError = error.closureError as? StoreError { throw storeError }
             if StoreError.isUniqueViolation(error) { throw StoreError(.conflict, "a request with this idempotency key is in progress; retry") }

@@ -100,8 +100,8 @@ public struct ScheduledUpdates: Sendable {
     /// refuses it (why). The request stays locked until its outcome is kept, so no two instances send it; one that
     /// `send` throws for stays scheduled.
     /// - Returns: Whether a request was due.
-    public func takeNextDue(_ send: (Entry) async throws -> Result<Int64, Refusal>) async throws -> Bool {
-        try await self.client.withTransaction(logger: self.logger) { connection in
+    public func takeNextDue(_ send: @escaping @Sendable (Entry) async throws -> Result<Int64, Refusal>) async throws -> Bool {
+        try await self.client.withGuardedTransaction(logger: self.logger) { connection in
             let rows = try await connection.query(
                 """
                 SELECT id, app_id, route, target, body, extract(epoch FROM send_at)::bigint FROM scheduled_updates

@@ -1,0 +1,97 @@
+import LivecastTesting
+import PostgresNIO
+import Synchronization
+import Testing
+
+@testable import LivecastStore
+
+/// A lease whose connection PostgreSQL closes between two of its statements ends with an error instead of waiting
+/// for good: postgres-nio never answers a statement issued on a closed connection.
+@Suite struct GuardedLeasesTests {
+    /// How long a test waits for a lease before it calls it stuck: a guarded lease gives up within two looks.
+    private static let patience = Duration.seconds(10)
+
+    /// The outcome of `body`, or `nil` when it has not finished within ``patience`` (then it is left running).
+    private static func outcome(of body: @escaping @Sendable () async throws -> Void) async -> Result<Void, any Error>? {
+        let first = FirstOutcome()
+        return await withCheckedContinuation { continuation in
+            first.continuation = continuation
+            Task {
+                do {
+                    try await body()
+                    first.finish(.success(()))
+                } catch {
+                    first.finish(.failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: Self.patience)
+                first.finish(nil)
+            }
+        }
+    }
+
+    /// Terminates the backend of `connection` from another connection, as a PostgreSQL shutting down would, and
+    /// waits until the client sees it closed.
+    private static func terminate(_ connection: PostgresConnection, _ fixture: StoreFixture) async throws {
+        let pid = try await connection.query("SELECT pg_backend_pid()", logger: fixture.logger).collect().first?.decode(Int32.self)
+        try await fixture.client.query("SELECT pg_terminate_backend(\(pid ?? 0))", logger: fixture.logger)
+        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    @Test func aTransactionWhoseConnectionClosesBetweenStatementsEndsWithAnError() async throws {
+        try await StoreFixture.with("guarded_transaction") { fixture in
+            let outcome = await Self.outcome {
+                try await fixture.client.withGuardedTransaction(logger: fixture.logger) { connection in
+                    try await Self.terminate(connection, fixture)
+                    try await connection.query("SELECT 1", logger: fixture.logger)
+                }
+            }
+            switch outcome {
+            case .failure(let error): #expect(error is ConnectionClosedError, "\(error)")
+            case .success: Issue.record("a statement on a closed connection succeeded")
+            case nil: Issue.record("the lease still waits \(Self.patience) after its connection closed")
+            }
+            // The pool goes on with another connection.
+            let rows = try await fixture.client.query("SELECT 1", logger: fixture.logger).collect()
+            #expect(rows.count == 1)
+        }
+    }
+
+    @Test func aBodyThatFinishedItsStatementsBeforeTheCloseStillReturnsItsResult() async throws {
+        try await StoreFixture.with("guarded_result") { fixture in
+            let answer = try await fixture.client.withGuardedConnection { connection in
+                let value = try await connection.query("SELECT 42", logger: fixture.logger).collect().first?.decode(Int.self)
+                try await Self.terminate(connection, fixture)
+                // Still working when the lease first finds its connection closed.
+                try await Task.sleep(for: .milliseconds(1200))
+                return value
+            }
+            #expect(answer == 42)
+        }
+    }
+}
+
+/// The first of several outcomes, handed to a continuation once.
+private final class FirstOutcome: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Result<Void, any Error>?, Never>?
+        var done = false
+    }
+
+    private let state = Mutex(State())
+
+    var continuation: CheckedContinuation<Result<Void, any Error>?, Never>? {
+        get { self.state.withLock { $0.continuation } }
+        set { self.state.withLock { $0.continuation = newValue } }
+    }
+
+    func finish(_ outcome: Result<Void, any Error>?) {
+        let continuation = self.state.withLock { state -> CheckedContinuation<Result<Void, any Error>?, Never>? in
+            guard !state.done else { return nil }
+            state.done = true
+            return state.continuation
+        }
+        continuation?.resume(returning: outcome)
+    }
+}
