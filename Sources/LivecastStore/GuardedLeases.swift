@@ -16,9 +16,10 @@ extension PostgresClient {
     /// postgres-nio (1.33) writes a statement issued on a closed connection nowhere and never answers it. A body
     /// whose connection closed between two of its statements waited for good: with PostgreSQL restarted under load,
     /// the group commit's transaction stuck that way held back every later update, and a dispatcher's round held its
-    /// claims under a live heartbeat. The lease looks at its connection every ``closedConnectionCheck``; a body still
-    /// running at the look after the one that found the connection closed is given up, so a body that finished its
-    /// statements just before the close still returns its result.
+    /// claims under a live heartbeat. The lease looks at its connection every ``closedConnectionCheck``, and gives up
+    /// on a body still running ``closedConnectionPatience`` after it found the connection closed: a body that
+    /// finished its statements before the close (a transaction committed) has that long to return its result, even
+    /// on a machine too busy to run it at once.
     public func withGuardedConnection<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
@@ -39,15 +40,18 @@ extension PostgresClient {
 
     /// How often a guarded lease looks whether its connection has closed.
     static let closedConnectionCheck = TimeAmount.seconds(1)
+    /// How long a guarded lease lets its body run on after it found the connection closed.
+    static let closedConnectionPatience = TimeAmount.seconds(10)
 }
 
 /// One guarded lease: its body runs in a task of its own, which the lease stops waiting for once the connection
-/// has closed.
+/// has been closed for ``PostgresClient/closedConnectionPatience``.
 private final class GuardedLease<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
         var outcome: Result<Value, any Error>?
-        var sawClosed = false
+        /// When a look first found the connection closed.
+        var closedSince: NIODeadline?
     }
 
     private let connection: PostgresConnection
@@ -71,9 +75,11 @@ private final class GuardedLease<Value: Sendable>: Sendable {
             delay: PostgresClient.closedConnectionCheck
         ) { _ in
             guard connection.isClosed else { return }
+            let now = NIODeadline.now()
             let givesUp = self.state.withLock { state in
-                defer { state.sawClosed = true }
-                return state.sawClosed
+                let closedSince = state.closedSince ?? now
+                state.closedSince = closedSince
+                return now - closedSince >= PostgresClient.closedConnectionPatience
             }
             if givesUp {
                 self.finish(.failure(ConnectionClosedError()))

@@ -8,8 +8,9 @@ import Testing
 /// A lease whose connection PostgreSQL closes between two of its statements ends with an error instead of waiting
 /// for good: postgres-nio never answers a statement issued on a closed connection.
 @Suite struct GuardedLeasesTests {
-    /// How long a test waits for a lease before it calls it stuck: a guarded lease gives up within two looks.
-    private static let patience = Duration.seconds(10)
+    /// How long a test waits for a lease before it calls it stuck: a guarded lease gives up ten seconds after a look
+    /// found its connection closed, a look a second.
+    private static let patience = Duration.seconds(30)
 
     /// The outcome of `body`, or `nil` when it has not finished within ``patience`` (then it is left running).
     private static func outcome(of body: @escaping @Sendable () async throws -> Void) async -> Result<Void, any Error>? {
@@ -64,7 +65,7 @@ import Testing
                 let value = try await connection.query("SELECT 42", logger: fixture.logger).collect().first?.decode(Int.self)
                 try await Self.terminate(connection, fixture)
                 // Still working when the lease first finds its connection closed.
-                try await Task.sleep(for: .milliseconds(1200))
+                try await Task.sleep(for: .seconds(2))
                 return value
             }
             #expect(answer == 42)
