@@ -144,6 +144,41 @@ import Testing
         }
     }
 
+    /// The database goes away during the second batch of an import (a trigger terminates the connection that inserts
+    /// one row of it): the answer is a 503 that says how far the import got, not "nothing was changed", and the first
+    /// batch stays imported.
+    @Test func anImportCutOffByTheDatabaseSaysHowFarItGot() async throws {
+        try await APIFixture.with("import_cut_off") { fixture, client in
+            try await fixture.store.client.query(
+                """
+                CREATE FUNCTION cut_off_import() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.device_id = 'device-5500' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+                    RETURN NEW;
+                END $$
+                """
+            )
+            try await fixture.store.client.query(
+                "CREATE TRIGGER cut_off_import BEFORE INSERT ON push_to_start_tokens FOR EACH ROW EXECUTE FUNCTION cut_off_import()"
+            )
+            let rows = (0..<6_000).map {
+                #"{"deviceId": "device-\#($0)", "attributesType": "GameAttributes", "token": "\#(String(format: "%08x", $0))"}"#
+            }
+            let response = try await client.send(
+                .post,
+                self.tokensPath,
+                key: fixture.key(.backend),
+                body: rows.joined(separator: "\n"),
+                contentType: "application/x-ndjson"
+            )
+            #expect(response.status == .serviceUnavailable, "\(response.text)")
+            #expect(response.errorCode == "database_unavailable")
+            let message = response.json["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("after the first \(RegistrationImport.chunkSize) of 6000 rows"), "\(message)")
+            #expect(try await fixture.count("push_to_start_tokens") == RegistrationImport.chunkSize)
+        }
+    }
+
     @Test func importsNeedAKeyOfTheirApp() async throws {
         try await APIFixture.with("import_auth") { fixture, client in
             let body = #"[{"deviceId": "one", "attributesType": "GameAttributes", "token": "01"}]"#

@@ -15,4 +15,15 @@ extension APIError {
         "the database is busy and did not answer in time; retry later",
         headers: [.retryAfter: "5"]
     )
+
+    /// 503: the database went away during a bulk import, after its first `rows` rows were handled (imported or
+    /// refused) in transactions of their own; sending the rows again is safe, the imported ones answer `unchanged`.
+    static func importInterrupted(after rows: Int, of total: Int) -> APIError {
+        APIError(
+            .serviceUnavailable,
+            code: "database_unavailable",
+            "the database went away after the first \(rows) of \(total) rows were handled, and those stay imported; send the rows again later (the imported ones answer unchanged)",
+            headers: [.retryAfter: "5"]
+        )
+    }
 }

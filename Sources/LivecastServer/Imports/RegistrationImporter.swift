@@ -51,7 +51,8 @@ public struct RegistrationImporter: Sendable {
     /// - Returns: Each row's result or error, and the counts.
     /// - Throws: ``APIError`` `400 malformed_request`, before anything is imported, for a JSON array with a row that is
     ///   not JSON; otherwise only what stops the whole import (the database going away), and rows imported before
-    ///   stay imported.
+    ///   stay imported: a connection lost after the first batch is ``APIError/importInterrupted(after:of:)``, which
+    ///   says how far it got.
     public func run(_ kind: Kind, appID: Int64, text: ImportText, progress: (_ rowsDone: Int) -> Void = { _ in }) async throws -> ImportReport {
         switch kind {
         case .pushToStart: try await self.run(PushToStartTokenImportRow.self, appID: appID, text: text, progress: progress)
@@ -67,7 +68,13 @@ public struct RegistrationImporter: Sendable {
             let batch = start..<min(start + RegistrationImport.chunkSize, text.count)
             let valid = decoded[batch].compactMap { try? $0.get() }
             // One outcome per valid row, in their order.
-            var outcomes = try await Row.register(valid, appID: appID, database: self.database, logger: self.logger).makeIterator()
+            let registered: [ImportOutcome<Row.Result>]
+            do {
+                registered = try await Row.register(valid, appID: appID, database: self.database, logger: self.logger)
+            } catch  where start > 0 && APIErrorMiddleware.isConnectionLoss(error) {
+                throw APIError.importInterrupted(after: start, of: text.count)
+            }
+            var outcomes = registered.makeIterator()
             for (index, row) in zip(batch, decoded[batch]) {
                 switch row {
                 case .failure(let error): report.add(index, error: error)
