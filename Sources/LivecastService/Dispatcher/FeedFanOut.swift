@@ -60,12 +60,6 @@ extension Dispatcher {
             try await self.database.withGuardedConnection {
                 try await self.release(claimed.updateID, status: .pending, resetAttempts: true, on: $0)
             }
-        } catch  where StoreError.isConnectionLoss(error) {
-            // Its connection went away (PostgreSQL restarted, say): back to the outbox at its checkpoint as soon as
-            // the database answers again, instead of when its lease runs out, which the heartbeat of this
-            // dispatcher's other rounds would keep renewing.
-            try? await self.database.withGuardedConnection { try await self.release(claimed.updateID, status: .pending, on: $0) }
-            throw error
         }
     }
 
