@@ -99,4 +99,47 @@ import Testing
         }
         #expect(d9 == 0)
     }
+
+    /// The database goes away during the second batch (a trigger terminates the connection that inserts one of its
+    /// rows): the command fails with the error that says how far it got, not with a usage error about the file.
+    @Test func anImportCutOffByTheDatabaseSaysHowFarItGot() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "cli_tokens_import_cut_off")
+        let url =
+            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
+        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        try await TestPostgres.withClient(database) { client in
+            try await client.query(
+                """
+                INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
+                VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8')
+                """
+            )
+            try await client.query(
+                """
+                CREATE FUNCTION cut_off_import() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.device_id = 'device-5500' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+                    RETURN NEW;
+                END $$
+                """
+            )
+            try await client.query(
+                "CREATE TRIGGER cut_off_import BEFORE INSERT ON push_to_start_tokens FOR EACH ROW EXECUTE FUNCTION cut_off_import()"
+            )
+        }
+        let directory = try TemporaryDirectory()
+        let tokens = directory.path("tokens.ndjson")
+        try (0..<6_000).map { #"{"deviceId": "device-\#($0)", "attributesType": "GameAttributes", "token": "\#(String(format: "%08x", $0))"}"# }
+            .joined(separator: "\n")
+            .write(toFile: tokens, atomically: true, encoding: .utf8)
+        let cutOff = try await ExternalProcess.run(
+            self.livecast,
+            ["tokens", "import", tokens, "--bundle-id", "com.example.game", "--database-url", url]
+        )
+        #expect(cutOff.status == 1, "\(cutOff.stderr)")
+        #expect(cutOff.stderr.contains("503 database_unavailable: the database went away after the first 5000 of 6000 rows"), "\(cutOff.stderr)")
+        #expect(!cutOff.stderr.contains("Usage:"), "\(cutOff.stderr)")
+    }
 }

@@ -53,8 +53,9 @@ struct TokensCommand: AsyncParsableCommand {
                         progress.show(rowsDone: $0)
                     }
                     return (app, report)
-                } catch let error as APIError {
-                    // A JSON array with a row that is not JSON, found before anything is imported.
+                } catch let error as APIError where error.status == .badRequest {
+                    // A JSON array with a row that is not JSON, found before anything is imported. (The database going
+                    // away midway is no fault of the file: its error says how far the import got.)
                     throw ValidationError("\(self.file): \(error.message)")
                 }
             }
