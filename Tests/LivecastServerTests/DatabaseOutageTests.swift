@@ -53,12 +53,7 @@ import Testing
                         while !tally.everyActivityAcceptedSinceRestart, ContinuousClock.now < deadline {
                             try await Task.sleep(for: .milliseconds(100))
                         }
-                        // Known to fail now and then (one clean-clone CI run in five): a statement that does not go
-                        // through a guarded lease (a key lookup, a claim) can still be handed a connection the server
-                        // has closed, and wait on it. Guarding those single statements is the fix still to make.
-                        withKnownIssue("single statements can still wait on a closed connection", isIntermittent: true) {
-                            #expect(tally.everyActivityAcceptedSinceRestart, "restart \(restart): activities without an update accepted after it")
-                        }
+                        #expect(tally.everyActivityAcceptedSinceRestart, "restart \(restart): activities without an update accepted after it")
                         guard tally.everyActivityAcceptedSinceRestart else { break }
                     }
                     tally.finish()

@@ -71,6 +71,19 @@ import Testing
             #expect(answer == 42)
         }
     }
+
+    @Test func aGuardedStatementHandsBackItsRowsInOrderAndItsErrors() async throws {
+        try await StoreFixture.with("guarded_query") { fixture in
+            var numbers: [Int] = []
+            for try await number in try await fixture.client.guardedQuery("SELECT generate_series(1, 3)", logger: fixture.logger).decode(Int.self) {
+                numbers.append(number)
+            }
+            #expect(numbers == [1, 2, 3])
+            await #expect(throws: PSQLError.self) {
+                try await fixture.client.guardedQuery("SELECT 1 / 0", logger: fixture.logger)
+            }
+        }
+    }
 }
 
 /// The first of several outcomes, handed to a continuation once.

@@ -1,3 +1,4 @@
+import LivecastStore
 import Logging
 import NIOCore
 import NIOPosix
@@ -192,7 +193,7 @@ public final class DatabaseWatch: Service, Sendable {
                     refusalCheck.cancel()
                 }
                 do {
-                    try await self.client.query("SELECT 1", logger: self.logger)
+                    try await self.client.guardedQuery("SELECT 1", logger: self.logger)
                     answer.resume(returning: .answered)
                 } catch let error as PSQLError where error.code == .server {
                     // The server answered, if only to refuse (too many clients, say), unless it is going away.

@@ -101,7 +101,7 @@ public struct ChannelReconciler: Sendable {
     }
 
     private func recorded(appID: Int64, channelID: String? = nil) async throws -> [String: Row] {
-        let rows = try await self.database.query(
+        let rows = try await self.database.guardedQuery(
             """
             SELECT c.channel_id, c.state, f.feed_key, c.created_at FROM channels c LEFT JOIN feeds f ON f.id = c.feed_id
             WHERE c.app_id = \(appID) AND (\(channelID)::text IS NULL OR c.channel_id = \(channelID))
@@ -116,7 +116,7 @@ public struct ChannelReconciler: Sendable {
     }
 
     private func mark(appID: Int64, channelID: String, from: String, to: String) async throws {
-        try await self.database.query(
+        try await self.database.guardedQuery(
             """
             UPDATE channels SET state = \(to), retired_at = CASE WHEN \(to) = 'retired' THEN now() ELSE retired_at END
             WHERE app_id = \(appID) AND channel_id = \(channelID) AND state = \(from)

@@ -32,7 +32,7 @@ public struct OutboxGauges: Service {
     }
 
     private func sample() async throws {
-        let outbox = try await self.database.query(
+        let outbox = try await self.database.guardedQuery(
             """
             SELECT count(*)::int, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
             FROM updates WHERE status IN \(unescaped: OutboxStatus.unfinishedSQL)
@@ -43,7 +43,7 @@ public struct OutboxGauges: Service {
             Gauge(label: "livecast_outbox_pending").record(pending)
             Gauge(label: "livecast_outbox_oldest_pending_seconds").record(oldest)
         }
-        let channels = try await self.database.query(
+        let channels = try await self.database.guardedQuery(
             """
             SELECT a.bundle_id || ' (' || a.environment || ')', count(c.id)::int
             FROM apps a LEFT JOIN channels c ON c.app_id = a.id AND c.state <> 'retired'

@@ -52,7 +52,7 @@ extension Dispatcher {
     /// at most a batch per app, under a lease.
     func claimActivityUpdates() async throws -> [ActivityClaim] {
         let deadline = self.retryPolicy.activityDeadlineSQL(event: "u.event", startedAt: "a.started_at", since: "u.created_at")
-        let rows = try await self.database.query(
+        let rows = try await self.database.guardedQuery(
             """
             WITH next AS (
                 SELECT n.id FROM apps ap CROSS JOIN LATERAL (

@@ -33,7 +33,7 @@ extension Dispatcher {
     /// Claims the oldest due fan-out whose feed has no earlier unfinished update, of an app running fewer than
     /// ``Settings/fanOutsPerApp`` fan-outs, under a lease, in one statement.
     func claimFanOut() async throws -> FanOutClaim? {
-        let rows = try await self.database.query(
+        let rows = try await self.database.guardedQuery(
             """
             WITH next AS (
                 SELECT u.id FROM updates u

@@ -17,14 +17,14 @@ extension Dispatcher {
         let lease = self.settings.leaseSeconds
         while (try? await Task.sleep(for: .seconds(lease / 3))) != nil {
             do {
-                try await self.database.query(
+                try await self.database.guardedQuery(
                     """
                     UPDATE updates SET not_before = now() + make_interval(secs => \(lease))
                     WHERE claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
                     """,
                     logger: self.logger
                 )
-                try await self.database.query(
+                try await self.database.guardedQuery(
                     "UPDATE owed_pushes SET not_before = now() + make_interval(secs => \(lease)) WHERE claimed_by = \(self.id)",
                     logger: self.logger
                 )

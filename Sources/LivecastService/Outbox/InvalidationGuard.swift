@@ -30,7 +30,7 @@ extension Dispatcher {
     /// Holds an app's sending, for `reason`, until an operator resumes it; counts it in
     /// `livecast_invalidation_guard_trips_total`.
     func holdSending(appID: Int64, reason: String) async throws {
-        try await self.database.query(
+        try await self.database.guardedQuery(
             "UPDATE apps SET sending_held_at = now(), sending_held_reason = \(reason) WHERE id = \(appID) AND sending_held_at IS NULL",
             logger: self.logger
         )

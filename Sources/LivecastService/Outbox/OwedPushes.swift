@@ -85,7 +85,7 @@ extension Dispatcher {
 
     /// Claims each app's due owed pushes, oldest first, at most a batch per app, under a lease.
     func claimOwedPushes() async throws -> [OwedClaim] {
-        let rows = try await self.database.query(
+        let rows = try await self.database.guardedQuery(
             """
             WITH next AS (
                 SELECT n.id FROM apps a CROSS JOIN LATERAL (

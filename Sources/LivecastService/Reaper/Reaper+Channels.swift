@@ -18,7 +18,7 @@ extension Reaper {
     /// - Returns: How many were retired, and a message per channel APNs refused to delete (tried again next pass).
     func retireChannels(_ app: App, now: Int) async throws -> (retired: Int, failures: [String]) {
         var channelIDs: [String] = []
-        for try await id in try await self.database.query(self.channelsToRetire(app, now: now), logger: self.logger).decode(String.self) {
+        for try await id in try await self.database.guardedQuery(self.channelsToRetire(app, now: now), logger: self.logger).decode(String.self) {
             channelIDs.append(id)
         }
         guard !channelIDs.isEmpty else { return (0, []) }

@@ -99,7 +99,7 @@ extension Reaper {
         var after: Int64 = 0
         while true {
             var page: [(Int64, String)] = []
-            for try await row in try await self.database.query(
+            for try await row in try await self.database.guardedQuery(
                 self.staleFeeds(app, now: now, after: after, limit: self.policy.batchSize),
                 logger: self.logger
             )
@@ -127,7 +127,7 @@ extension Reaper {
         var after: Int64 = 0
         while true {
             var page: [Candidate] = []
-            let rows = try await self.database.query(query(after, self.policy.batchSize), logger: self.logger)
+            let rows = try await self.database.guardedQuery(query(after, self.policy.batchSize), logger: self.logger)
             for try await (id, key, state, followsFeed, onChannel) in rows.decode((Int64, String, String, Bool, Bool).self) {
                 page.append(Candidate(id: id, key: key, state: state, followsFeed: followsFeed, onChannel: onChannel))
             }

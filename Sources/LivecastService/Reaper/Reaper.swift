@@ -65,7 +65,7 @@ public struct Reaper: Sendable {
     private func remember(_ report: ReaperReport, of app: App) async {
         guard !report.skipped else { return }
         do {
-            try await self.database.query(
+            try await self.database.guardedQuery(
                 "UPDATE apps SET reaped_at = now(), reap_summary = \(report.summary(dryRun: false)) WHERE id = \(app.id)",
                 logger: self.logger
             )
@@ -75,7 +75,7 @@ public struct Reaper: Sendable {
     }
 
     func apps() async throws -> [App] {
-        let rows = try await self.database.query(
+        let rows = try await self.database.guardedQuery(
             """
             SELECT id, bundle_id, environment, retain_updates_days, retain_deliveries_days, retain_dismissed_activities_days
             FROM apps ORDER BY bundle_id, environment
@@ -178,14 +178,14 @@ public struct Reaper: Sendable {
 
     /// The rows a query counts.
     func count(_ query: PostgresQuery) async throws -> Int {
-        let rows = try await self.database.query(self.wrapping("SELECT count(*)::int FROM (", query, ") AS candidates"), logger: self.logger)
+        let rows = try await self.database.guardedQuery(self.wrapping("SELECT count(*)::int FROM (", query, ") AS candidates"), logger: self.logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }
 
     /// The number of rows a statement returned (its `RETURNING` rows).
     func changed(_ query: PostgresQuery) async throws -> Int {
-        let rows = try await self.database.query(query, logger: self.logger)
+        let rows = try await self.database.guardedQuery(query, logger: self.logger)
         var count = 0
         for try await _ in rows { count += 1 }
         return count

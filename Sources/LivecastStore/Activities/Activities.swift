@@ -242,7 +242,7 @@ public struct Activities: Sendable {
     /// Records that the device ended the activity: nothing more is sent to it.
     /// - Returns: Whether a running activity was ended.
     public func endedByDevice(appID: Int64, activityKey: String) async throws -> Bool {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             UPDATE activities SET state = 'ended', ended_at = now()
             WHERE app_id = \(appID) AND activity_key = \(activityKey) AND state IN ('starting', 'active') RETURNING id
@@ -263,7 +263,7 @@ public struct Activities: Sendable {
     ///   - invalidSinceMillis: The 410 answer's `timestamp`, in milliseconds since 1970.
     /// - Returns: Whether the token was invalidated.
     public func invalidateToken(id tokenID: Int64, reason: String, invalidSinceMillis: Int64?) async throws -> Bool {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             UPDATE activity_tokens SET invalidated_at = now(), invalidation_reason = \(reason), apns_invalid_since_ms = \(invalidSinceMillis)
             WHERE id = \(tokenID) AND invalidated_at IS NULL

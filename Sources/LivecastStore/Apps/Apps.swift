@@ -91,7 +91,7 @@ public struct Apps: Sendable {
             path = keyPath
         }
         do {
-            let rows = try await self.client.query(
+            let rows = try await self.client.guardedQuery(
                 """
                 INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_sealed, signing_key_path, priority10_hourly_cap)
                 VALUES (\(bundleID), \(environment.rawValue), \(teamID), \(keyID), \(sealed.map { ByteBuffer(bytes: $0) }), \(path), \(priority10HourlyCap))
@@ -118,7 +118,7 @@ public struct Apps: Sendable {
     /// The signing credentials of an app, opened with the master key or read from the key's path.
     /// - Throws: ``StoreError`` `notFound`, or `invalid` when the key cannot be opened or read.
     public func credentials(appID: Int64) async throws -> Credentials {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             "SELECT bundle_id, environment, team_id, key_id, signing_key_sealed, signing_key_path FROM apps WHERE id = \(appID)",
             logger: self.logger
         )
@@ -158,7 +158,7 @@ public struct Apps: Sendable {
     /// Its channels are not deleted at APNs.
     /// - Returns: Whether there was such an app.
     public func remove(id: Int64) async throws -> Bool {
-        let rows = try await self.client.query("DELETE FROM apps WHERE id = \(id) RETURNING id", logger: self.logger)
+        let rows = try await self.client.guardedQuery("DELETE FROM apps WHERE id = \(id) RETURNING id", logger: self.logger)
         for try await _ in rows.decode(Int64.self) { return true }
         return false
     }
@@ -166,7 +166,7 @@ public struct Apps: Sendable {
     /// Lets an app whose sending the invalidation guard held send again; what it owes goes out.
     /// - Returns: Whether its sending was held.
     public func resumeSending(id: Int64) async throws -> Bool {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             "UPDATE apps SET sending_held_at = NULL, sending_held_reason = NULL WHERE id = \(id) AND sending_held_at IS NOT NULL RETURNING id",
             logger: self.logger
         )
@@ -176,7 +176,7 @@ public struct Apps: Sendable {
 
     /// How many apps' sending the invalidation guard holds.
     public func heldCount() async throws -> Int {
-        let rows = try await self.client.query("SELECT count(*)::int FROM apps WHERE sending_held_at IS NOT NULL", logger: self.logger)
+        let rows = try await self.client.guardedQuery("SELECT count(*)::int FROM apps WHERE sending_held_at IS NOT NULL", logger: self.logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }
@@ -185,7 +185,7 @@ public struct Apps: Sendable {
         "id, bundle_id, environment, team_id, key_id, priority10_hourly_cap, extract(epoch FROM sending_held_at)::bigint, sending_held_reason"
 
     private func apps(_ query: PostgresQuery) async throws -> [App] {
-        let rows = try await self.client.query(query, logger: self.logger)
+        let rows = try await self.client.guardedQuery(query, logger: self.logger)
         var apps: [App] = []
         for try await (id, bundleID, environment, teamID, keyID, cap, heldSince, heldReason) in rows.decode(
             (Int64, String, String, String, String, Int?, Int64?, String?).self

@@ -40,7 +40,7 @@ public struct Channels: Sendable {
 
     /// Channels of the app that are not retired: what counts against APNs' cap.
     public func liveCount(appID: Int64) async throws -> Int {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             "SELECT count(*)::int FROM channels WHERE app_id = \(appID) AND state <> 'retired'",
             logger: self.logger
         )
@@ -51,7 +51,7 @@ public struct Channels: Sendable {
     /// The id of a feed that may be given a new channel.
     /// - Throws: ``StoreError``: `notFound` feed; `conflict` when the feed already has an active channel.
     public func feedAwaitingChannel(appID: Int64, feedKey: String) async throws -> Int64 {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT id, (SELECT count(*)::int FROM channels c WHERE c.feed_id = f.id AND c.state = 'active')
             FROM feeds f WHERE app_id = \(appID) AND feed_key = \(feedKey)
@@ -67,7 +67,7 @@ public struct Channels: Sendable {
 
     /// Records a channel APNs has created, active and attached to a feed if one is given.
     public func recordActive(appID: Int64, channelID: String, storagePolicy: Int, feedID: Int64?) async throws {
-        try await self.client.query(
+        try await self.client.guardedQuery(
             """
             INSERT INTO channels (app_id, channel_id, storage_policy, feed_id)
             VALUES (\(appID), \(channelID), \(storagePolicy), \(feedID))
@@ -78,7 +78,7 @@ public struct Channels: Sendable {
 
     /// Records a channel APNs has created but that could not be attached to its feed, for reconciliation to find.
     public func recordOrphan(appID: Int64, channelID: String, storagePolicy: Int) async throws {
-        try await self.client.query(
+        try await self.client.guardedQuery(
             """
             INSERT INTO channels (app_id, channel_id, storage_policy, state)
             VALUES (\(appID), \(channelID), \(storagePolicy), 'orphan')
@@ -89,7 +89,7 @@ public struct Channels: Sendable {
 
     /// Marks a channel retired: it is never sent to again.
     public func markRetired(appID: Int64, channelID: String) async throws {
-        try await self.client.query(
+        try await self.client.guardedQuery(
             "UPDATE channels SET state = 'retired', retired_at = now() WHERE app_id = \(appID) AND channel_id = \(channelID)",
             logger: self.logger
         )
@@ -106,7 +106,7 @@ public struct Channels: Sendable {
     }
 
     private func channels(appID: Int64, channelID: String?) async throws -> [Channel] {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT c.channel_id, c.storage_policy::int, f.feed_key, c.state,
                 (SELECT count(*)::int FROM activities a WHERE a.channel_id = c.id AND a.state IN ('starting', 'active'))

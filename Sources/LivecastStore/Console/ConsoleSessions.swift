@@ -32,7 +32,7 @@ public struct ConsoleSessions: Sendable {
         let token = Self.newToken()
         let csrfToken = Self.newToken()
         let lifetime = Int(Self.lifetime.components.seconds)
-        try await self.client.query(
+        try await self.client.guardedQuery(
             """
             INSERT INTO console_sessions (token_hash, key_id, csrf_token, expires_at)
             VALUES (\(ByteBuffer(bytes: APIKeys.hash(token))), \(keyID), \(csrfToken), now() + make_interval(secs => \(lifetime)))
@@ -45,7 +45,7 @@ public struct ConsoleSessions: Sendable {
     /// The live session of a cookie's token: `nil` when unknown, expired, or its key was revoked since.
     public func session(token: String) async throws -> Session? {
         guard token.utf8.count == 64 else { return nil }
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT k.id, k.app_id, a.bundle_id, k.role, s.csrf_token, s.expires_at
             FROM console_sessions s JOIN api_keys k ON k.id = s.key_id JOIN apps a ON a.id = k.app_id
@@ -66,7 +66,7 @@ public struct ConsoleSessions: Sendable {
 
     /// Ends a session (sign-out), and drops every expired one.
     public func close(token: String) async throws {
-        try await self.client.query(
+        try await self.client.guardedQuery(
             "DELETE FROM console_sessions WHERE token_hash = \(ByteBuffer(bytes: APIKeys.hash(token))) OR expires_at <= now()",
             logger: self.logger
         )

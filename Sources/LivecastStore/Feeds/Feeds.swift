@@ -165,7 +165,7 @@ public struct Feeds: Sendable {
     }
 
     private func feeds(appID: Int64, only feedKey: String?, after: String?, limit: Int, registrationTimeout: Int) async throws -> [Feed] {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT f.id, f.feed_key, f.attributes_type, f.attributes, f.content_state, f.state, f.last_timestamp, f.stale_after_seconds,
                 (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = 'active'),

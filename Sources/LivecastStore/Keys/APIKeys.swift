@@ -60,7 +60,7 @@ public struct APIKeys: Sendable {
     public func create(appID: Int64, role: Role) async throws -> (key: Key, secret: String) {
         let prefix = Self.hex(Self.randomBytes(6))
         let secret = Self.hex(Self.randomBytes(32))
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             INSERT INTO api_keys (app_id, role, prefix, secret_hash)
             SELECT id, \(role.rawValue), \(prefix), \(ByteBuffer(bytes: Self.hash(secret))) FROM apps WHERE id = \(appID)
@@ -91,7 +91,7 @@ public struct APIKeys: Sendable {
     /// The secret's hash is compared in constant time.
     public func authenticate(_ presented: String) async throws -> Caller? {
         guard let (prefix, secret) = Self.parts(of: presented) else { return nil }
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT k.id, k.app_id, a.bundle_id, k.role, k.secret_hash FROM api_keys k JOIN apps a ON a.id = k.app_id
             WHERE k.prefix = \(prefix) AND k.revoked_at IS NULL
@@ -109,7 +109,7 @@ public struct APIKeys: Sendable {
 
     /// An app's keys, revoked ones included, oldest first.
     public func list(appID: Int64) async throws -> [Key] {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             "SELECT id, role, prefix, created_at, revoked_at FROM api_keys WHERE app_id = \(appID) ORDER BY id",
             logger: self.logger
         )
@@ -124,7 +124,7 @@ public struct APIKeys: Sendable {
     /// Revokes one of an app's keys; it stops authenticating at once. Revoking a revoked key changes nothing.
     /// - Returns: The key, or `nil` when the app has no such key.
     public func revoke(appID: Int64, keyID: Int64) async throws -> Key? {
-        try await self.client.query(
+        try await self.client.guardedQuery(
             "UPDATE api_keys SET revoked_at = now() WHERE app_id = \(appID) AND id = \(keyID) AND revoked_at IS NULL",
             logger: self.logger
         )

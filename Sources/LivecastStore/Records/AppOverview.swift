@@ -37,7 +37,7 @@ public struct AppOverview: Sendable, Hashable {
 
     /// Reads an app's overview. - Returns: `nil` for an unknown app.
     public static func read(appID: Int64, client: PostgresClient, logger: Logger, now: Date = Date()) async throws -> AppOverview? {
-        let rows = try await client.query(
+        let rows = try await client.guardedQuery(
             """
             SELECT a.bundle_id, a.environment,
                 (SELECT count(*)::int FROM updates u WHERE u.app_id = a.id AND u.status IN ('pending', 'dispatching')),
@@ -80,7 +80,7 @@ public struct AppOverview: Sendable, Hashable {
     private static func lastHour(appID: Int64, client: PostgresClient, logger: Logger, now: Date) async throws -> [Bucket] {
         let first = (Int64(now.timeIntervalSince1970) / Self.bucketSeconds - 11) * Self.bucketSeconds
         var buckets = (0..<12).map { Bucket(start: first + Int64($0) * Self.bucketSeconds, sent: 0, failed: 0) }
-        let rows = try await client.query(
+        let rows = try await client.guardedQuery(
             """
             SELECT (extract(epoch FROM coalesce(completed_at, created_at))::bigint / \(Self.bucketSeconds)) * \(Self.bucketSeconds),
                 sum(sent_count)::bigint, sum(failed_count)::bigint
@@ -99,7 +99,7 @@ public struct AppOverview: Sendable, Hashable {
     }
 
     private static func failures(appID: Int64, client: PostgresClient, logger: Logger) async throws -> [String: Int] {
-        let rows = try await client.query(
+        let rows = try await client.guardedQuery(
             """
             SELECT coalesce(d.reason, 'unknown'), count(*)::int FROM deliveries d JOIN updates u ON u.id = d.update_id
             WHERE u.app_id = \(appID) AND d.attempted_at >= now() - interval '1 hour' AND d.status IS DISTINCT FROM 200

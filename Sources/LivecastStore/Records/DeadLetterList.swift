@@ -21,7 +21,7 @@ public struct DeadLetterEntry: Sendable, Hashable {
 
     /// An app's dead letters, oldest first: at most `limit`, after the id `after` (a page's last) when given.
     public static func list(appID: Int64, after: Int64?, limit: Int, client: PostgresClient, logger: Logger) async throws -> [DeadLetterEntry] {
-        let rows = try await client.query(
+        let rows = try await client.guardedQuery(
             """
             SELECT l.id, l.update_id, u.event, l.target_kind,
                 CASE l.target_kind

@@ -30,7 +30,7 @@ public struct DeviceTokens: Sendable, Hashable {
     /// Reads a device's tokens.
     /// - Returns: `nil` when the app knows no token of that device.
     public static func read(appID: Int64, deviceID: String, client: PostgresClient, logger: Logger) async throws -> DeviceTokens? {
-        let rows = try await client.query(
+        let rows = try await client.guardedQuery(
             """
             SELECT attributes_type, token, invalidated_at IS NULL, os_version, user_id, extract(epoch FROM registered_at)::bigint,
                 extract(epoch FROM last_seen_at)::bigint, extract(epoch FROM invalidated_at)::bigint, invalidation_reason

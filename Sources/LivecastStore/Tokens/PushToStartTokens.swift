@@ -95,7 +95,7 @@ public struct PushToStartTokens: Sendable {
                 userIDs.append(registration.userID)
                 osVersions.append(registration.osVersion)
             }
-            let rows = try await client.query(
+            let rows = try await client.guardedQuery(
                 """
                 SELECT r.n::int, register_push_to_start_token(r.app_id, r.device_id, r.attributes_type, r.token,
                     CASE WHEN r.user_set THEN r.user_id END, CASE WHEN r.os_set THEN r.os_version END, r.frequent)
@@ -137,7 +137,7 @@ public struct PushToStartTokens: Sendable {
     /// Stops using a device's token for a type, as when the app unregisters it.
     /// - Returns: Whether there was a live token.
     public func delete(appID: Int64, deviceID: String, attributesType: String) async throws -> Bool {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             UPDATE push_to_start_tokens SET invalidated_at = now(), invalidation_reason = 'deleted'
             WHERE app_id = \(appID) AND device_id = \(deviceID) AND attributes_type = \(attributesType) AND invalidated_at IS NULL
@@ -157,7 +157,7 @@ public struct PushToStartTokens: Sendable {
     ///   - invalidSinceMillis: The 410 answer's `timestamp`, in milliseconds since 1970.
     /// - Returns: Whether the token was invalidated.
     public func invalidate(appID: Int64, token: String, reason: InvalidationReason, invalidSinceMillis: Int64? = nil) async throws -> Bool {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             UPDATE push_to_start_tokens SET invalidated_at = now(), invalidation_reason = \(reason.rawValue),
                 apns_invalid_since_ms = \(invalidSinceMillis)

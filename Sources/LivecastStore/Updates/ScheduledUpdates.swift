@@ -46,7 +46,7 @@ public struct ScheduledUpdates: Sendable {
         sendAt: Int,
         idempotencyKey: IdempotencyKey?
     ) async throws -> Int64 {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             INSERT INTO scheduled_updates (app_id, route, target, body, send_at, idempotency_key, idempotency_scope, idempotency_fingerprint)
             VALUES (\(appID), \(route), \(target), \(String(decoding: body, as: UTF8.self)), to_timestamp(\(sendAt)),
@@ -62,12 +62,12 @@ public struct ScheduledUpdates: Sendable {
     /// Keeps the answer given to the request that scheduled it, for a retry with its idempotency key
     /// (``UpdateResponses/response(appID:idempotencyKey:)`` finds it).
     public func record(_ response: String, id: Int64) async throws {
-        try await self.client.query("UPDATE scheduled_updates SET response = \(response) WHERE id = \(id)", logger: self.logger)
+        try await self.client.guardedQuery("UPDATE scheduled_updates SET response = \(response) WHERE id = \(id)", logger: self.logger)
     }
 
     /// Where one of an app's scheduled requests stands, or `nil`.
     public func status(id: Int64, appID: Int64) async throws -> Status? {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT status, extract(epoch FROM send_at)::bigint, update_id, refusal FROM scheduled_updates
             WHERE id = \(id) AND app_id = \(appID)
@@ -84,7 +84,7 @@ public struct ScheduledUpdates: Sendable {
     /// - Returns: Where it stands afterwards (`cancelled`), or before when it could no longer be cancelled; `nil`
     ///   when the app has no such scheduled request.
     public func cancel(id: Int64, appID: Int64) async throws -> Status? {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             UPDATE scheduled_updates SET status = 'cancelled', done_at = now()
             WHERE id = \(id) AND app_id = \(appID) AND status = 'scheduled'
@@ -145,7 +145,7 @@ public struct ScheduledUpdates: Sendable {
 extension ScheduledUpdates {
     /// Whether the app has the feed (for routes starting with `feed`) or the activity a request is for.
     public func targetExists(appID: Int64, route: String, target: String) async throws -> Bool {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT CASE WHEN \(route) LIKE 'feed%'
                         THEN EXISTS (SELECT 1 FROM feeds WHERE app_id = \(appID) AND feed_key = \(target))

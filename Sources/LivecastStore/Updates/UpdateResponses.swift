@@ -14,7 +14,7 @@ public struct UpdateResponses: Sendable {
 
     /// Keeps the answer given for an update; an answer already kept is not replaced.
     public func record(_ response: String, updateID: Int64) async throws {
-        try await self.client.query(
+        try await self.client.guardedQuery(
             "UPDATE updates SET response = \(response) WHERE id = \(updateID) AND response IS NULL",
             logger: self.logger
         )
@@ -24,7 +24,7 @@ public struct UpdateResponses: Sendable {
     /// and target, if there is one.
     /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
     public func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
-        let rows = try await self.client.query(
+        let rows = try await self.client.guardedQuery(
             """
             SELECT response, idempotency_fingerprint FROM updates
             WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)

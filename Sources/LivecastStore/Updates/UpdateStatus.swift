@@ -41,7 +41,7 @@ public struct UpdateStatus: Sendable, Hashable {
         client: PostgresClient,
         logger: Logger
     ) async throws -> [UpdateStatus]? {
-        let rows = try await client.query(
+        let rows = try await client.guardedQuery(
             """
             SELECT f.id, u.id FROM feeds f
             LEFT JOIN LATERAL (
@@ -65,7 +65,7 @@ public struct UpdateStatus: Sendable, Hashable {
     /// Reads some of an app's updates, in the order of `updateIDs`; ids of no update of the app are left out.
     private static func read(updateIDs: [Int64], appID: Int64, client: PostgresClient, logger: Logger) async throws -> [UpdateStatus] {
         guard !updateIDs.isEmpty else { return [] }
-        let rows = try await client.query(
+        let rows = try await client.guardedQuery(
             """
             SELECT u.id, u.event, u.timestamp, u.priority::int, u.status, u.sent_count, u.failed_count,
                 CASE
@@ -100,7 +100,7 @@ public struct UpdateStatus: Sendable, Hashable {
                 )
             )
         }
-        let reasons = try await client.query(
+        let reasons = try await client.guardedQuery(
             """
             SELECT update_id, coalesce(reason, 'unknown'), count(*)::int FROM deliveries
             WHERE update_id = ANY(\(statuses.map(\.updateID))) AND status IS DISTINCT FROM 200 GROUP BY 1, 2

@@ -1,0 +1,41 @@
+import Logging
+import PostgresNIO
+
+extension PostgresClient {
+    /// Runs one statement, as `query` does, on a lease of ``withGuardedConnection(_:)``, and returns its rows once
+    /// they have all arrived.
+    ///
+    /// After a connection loss the pool can hand out a connection PostgreSQL has already closed, before it has seen
+    /// the close. postgres-nio (1.33) never answers a statement issued on it, so a plain `query` there waits for
+    /// good; this one ends with ``ConnectionClosedError`` instead. Meant for statements whose rows are few (a page,
+    /// a batch, a count): they are held in memory.
+    @discardableResult
+    public func guardedQuery(_ query: PostgresQuery, logger: Logger) async throws -> StatementRows {
+        try await self.withGuardedConnection { connection in
+            StatementRows(rows: try await connection.query(query, logger: logger).collect())
+        }
+    }
+}
+
+/// The rows of a statement run by ``PostgresNIO/PostgresClient/guardedQuery(_:logger:)``, read as postgres-nio's
+/// row sequence is (`for try await row in rows`, `rows.decode(…)`).
+public struct StatementRows: AsyncSequence, Sendable {
+    public typealias Element = PostgresRow
+    public typealias Failure = any Error
+
+    /// The rows, in the order the server sent them.
+    public let rows: [PostgresRow]
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(rows: self.rows.makeIterator())
+    }
+
+    /// Hands out the rows one by one.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var rows: IndexingIterator<[PostgresRow]>
+
+        public mutating func next() async throws -> PostgresRow? {
+            self.rows.next()
+        }
+    }
+}
