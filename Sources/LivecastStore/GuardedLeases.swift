@@ -20,12 +20,21 @@ extension PostgresClient {
     /// on a body still running ``closedConnectionPatience`` after it found the connection closed: a body that
     /// finished its statements before the close (a transaction committed) has that long to return its result, even
     /// on a machine too busy to run it at once.
+    ///
+    /// A connection the server has just closed can still be handed out before the pool has seen it close (the next
+    /// lease of the task that saw it fail, say): the lease takes another, up to ``closedConnectionLeases`` times,
+    /// before `body` runs.
     public func withGuardedConnection<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await self.withConnection { connection in
-            try await GuardedLease<Result>(connection: connection).run(body)
+        for _ in 0..<Self.closedConnectionLeases {
+            let outcome: Result? = try await self.withConnection { connection in
+                guard !connection.isClosed else { return nil }
+                return try await GuardedLease<Result>(connection: connection).run(body)
+            }
+            if let outcome { return outcome }
         }
+        throw ConnectionClosedError()
     }
 
     /// Runs `body` in a transaction, as `withTransaction` does, on a lease of ``withGuardedConnection(_:)``.
@@ -42,6 +51,8 @@ extension PostgresClient {
     static let closedConnectionCheck = TimeAmount.seconds(1)
     /// How long a guarded lease lets its body run on after it found the connection closed.
     static let closedConnectionPatience = TimeAmount.seconds(10)
+    /// How many closed connections a guarded lease is handed before it gives up.
+    static let closedConnectionLeases = 3
 }
 
 /// One guarded lease: its body runs in a task of its own, which the lease stops waiting for once the connection

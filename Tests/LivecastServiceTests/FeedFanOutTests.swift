@@ -248,4 +248,42 @@ import Testing
             #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(4)]))
         }
     }
+
+    /// PostgreSQL closes a fan-out's connection at its first followers' checkpoint (a trigger terminates the
+    /// connection that writes it): the fan-out goes back to the outbox at its last checkpoint at once, not when its
+    /// lease runs out, and the next round finishes it.
+    @Test func aFanOutWhoseConnectionIsLostGoesBackToTheOutboxAtOnce() async throws {
+        try await DispatchFixture.with("fanout_connection_lost") { fixture in
+            _ = try await fixture.feed("game-1")
+            var devices: [String] = []
+            for index in 0..<3 { devices.append(try await fixture.startedActivity(key: "a\(index)", feed: "game-1").deviceID) }
+            let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now + 1)
+            try await fixture.store.client.query(
+                """
+                CREATE FUNCTION cut_off_fan_out() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_terminate_backend(pg_backend_pid());
+                    RETURN NEW;
+                END $$
+                """
+            )
+            try await fixture.store.client.query(
+                """
+                CREATE TRIGGER cut_off_fan_out BEFORE UPDATE ON updates FOR EACH ROW
+                WHEN (OLD.cursor_id = 0 AND NEW.cursor_id > 0) EXECUTE FUNCTION cut_off_fan_out()
+                """
+            )
+            let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 5, pageSize: 1))
+            await #expect(throws: (any Error).self) { try await dispatcher.dispatchOnce() }
+            let rows = try await fixture.store.client.query("SELECT status, claimed_by IS NULL, cursor_id FROM updates WHERE id = \(update.updateID)")
+            var found: [String] = []
+            for try await (status, unclaimed, cursor) in rows.decode((String, Bool, Int64).self) { found.append("\(status) \(unclaimed) \(cursor)") }
+            #expect(found == ["pending true 0"], "back in the outbox, unclaimed, at its last checkpoint")
+
+            try await fixture.store.client.query("DROP TRIGGER cut_off_fan_out ON updates")
+            #expect(try await dispatcher.drain() == 1)
+            #expect(try await fixture.status(update.updateID) == "sent")
+            for device in devices { #expect(fixture.shown(device).first?.contentState == .object(["home": .int(1)]), "\(device)") }
+        }
+    }
 }

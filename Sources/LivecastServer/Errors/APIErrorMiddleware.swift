@@ -40,7 +40,7 @@ struct APIErrorMiddleware: RouterMiddleware {
         } catch let error where Self.isTimeout(error) {
             context.logger.warning("A statement ran over PostgreSQL's statement timeout", metadata: Self.metadata(error))
             throw APIError.databaseTimedOut
-        } catch let error where Self.isConnectionLoss(error) {
+        } catch let error where StoreError.isConnectionLoss(error) {
             context.logger.warning("PostgreSQL went away during a request", metadata: Self.metadata(error))
             throw APIError.databaseUnavailable
         } catch {
@@ -61,19 +61,6 @@ struct APIErrorMiddleware: RouterMiddleware {
     static func isTimeout(_ error: any Error) -> Bool {
         guard let sqlState = Self.postgresError(error)?.serverInfo?[.sqlState] else { return false }
         return sqlState == "57014" || sqlState == "55P03"
-    }
-
-    /// Whether the database connection was lost or refused: closed or failed connections (a guarded lease's
-    /// ``ConnectionClosedError`` too, and a statement sent while postgres-nio was closing a connection the server had
-    /// ended, `clientClosedConnection`), and SQLSTATE classes 08 (connection exception) and 57P (the server shutting
-    /// down, crashed, or starting up).
-    static func isConnectionLoss(_ error: any Error) -> Bool {
-        if error is ConnectionClosedError { return true }
-        guard let error = Self.postgresError(error) else { return false }
-        let lost: [PSQLError.Code] = [.connectionError, .clientClosedConnection, .serverClosedConnection, .uncleanShutdown, .poolClosed]
-        if lost.contains(error.code) { return true }
-        guard let sqlState = error.serverInfo?[.sqlState] else { return false }
-        return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P")
     }
 
     /// PostgreSQL's error, also from inside a transaction's error.

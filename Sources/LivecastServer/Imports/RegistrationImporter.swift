@@ -71,7 +71,7 @@ public struct RegistrationImporter: Sendable {
             let registered: [ImportOutcome<Row.Result>]
             do {
                 registered = try await Row.register(valid, appID: appID, database: self.database, logger: self.logger)
-            } catch  where start > 0 && APIErrorMiddleware.isConnectionLoss(error) {
+            } catch  where start > 0 && StoreError.isConnectionLoss(error) {
                 throw APIError.importInterrupted(after: start, of: text.count)
             }
             var outcomes = registered.makeIterator()

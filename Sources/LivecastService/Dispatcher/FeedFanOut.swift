@@ -60,6 +60,32 @@ extension Dispatcher {
             try await self.database.withGuardedConnection {
                 try await self.release(claimed.updateID, status: .pending, resetAttempts: true, on: $0)
             }
+        } catch  where StoreError.isConnectionLoss(error) {
+            // Its connection went away (PostgreSQL restarted, say): back to the outbox at its checkpoint as soon as
+            // the database answers again, instead of when its lease runs out, which the heartbeat of this
+            // dispatcher's other rounds would keep renewing.
+            await self.releaseAfterConnectionLoss(claimed.updateID)
+            throw error
+        }
+    }
+
+    /// Puts a fan-out whose connection went away back to the outbox at its checkpoint. The pool can hand out the
+    /// lost connection again before it has seen it close, and PostgreSQL may still be restarting: a few tries, a
+    /// little apart, then the claim is left to its lease.
+    private func releaseAfterConnectionLoss(_ updateID: Int64) async {
+        for pause in [Duration.milliseconds(50), .milliseconds(250), .seconds(1), .zero] {
+            do {
+                try await self.database.withGuardedConnection { try await self.release(updateID, status: .pending, on: $0) }
+                return
+            } catch  where StoreError.isConnectionLoss(error) && pause > .zero {
+                try? await Task.sleep(for: pause)
+            } catch {
+                self.logger.warning(
+                    "a fan-out cut off by a lost connection waits for its lease",
+                    metadata: ["update": "\(updateID)", "error": "\(error)"]
+                )
+                return
+            }
         }
     }
 
