@@ -116,17 +116,10 @@ import Testing
                 VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8')
                 """
             )
-            try await client.query(
-                """
-                CREATE FUNCTION cut_off_import() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF NEW.device_id = 'device-5500' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-                    RETURN NEW;
-                END $$
-                """
-            )
-            try await client.query(
-                "CREATE TRIGGER cut_off_import BEFORE INSERT ON push_to_start_tokens FOR EACH ROW EXECUTE FUNCTION cut_off_import()"
+            try await client.cutOffConnections(
+                named: "cut_off_import",
+                "BEFORE INSERT ON push_to_start_tokens",
+                when: "NEW.device_id = 'device-5500'"
             )
         }
         let directory = try TemporaryDirectory()

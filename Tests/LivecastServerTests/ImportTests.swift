@@ -2,6 +2,7 @@ import HTTPTypes
 import HummingbirdTesting
 import LivecastCore
 import LivecastStore
+import LivecastTesting
 import NIOCore
 import Testing
 
@@ -149,17 +150,10 @@ import Testing
     /// batch stays imported.
     @Test func anImportCutOffByTheDatabaseSaysHowFarItGot() async throws {
         try await APIFixture.with("import_cut_off") { fixture, client in
-            try await fixture.store.client.query(
-                """
-                CREATE FUNCTION cut_off_import() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF NEW.device_id = 'device-5500' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-                    RETURN NEW;
-                END $$
-                """
-            )
-            try await fixture.store.client.query(
-                "CREATE TRIGGER cut_off_import BEFORE INSERT ON push_to_start_tokens FOR EACH ROW EXECUTE FUNCTION cut_off_import()"
+            try await fixture.store.client.cutOffConnections(
+                named: "cut_off_import",
+                "BEFORE INSERT ON push_to_start_tokens",
+                when: "NEW.device_id = 'device-5500'"
             )
             let rows = (0..<6_000).map {
                 #"{"deviceId": "device-\#($0)", "attributesType": "GameAttributes", "token": "\#(String(format: "%08x", $0))"}"#

@@ -258,20 +258,10 @@ import Testing
             var devices: [String] = []
             for index in 0..<3 { devices.append(try await fixture.startedActivity(key: "a\(index)", feed: "game-1").deviceID) }
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now + 1)
-            try await fixture.store.client.query(
-                """
-                CREATE FUNCTION cut_off_fan_out() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    PERFORM pg_terminate_backend(pg_backend_pid());
-                    RETURN NEW;
-                END $$
-                """
-            )
-            try await fixture.store.client.query(
-                """
-                CREATE TRIGGER cut_off_fan_out BEFORE UPDATE ON updates FOR EACH ROW
-                WHEN (OLD.cursor_id = 0 AND NEW.cursor_id > 0) EXECUTE FUNCTION cut_off_fan_out()
-                """
+            try await fixture.store.client.cutOffConnections(
+                named: "cut_off_fan_out",
+                "BEFORE UPDATE ON updates",
+                when: "OLD.cursor_id = 0 AND NEW.cursor_id > 0"
             )
             let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 5, pageSize: 1))
             await #expect(throws: (any Error).self) { try await dispatcher.dispatchOnce() }
