@@ -165,6 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
         let retryDeadline = try settings.integer(self.retryDeadline, env: "LIVECAST_RETRY_DEADLINE", key: "retry-deadline", minimum: 1, default: 3600)
         let reapInterval = try settings.integer(self.reapInterval, env: "LIVECAST_REAP_INTERVAL", key: "reap-interval", minimum: 0, default: 60)
         let reaperPolicy = try self.reaper.policy(settings)
+        LoggingSystem.bootstrap { DeferredMetadataLogHandler(writingTo: StreamLogHandler.standardError(label: $0)) }
         let logger = Logger(label: "livecast")
 
         let registry = PrometheusCollectorRegistry()

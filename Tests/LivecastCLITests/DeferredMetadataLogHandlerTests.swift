@@ -1,0 +1,34 @@
+import Logging
+import Synchronization
+import Testing
+
+@testable import livecast
+
+/// serve's log lines carry the logger's metadata as `StreamLogHandler`'s do, though it is rendered only when a line is
+/// written.
+@Suite struct DeferredMetadataLogHandlerTests {
+    @Test func aLineCarriesTheLoggersMetadataAndItsOwn() {
+        let lines = Lines()
+        var logger = Logger(label: "livecast") {
+            DeferredMetadataLogHandler(writingTo: StreamLogHandler(label: $0, stream: lines, metadataProvider: nil))
+        }
+        logger[metadataKey: "hb.request.id"] = "1"
+        logger[metadataKey: "hb.request.id"] = "2"
+        logger.info("answered", metadata: ["status": "202"])
+        logger.debug("below the level")
+        #expect(lines.written.count == 1)
+        #expect(lines.written.first?.contains("hb.request.id=2 status=202") == true, "\(lines.written)")
+        #expect(lines.written.first?.hasSuffix("] answered\n") == true, "\(lines.written)")
+    }
+}
+
+/// What a log handler wrote, line by line.
+private final class Lines: TextOutputStream, Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var written: [String] { self.lines.withLock { $0 } }
+
+    func write(_ string: String) {
+        self.lines.withLock { $0.append(string) }
+    }
+}
