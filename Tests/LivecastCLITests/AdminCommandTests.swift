@@ -11,20 +11,8 @@ import Testing
         Fixtures.productsDirectory.appendingPathComponent("livecast").path
     }
 
-    /// A migrated database and its URL.
-    private func database(_ name: String) async throws -> (configuration: PostgresClient.Configuration, url: String) {
-        let database = try await TestPostgres.shared.makeDatabase(named: name)
-        let url =
-            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", self.sql])
-        #expect(migrate.status == 0, "\(migrate.stderr)")
-        return (database, url)
-    }
-
-    private var sql: String { Fixtures.repositoryRoot.appendingPathComponent("sql").path }
-
     @Test func keysCreatePrintsTheKeyAloneOnTheLastLineAndItAuthenticates() async throws {
-        let (database, url) = try await self.database("cli_keys")
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_keys")
         let key = try await ProviderKey.make()
         let added = try await ExternalProcess.run(
             self.livecast,
@@ -56,7 +44,7 @@ import Testing
     }
 
     @Test func badArgumentsFailClearlyWithoutAStackTrace() async throws {
-        let (_, url) = try await self.database("cli_bad")
+        let (_, url) = try await CLIDatabase.migrated(named: "cli_bad")
         let cases: [([String], String)] = [
             (["keys", "create", "--bundle-id", "com.example.none", "--role", "admin", "--database-url", url], "no app com.example.none"),
             (["keys", "create", "--bundle-id", "com.example.game", "--role", "root", "--database-url", url], "--role"),
@@ -73,12 +61,18 @@ import Testing
                     "--database-url", url,
                 ], "--master-key-file"
             ),
-            (["serve", "--listen", "nowhere", "--database-url", url, "--migrations", self.sql], "--listen must be HOST:PORT"),
+            (["serve", "--listen", "nowhere", "--database-url", url, "--migrations", CLIDatabase.migrations], "--listen must be HOST:PORT"),
             (["serve", "--config", "/no/such/file"], "--config: cannot read /no/such/file"),
-            (["serve", "--rate-limit", "0", "--database-url", url, "--migrations", self.sql], "--rate-limit must be a positive number"),
-            (["serve", "--reap-interval=-5", "--database-url", url, "--migrations", self.sql], "--reap-interval must be a whole number, 0 or more"),
             (
-                ["serve", "--max-clock-skew=-5", "--database-url", url, "--migrations", self.sql],
+                ["serve", "--rate-limit", "0", "--database-url", url, "--migrations", CLIDatabase.migrations],
+                "--rate-limit must be a positive number"
+            ),
+            (
+                ["serve", "--reap-interval=-5", "--database-url", url, "--migrations", CLIDatabase.migrations],
+                "--reap-interval must be a whole number, 0 or more"
+            ),
+            (
+                ["serve", "--max-clock-skew=-5", "--database-url", url, "--migrations", CLIDatabase.migrations],
                 "--max-clock-skew must be a whole number, 0 or more"
             ),
             (["reap", "--token-expiry-days", "0", "--database-url", url], "--token-expiry-days must be a whole number, 1 or more"),
@@ -92,7 +86,7 @@ import Testing
     }
 
     @Test func serveTakesItsSettingsFromAConfigFileAndStopsGracefully() async throws {
-        let (_, url) = try await self.database("cli_serve")
+        let (_, url) = try await CLIDatabase.migrated(named: "cli_serve")
         let directory = try TemporaryDirectory()
         let config = directory.path("livecast.conf")
         let port = try FreePort.next()
@@ -101,7 +95,7 @@ import Testing
             atomically: false,
             encoding: .utf8
         )
-        let server = try await BackgroundProcess(self.livecast, ["serve", "--config", config, "--migrations", self.sql])
+        let server = try await BackgroundProcess(self.livecast, ["serve", "--config", config, "--migrations", CLIDatabase.migrations])
         #expect(try await server.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(server.stderr)")
         let health = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(port)/ready"])
         #expect(health.stdout.contains(#""status":"ready""#), "\(health.stdout)")

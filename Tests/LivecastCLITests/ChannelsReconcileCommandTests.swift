@@ -11,12 +11,7 @@ import Testing
 
     @Test func reportsOrphansThenDeletesThemOnlyWhenAsked() async throws {
         try await EmulatorFixture.with { emulator in
-            let database = try await TestPostgres.shared.makeDatabase(named: "cli_reconcile")
-            let url =
-                "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-            let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
-            let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
-            #expect(migrate.status == 0, "\(migrate.stderr)")
+            let (database, url) = try await CLIDatabase.migrated(named: "cli_reconcile")
             let orphan = try await emulator.createChannel()
             let gone = "Z29uZQ=="
             try await TestPostgres.withClient(database) { client in

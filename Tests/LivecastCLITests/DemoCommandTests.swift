@@ -13,7 +13,7 @@ import Glibc
         Fixtures.productsDirectory.appendingPathComponent("livecast").path
     }
 
-    private var sql: String { Fixtures.repositoryRoot.appendingPathComponent("sql").path }
+    private var sql: String { CLIDatabase.migrations }
 
     @Test func theGameEndsOnEveryDeviceWithTheFinalScoreAndTheLateUpdateRefused() async throws {
         let result = try await ExternalProcess.run(self.livecast, ["demo", "--migrations", self.sql])

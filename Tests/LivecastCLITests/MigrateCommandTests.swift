@@ -11,9 +11,8 @@ import Testing
 
     @Test func appliesThenReportsUpToDate() async throws {
         let database = try await TestPostgres.shared.makeDatabase(named: "cli_migrate")
-        let url =
-            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let url = CLIDatabase.url(of: database)
+        let sql = CLIDatabase.migrations
         let first = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
         #expect(first.status == 0, "\(first.stderr)")
         // Every file of sql/, in order.

@@ -10,12 +10,7 @@ import Testing
     }
 
     @Test func aPassPrintsOneLinePerAppAndADryRunWritesNothing() async throws {
-        let database = try await TestPostgres.shared.makeDatabase(named: "cli_reap")
-        let url =
-            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
-        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
-        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_reap")
         let liveTokens: PostgresQuery = "SELECT count(*)::int FROM push_to_start_tokens WHERE invalidated_at IS NULL"
         try await TestPostgres.withClient(database) { client in
             try await client.query(
@@ -64,9 +59,8 @@ import Testing
 
     @Test func serveReapsPeriodicallyAndExportsItsMetrics() async throws {
         let database = try await TestPostgres.shared.makeDatabase(named: "cli_serve_reap")
-        let url =
-            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
+        let url = CLIDatabase.url(of: database)
+        let sql = CLIDatabase.migrations
         let port = try FreePort.next()
         let metricsPort = try FreePort.next()
         let server = try await BackgroundProcess(

@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func anActivityShowsItsTimelineAndItsPushIsFoundByItsAPNsID() async throws {
-        let (database, url) = try await self.migratedDatabase("cli_records")
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_records")
         let token = String(repeating: "ab", count: 32)
         let (updateID, activityID) = try await TestPostgres.withClient(database) { client in
             let rows = try await client.query(
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func aDevicesTokensAndAFeedsHistoryAreShown() async throws {
-        let (database, url) = try await self.migratedDatabase("cli_reads")
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_reads")
         let updateID = try await TestPostgres.withClient(database) { client in
             let rows = try await client.query(
                 """
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func deadLettersAreListedAndReplayedOnce() async throws {
-        let (database, url) = try await self.migratedDatabase("cli_dead_letters")
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_dead_letters")
         let (letter, updateID) = try await TestPostgres.withClient(database) { client in
             let rows = try await client.query(
                 """
@@ -149,16 +149,5 @@ import Testing
         #expect(again.status != 0 && again.stderr.contains("was replayed already (requeued)"), "\(again.stderr)")
         let relisted = try await ExternalProcess.run(self.livecast, ["dead-letters", "list"] + app)
         #expect(relisted.stdout.hasSuffix("\treplayed: requeued\n"), "\(relisted.stdout)")
-    }
-
-    /// A new database that `livecast migrate` migrated, and its URL.
-    private func migratedDatabase(_ name: String) async throws -> (PostgresClient.Configuration, String) {
-        let database = try await TestPostgres.shared.makeDatabase(named: name)
-        let url =
-            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
-        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
-        #expect(migrate.status == 0, "\(migrate.stderr)")
-        return (database, url)
     }
 }

@@ -10,12 +10,7 @@ import Testing
     }
 
     @Test func aFileIsImportedRowByRowAndARefusedRowFailsTheCommand() async throws {
-        let database = try await TestPostgres.shared.makeDatabase(named: "cli_tokens_import")
-        let url =
-            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
-        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
-        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_tokens_import")
         try await TestPostgres.withClient(database) { client in
             try await client.query(
                 """
@@ -103,12 +98,7 @@ import Testing
     /// The database goes away during the second batch (a trigger terminates the connection that inserts one of its
     /// rows): the command fails with the error that says how far it got, not with a usage error about the file.
     @Test func anImportCutOffByTheDatabaseSaysHowFarItGot() async throws {
-        let database = try await TestPostgres.shared.makeDatabase(named: "cli_tokens_import_cut_off")
-        let url =
-            "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"
-        let sql = Fixtures.repositoryRoot.appendingPathComponent("sql").path
-        let migrate = try await ExternalProcess.run(self.livecast, ["migrate", "--database-url", url, "--migrations", sql])
-        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_tokens_import_cut_off")
         try await TestPostgres.withClient(database) { client in
             try await client.query(
                 """
