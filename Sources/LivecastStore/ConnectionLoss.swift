@@ -9,8 +9,7 @@ extension StoreError {
     public static func isConnectionLoss(_ error: any Error) -> Bool {
         if error is ConnectionClosedError { return true }
         if let transaction = error as? PostgresTransactionError {
-            let inner: (any Error)? = transaction.closureError ?? transaction.beginError ?? transaction.commitError
-            return inner.map(Self.isConnectionLoss) ?? false
+            return transaction.cause.map(Self.isConnectionLoss) ?? false
         }
         guard let error = error as? PSQLError else { return false }
         let lost: [PSQLError.Code] = [.connectionError, .clientClosedConnection, .serverClosedConnection, .uncleanShutdown, .poolClosed]

@@ -66,8 +66,7 @@ struct APIErrorMiddleware: RouterMiddleware {
     /// PostgreSQL's error, also from inside a transaction's error.
     private static func postgresError(_ error: any Error) -> PSQLError? {
         if let transaction = error as? PostgresTransactionError {
-            let inner: (any Error)? = transaction.closureError ?? transaction.beginError ?? transaction.commitError
-            return inner.flatMap(Self.postgresError)
+            return transaction.cause.flatMap(Self.postgresError)
         }
         return error as? PSQLError
     }
@@ -77,8 +76,7 @@ struct APIErrorMiddleware: RouterMiddleware {
     static func metadata(_ error: any Error) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["error.type": "\(type(of: error))"]
         if let transaction = error as? PostgresTransactionError {
-            let inner: (any Error)? = transaction.closureError ?? transaction.beginError ?? transaction.commitError
-            if let inner { return Self.metadata(inner) }
+            if let cause = transaction.cause { return Self.metadata(cause) }
         }
         if let error = error as? PSQLError {
             metadata["error.code"] = "\(error.code)"
