@@ -9,6 +9,12 @@ enum CLIDatabase {
         Fixtures.repositoryRoot.appendingPathComponent("sql").path
     }
 
+    /// Adds the app the tests name with `--bundle-id com.example.game` (a sandbox app; its key path is never read).
+    static let insertGameApp: PostgresQuery = """
+        INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
+        VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8')
+        """
+
     /// The `--database-url` of `database`.
     static func url(of database: PostgresClient.Configuration) -> String {
         "postgres://\(database.username)@\(database.host ?? "127.0.0.1"):\(database.port ?? 5432)/\(database.database ?? "")?sslmode=disable"

@@ -13,12 +13,7 @@ import Testing
         let (database, url) = try await CLIDatabase.migrated(named: "cli_reap")
         let liveTokens: PostgresQuery = "SELECT count(*)::int FROM push_to_start_tokens WHERE invalidated_at IS NULL"
         try await TestPostgres.withClient(database) { client in
-            try await client.query(
-                """
-                INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
-                VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8')
-                """
-            )
+            try await client.query(CLIDatabase.insertGameApp)
             try await client.query(
                 """
                 INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token, last_seen_at)

@@ -12,12 +12,7 @@ import Testing
     @Test func aFileIsImportedRowByRowAndARefusedRowFailsTheCommand() async throws {
         let (database, url) = try await CLIDatabase.migrated(named: "cli_tokens_import")
         try await TestPostgres.withClient(database) { client in
-            try await client.query(
-                """
-                INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
-                VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8')
-                """
-            )
+            try await client.query(CLIDatabase.insertGameApp)
         }
         let directory = try TemporaryDirectory()
         let tokens = directory.path("tokens.ndjson")
@@ -100,12 +95,7 @@ import Testing
     @Test func anImportCutOffByTheDatabaseSaysHowFarItGot() async throws {
         let (database, url) = try await CLIDatabase.migrated(named: "cli_tokens_import_cut_off")
         try await TestPostgres.withClient(database) { client in
-            try await client.query(
-                """
-                INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path)
-                VALUES ('com.example.game', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/a.p8')
-                """
-            )
+            try await client.query(CLIDatabase.insertGameApp)
             try await client.cutOffConnections(
                 named: "cut_off_import",
                 "BEFORE INSERT ON push_to_start_tokens",
