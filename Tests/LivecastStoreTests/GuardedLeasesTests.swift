@@ -33,11 +33,12 @@ import Testing
     }
 
     /// Terminates the backend of `connection` from another connection, as a PostgreSQL shutting down would, and
-    /// waits until the client sees it closed.
+    /// waits until the client has closed it: its channel handler is gone, so a statement written now reaches nobody
+    /// (while the handler is still there, it fails such a statement itself).
     private static func terminate(_ connection: PostgresConnection, _ fixture: StoreFixture) async throws {
         let pid = try await connection.query("SELECT pg_backend_pid()", logger: fixture.logger).collect().first?.decode(Int32.self)
         try await fixture.client.query("SELECT pg_terminate_backend(\(pid ?? 0))", logger: fixture.logger)
-        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+        try await connection.closeFuture.get()
     }
 
     @Test func aTransactionWhoseConnectionClosesBetweenStatementsEndsWithAnError() async throws {
