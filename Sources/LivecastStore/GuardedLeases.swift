@@ -74,8 +74,7 @@ private final class GuardedLease<Value: Sendable>: Sendable {
 
     func run(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
         let connection = self.connection
-        // On the connection's loop, where its statements' answers arrive: each await resumes without a thread hop.
-        let work = Task(executorPreference: EventLoopTaskExecutor(eventLoop: connection.eventLoop)) {
+        let work = Task {
             do {
                 self.finish(.success(try await body(connection)))
             } catch {

@@ -1,4 +1,3 @@
-import LivecastStore
 import NIOCore
 
 /// Swift concurrency task executors that run their jobs on NIO event loops, one for each loop of a group.
@@ -19,5 +18,20 @@ final class EventLoopExecutors: Sendable {
     /// The executor of `loop`, or `nil` for a loop of another group.
     func executor(for loop: any EventLoop) -> EventLoopTaskExecutor? {
         self.executors[ObjectIdentifier(loop)]
+    }
+}
+
+/// A task executor that runs each job on one event loop.
+final class EventLoopTaskExecutor: TaskExecutor, Sendable {
+    let eventLoop: any EventLoop
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = self.asUnownedTaskExecutor()
+        self.eventLoop.execute { job.runSynchronously(on: executor) }
     }
 }
