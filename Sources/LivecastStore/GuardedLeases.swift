@@ -24,25 +24,38 @@ extension PostgresClient {
     /// A connection the server has just closed can still be handed out before the pool has seen it close (the next
     /// lease of the task that saw it fail, say): the lease takes another, up to ``closedConnectionLeases`` times,
     /// before `body` runs.
+    ///
+    /// A lease that gives up on its body logs a warning naming where it was taken (`file:line`), so that a request
+    /// or a dispatcher round caught by a restart can be traced to its statement.
+    /// - Parameters:
+    ///   - logger: Where the warning goes; by default the `livecast.store` logger.
+    ///   - file: Where the lease is taken; the caller's by default.
+    ///   - line: Where the lease is taken; the caller's by default.
     public func withGuardedConnection<Result: Sendable>(
+        logger: Logger = GuardedLeaseSite.defaultLogger,
+        file: String = #fileID,
+        line: Int = #line,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        let site = GuardedLeaseSite(logger: logger, file: file, line: line)
         for _ in 0..<Self.closedConnectionLeases {
             let outcome: Result? = try await self.withConnection { connection in
                 guard !connection.isClosed else { return nil }
-                return try await GuardedLease<Result>(connection: connection).run(body)
+                return try await GuardedLease<Result>(connection: connection, site: site).run(body)
             }
             if let outcome { return outcome }
         }
         throw ConnectionClosedError()
     }
 
-    /// Runs `body` in a transaction, as `withTransaction` does, on a lease of ``withGuardedConnection(_:)``.
+    /// Runs `body` in a transaction, as `withTransaction` does, on a lease of ``withGuardedConnection(logger:file:line:_:)``.
     public func withGuardedTransaction<Result: Sendable>(
         logger: Logger,
+        file: String = #fileID,
+        line: Int = #line,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await self.withGuardedConnection { connection in
+        try await self.withGuardedConnection(logger: logger, file: file, line: line) { connection in
             try await connection.withTransaction(logger: logger) { try await body($0) }
         }
     }
@@ -53,6 +66,27 @@ extension PostgresClient {
     static let closedConnectionPatience = TimeAmount.seconds(10)
     /// How many closed connections a guarded lease is handed before it gives up.
     static let closedConnectionLeases = 3
+}
+
+/// Where a guarded lease was taken, and the logger that tells when it gives up.
+public struct GuardedLeaseSite: Sendable {
+    /// The logger of leases taken without one: `livecast.store`.
+    public static let defaultLogger = Logger(label: "livecast.store")
+
+    let logger: Logger
+    let file: String
+    let line: Int
+
+    /// Logs that the lease gave up on its body.
+    func warnGivenUp() {
+        self.logger.warning(
+            "gave up waiting for database work whose connection closed",
+            metadata: [
+                "lease": "\(self.file):\(self.line)",
+                "closedFor": "\(PostgresClient.closedConnectionPatience.nanoseconds / 1_000_000_000) s",
+            ]
+        )
+    }
 }
 
 /// One guarded lease: its body runs in a task of its own, which the lease stops waiting for once the connection
@@ -66,10 +100,12 @@ private final class GuardedLease<Value: Sendable>: Sendable {
     }
 
     private let connection: PostgresConnection
+    private let site: GuardedLeaseSite
     private let state = Mutex(State())
 
-    init(connection: PostgresConnection) {
+    init(connection: PostgresConnection, site: GuardedLeaseSite) {
         self.connection = connection
+        self.site = site
     }
 
     func run(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
@@ -92,8 +128,8 @@ private final class GuardedLease<Value: Sendable>: Sendable {
                 state.closedSince = closedSince
                 return now - closedSince >= PostgresClient.closedConnectionPatience
             }
-            if givesUp {
-                self.finish(.failure(ConnectionClosedError()))
+            if givesUp, self.finish(.failure(ConnectionClosedError())) {
+                self.site.warnGivenUp()
                 work.cancel()
             }
         }
@@ -112,13 +148,16 @@ private final class GuardedLease<Value: Sendable>: Sendable {
     }
 
     /// The body's outcome, or the lease given up: the first one counts.
-    private func finish(_ outcome: Result<Value, any Error>) {
-        let continuation = self.state.withLock { state -> CheckedContinuation<Value, any Error>? in
-            guard state.outcome == nil else { return nil }
+    /// - Returns: Whether this one was the first.
+    @discardableResult
+    private func finish(_ outcome: Result<Value, any Error>) -> Bool {
+        let (isFirst, continuation) = self.state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
+            guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             defer { state.continuation = nil }
-            return state.continuation
+            return (true, state.continuation)
         }
         continuation?.resume(with: outcome)
+        return isFirst
     }
 }

@@ -2,7 +2,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresClient {
-    /// Runs one statement, as `query` does, on a lease of ``withGuardedConnection(_:)``, and returns its rows once
+    /// Runs one statement, as `query` does, on a lease of ``withGuardedConnection(logger:file:line:_:)``, and returns its rows once
     /// they have all arrived.
     ///
     /// After a connection loss the pool can hand out a connection PostgreSQL has already closed, before it has seen
@@ -10,14 +10,14 @@ extension PostgresClient {
     /// good; this one ends with ``ConnectionClosedError`` instead. Meant for statements whose rows are few (a page,
     /// a batch, a count): they are held in memory.
     @discardableResult
-    public func guardedQuery(_ query: PostgresQuery, logger: Logger) async throws -> StatementRows {
-        try await self.withGuardedConnection { connection in
+    public func guardedQuery(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> StatementRows {
+        try await self.withGuardedConnection(logger: logger, file: file, line: line) { connection in
             StatementRows(rows: try await connection.query(query, logger: logger).collect())
         }
     }
 }
 
-/// The rows of a statement run by ``PostgresNIO/PostgresClient/guardedQuery(_:logger:)``, read as postgres-nio's
+/// The rows of a statement run by ``PostgresNIO/PostgresClient/guardedQuery(_:logger:file:line:)``, read as postgres-nio's
 /// row sequence is (`for try await row in rows`, `rows.decode(…)`).
 public struct StatementRows: AsyncSequence, Sendable {
     public typealias Element = PostgresRow

@@ -1,5 +1,5 @@
+import LivecastTesting
 import Logging
-import Synchronization
 import Testing
 
 @testable import livecast
@@ -8,7 +8,7 @@ import Testing
 /// written.
 @Suite struct DeferredMetadataLogHandlerTests {
     @Test func aLineCarriesTheLoggersMetadataAndItsOwn() {
-        let lines = Lines()
+        let lines = LogLines()
         var logger = Logger(label: "livecast") {
             DeferredMetadataLogHandler(writingTo: StreamLogHandler(label: $0, stream: lines, metadataProvider: nil))
         }
@@ -19,16 +19,5 @@ import Testing
         #expect(lines.written.count == 1)
         #expect(lines.written.first?.contains("hb.request.id=2 status=202") == true, "\(lines.written)")
         #expect(lines.written.first?.hasSuffix("] answered\n") == true, "\(lines.written)")
-    }
-}
-
-/// What a log handler wrote, line by line.
-private final class Lines: TextOutputStream, Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var written: [String] { self.lines.withLock { $0 } }
-
-    func write(_ string: String) {
-        self.lines.withLock { $0.append(string) }
     }
 }

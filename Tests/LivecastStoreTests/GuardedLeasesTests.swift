@@ -43,8 +43,11 @@ import Testing
 
     @Test func aTransactionWhoseConnectionClosesBetweenStatementsEndsWithAnError() async throws {
         try await StoreFixture.with("guarded_transaction") { fixture in
+            let lines = LogLines()
+            let leaseLine = Mutex(0)
             let outcome = await Self.outcome {
-                try await fixture.client.withGuardedTransaction(logger: fixture.logger) { connection in
+                leaseLine.withLock { $0 = #line + 1 }
+                try await fixture.client.withGuardedTransaction(logger: lines.logger(label: "test.lease")) { connection in
                     try await Self.terminate(connection, fixture)
                     try await connection.query("SELECT 1", logger: fixture.logger)
                 }
@@ -54,6 +57,11 @@ import Testing
             case .success: Issue.record("a statement on a closed connection succeeded")
             case nil: Issue.record("the lease still waits \(Self.patience) after its connection closed")
             }
+            // The lease says it gave up, and where it was taken.
+            let site = "lease=\(#fileID):\(leaseLine.withLock { $0 })"
+            #expect(lines.written.count == 1, "\(lines.written)")
+            #expect(lines.written.first?.contains("warning") == true, "\(lines.written)")
+            #expect(lines.written.first?.contains(site) == true, "\(lines.written) should name \(site)")
             // The pool goes on with another connection.
             let rows = try await fixture.client.query("SELECT 1", logger: fixture.logger).collect()
             #expect(rows.count == 1)
@@ -62,7 +70,8 @@ import Testing
 
     @Test func aBodyThatFinishedItsStatementsBeforeTheCloseStillReturnsItsResult() async throws {
         try await StoreFixture.with("guarded_result") { fixture in
-            let answer = try await fixture.client.withGuardedConnection { connection in
+            let lines = LogLines()
+            let answer = try await fixture.client.withGuardedConnection(logger: lines.logger(label: "test.lease")) { connection in
                 let value = try await connection.query("SELECT 42", logger: fixture.logger).collect().first?.decode(Int.self)
                 try await Self.terminate(connection, fixture)
                 // Still working when the lease first finds its connection closed.
@@ -70,6 +79,7 @@ import Testing
                 return value
             }
             #expect(answer == 42)
+            #expect(lines.written.isEmpty, "a lease that got its result gave nothing up: \(lines.written)")
         }
     }
 

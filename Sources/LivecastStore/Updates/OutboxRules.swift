@@ -121,14 +121,17 @@ enum OutboxRules {
         return 5
     }
 
-    /// Runs `body` in a transaction, turning what PostgreSQL says into ``StoreError``s.
+    /// Runs `body` in a transaction, turning what PostgreSQL says into ``StoreError``s; the lease is named by the
+    /// caller's `file` and `line`.
     static func transaction<Result: Sendable>(
         _ client: PostgresClient,
         logger: Logger,
+        file: String = #fileID,
+        line: Int = #line,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await client.withGuardedTransaction(logger: logger, body)
+            return try await client.withGuardedTransaction(logger: logger, file: file, line: line, body)
         } catch let error as PostgresTransactionError {
             if let storeError = error.closureError as? StoreError { throw storeError }
             if StoreError.isUniqueViolation(error) { throw StoreError(.conflict, "a request with this idempotency key is in progress; retry") }
