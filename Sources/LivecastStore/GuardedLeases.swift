@@ -48,7 +48,8 @@ extension PostgresClient {
         throw ConnectionClosedError()
     }
 
-    /// Runs `body` in a transaction, as `withTransaction` does, on a lease of ``withGuardedConnection(logger:file:line:_:)``.
+    /// Runs `body` in a transaction, as `withTransaction` does, on a lease of
+    /// ``withGuardedConnection(logger:file:line:_:)``.
     public func withGuardedTransaction<Result: Sendable>(
         logger: Logger,
         file: String = #fileID,
@@ -128,8 +129,8 @@ private final class GuardedLease<Value: Sendable>: Sendable {
                 state.closedSince = closedSince
                 return now - closedSince >= PostgresClient.closedConnectionPatience
             }
-            if givesUp, self.finish(.failure(ConnectionClosedError())) {
-                self.site.warnGivenUp()
+            if givesUp {
+                self.finish(.failure(ConnectionClosedError()), whenFirst: self.site.warnGivenUp)
                 work.cancel()
             }
         }
@@ -148,16 +149,16 @@ private final class GuardedLease<Value: Sendable>: Sendable {
     }
 
     /// The body's outcome, or the lease given up: the first one counts.
-    /// - Returns: Whether this one was the first.
-    @discardableResult
-    private func finish(_ outcome: Result<Value, any Error>) -> Bool {
+    /// - Parameter whenFirst: Runs when this outcome is the first, before the lease's caller resumes with it.
+    private func finish(_ outcome: Result<Value, any Error>, whenFirst: () -> Void = {}) {
         let (isFirst, continuation) = self.state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             defer { state.continuation = nil }
             return (true, state.continuation)
         }
+        guard isFirst else { return }
+        whenFirst()
         continuation?.resume(with: outcome)
-        return isFirst
     }
 }

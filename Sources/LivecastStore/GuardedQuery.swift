@@ -2,8 +2,8 @@ import Logging
 import PostgresNIO
 
 extension PostgresClient {
-    /// Runs one statement, as `query` does, on a lease of ``withGuardedConnection(logger:file:line:_:)``, and returns its rows once
-    /// they have all arrived.
+    /// Runs one statement, as `query` does, on a lease of ``withGuardedConnection(logger:file:line:_:)``, and returns
+    /// its rows once they have all arrived.
     ///
     /// After a connection loss the pool can hand out a connection PostgreSQL has already closed, before it has seen
     /// the close. postgres-nio (1.33) never answers a statement issued on it, so a plain `query` there waits for
@@ -17,8 +17,8 @@ extension PostgresClient {
     }
 }
 
-/// The rows of a statement run by ``PostgresNIO/PostgresClient/guardedQuery(_:logger:file:line:)``, read as postgres-nio's
-/// row sequence is (`for try await row in rows`, `rows.decode(…)`).
+/// The rows of a statement run by ``PostgresNIO/PostgresClient/guardedQuery(_:logger:file:line:)``, read as
+/// postgres-nio's row sequence is (`for try await row in rows`, `rows.decode(…)`).
 public struct StatementRows: AsyncSequence, Sendable {
     public typealias Element = PostgresRow
     public typealias Failure = any Error
