@@ -191,9 +191,14 @@ import Testing
             // It authenticates once, so this process has seen it valid, then it is revoked.
             #expect(try await client.send(.get, path, key: revoked, headers: [Self.forwardedFor: "198.51.100.1"]).status == .notFound)
             #expect(try await keys.revoke(appID: fixture.store.appID, keyID: created.id)?.revokedAt != nil)
-            // PostgreSQL tells the server on commit (KeyCache): give its notification a moment to arrive.
-            try await Task.sleep(for: .milliseconds(500))
+            // PostgreSQL tells the server on commit (KeyCache). Until its notification arrives, the key is still
+            // remembered: wait for that from an address the comparison below does not use. The refusal spends one
+            // failure of the key's prefix, so the unknown key spends one too, from another unused address.
+            let watcher: HTTPFields = [Self.forwardedFor: "198.51.100.2"]
+            try await Self.eventually { try await client.send(.get, path, key: revoked, headers: watcher).status == .unauthorized }
             let unknown = "lc_\(String(created.prefix.reversed()))_\(String(repeating: "ab", count: 32))"
+            let other: HTTPFields = [Self.forwardedFor: "198.51.100.3"]
+            #expect(try await client.send(.get, path, key: unknown, headers: other).status == .unauthorized)
 
             var answers: [String: [String]] = [:]
             for (name, key, address) in [("revoked", revoked, "203.0.113.1"), ("unknown", unknown, "203.0.113.2")] {

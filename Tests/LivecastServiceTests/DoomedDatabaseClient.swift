@@ -20,9 +20,15 @@ struct DoomedDatabaseClient {
         self.running = Task { await client.run() }
     }
 
-    /// Stops the client and cuts its connections from the server's side, as a crash would.
+    /// Stops the client and cuts its connections from the server's side, as a crash would. Only this test's
+    /// database is searched: tests running side by side may name their doomed clients alike.
     func kill(from fixture: DispatchFixture) async throws {
         self.running.cancel()
-        try await fixture.store.client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(self.name)")
+        try await fixture.store.client.query(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE application_name = \(self.name) AND datname = current_database()
+            """
+        )
     }
 }
