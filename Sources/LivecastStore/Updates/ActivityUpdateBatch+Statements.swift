@@ -48,17 +48,23 @@ extension ActivityUpdateBatch {
     }
 
     /// Writes the admitted updates' outbox rows and their activities' new state (``InsertActivityUpdatesStatement``).
-    /// - Returns: Each new update's id, by its activity's id.
-    static func insert(_ admitted: [AdmittedUpdate], on connection: PostgresConnection, logger: Logger) async throws -> [Int64: Int64] {
-        guard !admitted.isEmpty else { return [:] }
+    /// - Returns: Each new update's id, by its activity's id, and the transaction's id (`nil` when none was admitted).
+    static func insert(
+        _ admitted: [AdmittedUpdate],
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> (updateIDs: [Int64: Int64], transactionID: Int64?) {
+        guard !admitted.isEmpty else { return ([:], nil) }
         var updateIDs: [Int64: Int64] = [:]
-        for try await (activityID, updateID) in try await connection.execute(
+        var transactionID: Int64?
+        for try await (activityID, updateID, transaction) in try await connection.execute(
             InsertActivityUpdatesStatement(rows: try Self.json(admitted)),
             logger: logger
         ) {
             updateIDs[activityID] = updateID
+            transactionID = transaction
         }
-        return updateIDs
+        return (updateIDs, transactionID)
     }
 
     /// One outbox row as the insert's JSON carries it (PostgresNIO's arrays take no optionals).

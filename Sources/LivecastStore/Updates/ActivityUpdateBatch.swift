@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Accepts many standalone activities' updates and ends in one transaction of a few statements, with the rules
 /// ``UpdateAcceptance`` applies to one: each activity locked, timestamps ordered on the database's clock, payloads
@@ -36,17 +37,31 @@ enum ActivityUpdateBatch {
         }
     }
 
-    /// One transaction for requests to distinct activities; each alone when it fails as a whole.
+    /// One transaction for requests to distinct activities; each alone when it fails as a whole. When the connection
+    /// is lost after the work was done (the `COMMIT` on its way, or being made durable), PostgreSQL is asked whether
+    /// the transaction committed (``LostCommit``): if it did, its answers stand, as writing the updates again would
+    /// send them twice; if nobody can tell, each request is answered with the loss (a 503).
     private static func writeRound(
         _ requests: [ActivityUpdates.Request],
         client: PostgresClient,
         logger: Logger
     ) async -> [Result<AcceptedUpdate, any Error>] {
+        let done = Mutex<RoundAnswers?>(nil)
         do {
             return try await OutboxRules.transaction(client, logger: logger) { connection in
-                try await Self.accept(requests, on: connection, logger: logger)
+                let answers = try await Self.accept(requests, on: connection, logger: logger)
+                done.withLock { $0 = answers }
+                return answers.results
             }
         } catch {
+            if StoreError.isConnectionLoss(error), let answers = done.withLock({ $0 }) {
+                guard let transactionID = answers.transactionID else { return answers.results }  // it wrote nothing
+                switch await LostCommit.outcome(of: transactionID, client: client, logger: logger) {
+                case .committed: return answers.results
+                case .unknown: return requests.map { _ in .failure(error) }
+                case .aborted: break
+                }
+            }
             var answers: [Result<AcceptedUpdate, any Error>] = []
             for request in requests {
                 do {
@@ -59,18 +74,22 @@ enum ActivityUpdateBatch {
         }
     }
 
+    /// A round's answers, in the requests' order, and its transaction's id when it wrote an update.
+    private struct RoundAnswers: Sendable {
+        var results: [Result<AcceptedUpdate, any Error>]
+        var transactionID: Int64?
+    }
+
     private static func accept(
         _ requests: [ActivityUpdates.Request],
         on connection: PostgresConnection,
         logger: Logger
-    ) async throws
-        -> [Result<AcceptedUpdate, any Error>]
-    {
+    ) async throws -> RoundAnswers {
         var answers: [Result<AcceptedUpdate, any Error>] = requests.map {
             .failure(StoreError(.notFound, "no activity \($0.activityKey)", field: "activityId"))
         }
         let (rows, clock) = try await Self.lock(requests, on: connection, logger: logger)
-        guard let now = clock else { return answers }
+        guard let now = clock else { return RoundAnswers(results: answers) }
         var admitted: [AdmittedUpdate] = []
         for (index, row) in rows {
             do {
@@ -89,11 +108,11 @@ enum ActivityUpdateBatch {
                 logger: logger
             )
         }
-        let updateIDs = try await Self.insert(admitted, on: connection, logger: logger)
+        let (updateIDs, transactionID) = try await Self.insert(admitted, on: connection, logger: logger)
         for update in admitted {
             guard let updateID = updateIDs[update.target.id] else { continue }
             answers[update.index] = .success(update.accepted(updateID: updateID))
         }
-        return answers
+        return RoundAnswers(results: answers, transactionID: transactionID)
     }
 }

@@ -4,7 +4,8 @@ import PostgresNIO
 /// trigger wakes the dispatchers once), superseding each activity's older updates that APNs asked to retry, as
 /// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one, through `supersede_retried_updates` (migration
 /// `0018`: its lookup goes by index whatever the outbox's statistics were when this statement was planned; the final
-/// SELECT joins its one row so that PostgreSQL runs it). The rows come as one JSON array (PostgresNIO's arrays take
+/// SELECT joins its one row so that PostgreSQL runs it). It also gives the transaction's id, by which a commit whose answer
+/// was lost is looked up (``LostCommit``). The rows come as one JSON array (PostgresNIO's arrays take
 /// no optionals). Prepared once per connection: planning it took longer than running it.
 struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
     static let sql = """
@@ -31,11 +32,11 @@ struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
             FROM r
             WHERE a.id = r.activity_id
         )
-        SELECT inserted.activity_id, inserted.id FROM inserted, retried
+        SELECT inserted.activity_id, inserted.id, pg_current_xact_id()::text::bigint FROM inserted, retried
         """
 
-    /// The activity's id and its new update's.
-    typealias Row = (Int64, Int64)
+    /// The activity's id, its new update's, and the transaction's id (``LostCommit``).
+    typealias Row = (Int64, Int64, Int64)
 
     /// The rows, a JSON array of objects with the columns of `r`.
     var rows: String

@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LivecastTesting
+import LocalPostgres
+import PostgresNIO
+import Testing
+
+@testable import LivecastServer
+
+/// A group commit whose connection is lost while PostgreSQL commits it. Its own PostgreSQL server: the test makes
+/// every commit of the cluster wait for a synchronous standby that does not exist, so that a commit is durable and
+/// its answer never leaves, then cuts the connection that waits.
+@Suite struct LostCommitTests {
+    /// The server asks PostgreSQL what became of the transaction, and answers `202` for the update it kept, which
+    /// is stored once. It used to write the update again (a second push), or answer `503` for an update it kept.
+    @Test(.timeLimit(.minutes(3))) func anUpdateWhoseCommitsAnswerWasLostIsAnsweredAsPostgreSQLKeptIt() async throws {
+        // Commits wait for the standby only when they are synchronous (throwaway servers' commits are not).
+        let postgres = try await TemporaryPostgres.start(settings: ["synchronous_commit": "on"])
+        do {
+            try await APIFixture.with("lost_commit", testing: .live, server: postgres.configuration) { fixture, client in
+                let activity = "/v1/apps/com.example.game/activities/order-1"
+                let key = fixture.key(.backend)
+                let token = String(repeating: "ab", count: 32)
+                let registered = try await client.send(
+                    .put,
+                    activity,
+                    key: key,
+                    body: #"{"attributesType": "DeliveryAttributes", "pushToken": "\#(token)"}"#
+                )
+                #expect(registered.status == .created, "\(registered.text)")
+
+                try await Self.makeCommitsWaitForAStandby(fixture.client, true)
+                async let posted = client.send(.post, "\(activity)/updates", key: key, body: #"{"contentState": {"eta": 5}}"#)
+                let waiting = try await Self.backendsWaitingForTheStandby(fixture.client)
+                #expect(waiting.count == 1, "backends whose commit waits: \(waiting)")
+                // Cut the connection while its commit, durable here, waits; then let later commits through.
+                try await fixture.client.query("SELECT pg_terminate_backend(pid) FROM unnest(\(waiting)::int[]) AS pid")
+                try await Self.makeCommitsWaitForAStandby(fixture.client, false)
+
+                let answer = try await posted
+                #expect(answer.status == .accepted, "\(answer.text)")
+                let stored = try await fixture.client.query(
+                    """
+                    SELECT u.id FROM updates u JOIN activities a ON a.id = u.activity_id
+                    WHERE a.activity_key = 'order-1' ORDER BY u.id
+                    """
+                )
+                let ids = try await stored.decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
+                #expect(ids.count == 1, "the update was stored \(ids.count) times")
+                #expect(ids.first.map(Int.init) == answer.json["updateId"]?.intValue, "\(answer.text)")
+            }
+        } catch {
+            await postgres.stop()
+            throw error
+        }
+        await postgres.stop()
+    }
+
+    /// Sets `synchronous_standby_names` to a standby that never connects (every commit then waits for it, durable
+    /// locally), or back to none.
+    private static func makeCommitsWaitForAStandby(_ client: PostgresClient, _ waits: Bool) async throws {
+        let setting = waits ? "ALTER SYSTEM SET synchronous_standby_names = 'nobody'" : "ALTER SYSTEM RESET synchronous_standby_names"
+        try await client.query(PostgresQuery(unsafeSQL: setting))
+        try await client.query("SELECT pg_reload_conf()")
+    }
+
+    /// The backends of this database whose commit waits for the standby, once there is one (within a minute).
+    private static func backendsWaitingForTheStandby(_ client: PostgresClient) async throws -> [Int32] {
+        for _ in 0..<3000 {
+            let rows = try await client.query(
+                "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND datname = current_database()"
+            )
+            let pids = try await rows.decode(Int32.self).reduce(into: [Int32]()) { $0.append($1) }
+            if !pids.isEmpty { return pids }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return []
+    }
+}
