@@ -1,9 +1,13 @@
 import Logging
 import PostgresNIO
 
+/// A request's connection was lost while PostgreSQL committed its work, and PostgreSQL could not say afterwards
+/// whether the commit was made (``LostCommit``): what it wrote may be kept.
+public struct CommitInDoubt: Error, Sendable {}
+
 /// What became of a transaction whose connection was lost after its work was done, while its `COMMIT` was on the
-/// way or being made durable: PostgreSQL is asked by the transaction's id (`pg_xact_status`), on another
-/// connection, so that a commit whose answer never arrived is told from one that never happened.
+/// way or being made durable: PostgreSQL is asked on another connection, so that a commit whose answer never
+/// arrived is told from one that never happened.
 enum LostCommit {
     /// What PostgreSQL said of the transaction.
     enum Outcome: Equatable {
@@ -19,31 +23,48 @@ enum LostCommit {
     /// seen its client go yet (`in progress`). About seven seconds in all, within a request's database wait.
     static let pauses: [Duration] = [.milliseconds(50), .milliseconds(250), .seconds(1), .seconds(2), .seconds(4)]
 
-    /// Asks PostgreSQL, a few times apart, what became of transaction `transactionID` (`pg_current_xact_id()`).
+    /// What became of transaction `transactionID` (`pg_current_xact_id()`), by `pg_xact_status`: for a writer that
+    /// writes again what was not kept, and so must not take a transaction still in progress for a failed one.
     static func outcome(of transactionID: Int64, client: PostgresClient, logger: Logger) async -> Outcome {
+        await Self.ask("SELECT pg_xact_status(\(transactionID)::text::xid8)", client: client, logger: logger) { (status: String?) in
+            switch status {
+            case "committed": .committed
+            case "aborted": .aborted
+            case "in progress": nil  // ask again
+            default: .unknown  // too old for PostgreSQL to know
+            }
+        } ?? .unknown
+    }
+
+    /// Whether the outbox holds update `updateID`, which the lost transaction wrote, or `nil` when PostgreSQL did not
+    /// answer: for a writer that does not write again (a transaction still in progress reads as not kept).
+    static func isKept(updateID: Int64, client: PostgresClient, logger: Logger) async -> Bool? {
+        await Self.ask("SELECT EXISTS (SELECT 1 FROM updates WHERE id = \(updateID))", client: client, logger: logger) { (kept: Bool) in
+            kept
+        }
+    }
+
+    /// Runs `query` (one row, one column) after each pause until `decide` makes something of its answer.
+    /// - Returns: What `decide` made of it; `nil` when PostgreSQL never answered, or answered what `decide` left open.
+    private static func ask<Answer: PostgresDecodable & Sendable, Decision>(
+        _ query: PostgresQuery,
+        client: PostgresClient,
+        logger: Logger,
+        decide: (Answer) -> Decision?
+    ) async -> Decision? {
         for pause in Self.pauses {
-            guard (try? await Task.sleep(for: pause)) != nil else { return .unknown }
+            guard (try? await Task.sleep(for: pause)) != nil else { return nil }
             do {
-                switch try await Self.status(of: transactionID, client: client, logger: logger) {
-                case "committed": return .committed
-                case "aborted": return .aborted
-                case "in progress": continue
-                default: return .unknown  // too old for PostgreSQL to know
+                for try await answer in try await client.guardedQuery(query, logger: logger).decode(Answer.self) {
+                    if let decision = decide(answer) { return decision }
                 }
             } catch  where StoreError.isConnectionLoss(error) {
                 continue
             } catch {
                 logger.warning("could not ask PostgreSQL what became of a commit", metadata: ["error": "\(error)"])
-                return .unknown
+                return nil
             }
         }
-        return .unknown
-    }
-
-    /// `pg_xact_status`: `committed`, `aborted`, `in progress`, or `nil`.
-    private static func status(of transactionID: Int64, client: PostgresClient, logger: Logger) async throws -> String? {
-        let rows = try await client.guardedQuery("SELECT pg_xact_status(\(transactionID)::text::xid8)", logger: logger)
-        for try await status in rows.decode(String?.self) { return status }
         return nil
     }
 }

@@ -39,7 +39,7 @@ import Testing
                                 eta += 1
                                 let body = #"{"contentState": {"eta": \#(eta)}}"#
                                 let answer = try await client.send(.post, "\(app)/activities/order-\(index)/updates", key: key, body: body)
-                                tally.record(answer.status, activity: index)
+                                tally.record(answer.status, activity: index, inDoubt: answer.text.contains("cannot tell"))
                             }
                         }
                     }
@@ -60,6 +60,13 @@ import Testing
                     try await posters.waitForAll()
                 }
                 #expect(tally.unexpected.isEmpty, "answers other than 202 and 503: \(Set(tally.unexpected).sorted())")
+                // Each 202 is stored once, and a 503 only when it said it could not tell.
+                let rows = try await fixture.client.query("SELECT count(*)::int FROM updates")
+                let stored = try await rows.decode(Int.self).reduce(0) { $1 }
+                let (accepted, inDoubt) = (tally.accepted, tally.inDoubt)
+                print("updates through restarts: \(accepted) answered 202, \(inDoubt) answered 503 in doubt, \(stored) stored")
+                #expect(stored >= accepted, "\(accepted) answered 202, \(stored) stored")
+                #expect(stored - accepted <= inDoubt, "\(stored - accepted) stored though answered 503 (\(inDoubt) in doubt)")
             }
         } catch {
             await postgres.stop()
@@ -130,6 +137,8 @@ private final class UpdateTally: Sendable {
         var isRestarted = false
         var isDone = false
         var unexpected: [Int] = []
+        var accepted = 0
+        var inDoubt = 0
     }
 
     private let activities: Int
@@ -143,11 +152,17 @@ private final class UpdateTally: Sendable {
     var unexpected: [Int] { self.state.withLock { $0.unexpected } }
     var everyActivityAcceptedSinceRestart: Bool { self.state.withLock { $0.acceptedSinceRestart.count == self.activities } }
 
-    func record(_ status: HTTPResponse.Status, activity: Int) {
+    /// How many were answered `202`, and `503` saying the update may have been kept.
+    var accepted: Int { self.state.withLock { $0.accepted } }
+    var inDoubt: Int { self.state.withLock { $0.inDoubt } }
+
+    func record(_ status: HTTPResponse.Status, activity: Int, inDoubt: Bool) {
         self.state.withLock { state in
             switch status {
-            case .accepted: if state.isRestarted { state.acceptedSinceRestart.insert(activity) }
-            case .serviceUnavailable: break
+            case .accepted:
+                state.accepted += 1
+                if state.isRestarted { state.acceptedSinceRestart.insert(activity) }
+            case .serviceUnavailable: if inDoubt { state.inDoubt += 1 }
             default: state.unexpected.append(status.code)
             }
         }

@@ -8,17 +8,29 @@ import Testing
 
 @testable import LivecastServer
 
-/// A group commit whose connection is lost while PostgreSQL commits it. Its own PostgreSQL server: the test makes
+/// An update whose connection is lost while PostgreSQL commits it. Each test has its own PostgreSQL server: it makes
 /// every commit of the cluster wait for a synchronous standby that does not exist, so that a commit is durable and
 /// its answer never leaves, then cuts the connection that waits.
 @Suite struct LostCommitTests {
-    /// The server asks PostgreSQL what became of the transaction, and answers `202` for the update it kept, which
-    /// is stored once. It used to write the update again (a second push), or answer `503` for an update it kept.
-    @Test(.timeLimit(.minutes(3))) func anUpdateWhoseCommitsAnswerWasLostIsAnsweredAsPostgreSQLKeptIt() async throws {
+    /// An update without a key goes through the group commit, which asks PostgreSQL what became of its transaction
+    /// and answers `202` for the update it kept, stored once. It used to write the update again (a second push).
+    @Test(.timeLimit(.minutes(3))) func aGroupCommitsUpdateIsAnsweredAsPostgreSQLKeptIt() async throws {
+        try await Self.postWhileItsCommitIsCut("lost_commit_group", headers: [:])
+    }
+
+    /// An update with an `Idempotency-Key` is written alone; the server asks whether the outbox holds it, and
+    /// answers `202` for the update it kept. It used to answer `503` for it.
+    @Test(.timeLimit(.minutes(3))) func anUpdateWrittenAloneIsAnsweredAsPostgreSQLKeptIt() async throws {
+        try await Self.postWhileItsCommitIsCut("lost_commit_alone", headers: [.idempotencyKey: "eta-5"])
+    }
+
+    /// Registers an activity, posts an update with `headers` while its commit is cut, and checks the answer is
+    /// `202` for the one update stored.
+    private static func postWhileItsCommitIsCut(_ name: String, headers: HTTPFields) async throws {
         // Commits wait for the standby only when they are synchronous (throwaway servers' commits are not).
         let postgres = try await TemporaryPostgres.start(settings: ["synchronous_commit": "on"])
         do {
-            try await APIFixture.with("lost_commit", testing: .live, server: postgres.configuration) { fixture, client in
+            try await APIFixture.with(name, testing: .live, server: postgres.configuration) { fixture, client in
                 let activity = "/v1/apps/com.example.game/activities/order-1"
                 let key = fixture.key(.backend)
                 let token = String(repeating: "ab", count: 32)
@@ -31,7 +43,7 @@ import Testing
                 #expect(registered.status == .created, "\(registered.text)")
 
                 try await Self.makeCommitsWaitForAStandby(fixture.client, true)
-                async let posted = client.send(.post, "\(activity)/updates", key: key, body: #"{"contentState": {"eta": 5}}"#)
+                async let posted = client.send(.post, "\(activity)/updates", key: key, body: #"{"contentState": {"eta": 5}}"#, headers: headers)
                 let waiting = try await Self.backendsWaitingForTheStandby(fixture.client)
                 #expect(waiting.count == 1, "backends whose commit waits: \(waiting)")
                 // Cut the connection while its commit, durable here, waits; then let later commits through.
@@ -41,10 +53,7 @@ import Testing
                 let answer = try await posted
                 #expect(answer.status == .accepted, "\(answer.text)")
                 let stored = try await fixture.client.query(
-                    """
-                    SELECT u.id FROM updates u JOIN activities a ON a.id = u.activity_id
-                    WHERE a.activity_key = 'order-1' ORDER BY u.id
-                    """
+                    "SELECT u.id FROM updates u JOIN activities a ON a.id = u.activity_id WHERE a.activity_key = 'order-1'"
                 )
                 let ids = try await stored.decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
                 #expect(ids.count == 1, "the update was stored \(ids.count) times")

@@ -47,17 +47,35 @@ import Testing
             }
             await group.triggerGracefulShutdown()
             try await running.value
-            #expect(try await self.unfinished(fixture, updates.map(\.updateID)) == 0)
+            let stuck = try await self.stuck(fixture, updates.map(\.updateID))
+            #expect(stuck.isEmpty, "unfinished: \(stuck)")
             let letters = try await fixture.store.client.query("SELECT count(*)::int FROM dead_letters")
             for try await count in letters.decode(Int.self) { #expect(count == 0) }
 
-            var wrong = 0
+            var wrong: [String] = []
             for follower in followers {
                 let activity = fixture.shown(follower.deviceID).first
-                if activity?.contentState != .object(["home": .int(4)]) || activity?.state != .ended { wrong += 1 }
+                if activity?.contentState != .object(["home": .int(4)]) || activity?.state != .ended {
+                    wrong.append("\(follower.deviceID): \(activity.map { "\($0.contentState) \($0.state)" } ?? "nothing")")
+                }
             }
-            #expect(wrong == 0, "\(wrong) of \(followers.count) devices do not show the final score, ended")
+            #expect(wrong.isEmpty, "\(wrong.count) of \(followers.count) devices do not show the final score, ended: \(wrong.prefix(5))")
         }
+    }
+
+    /// What ``unfinished(_:_:)`` counts, a line each: the updates' and the owed pushes' rows.
+    private func stuck(_ fixture: DispatchFixture, _ updateIDs: [Int64]) async throws -> [String] {
+        let rows = try await fixture.store.client.query(
+            """
+            SELECT format('update %s %s claimed_by=%s attempts=%s not_before=%s', id, status, claimed_by, attempts, not_before - now())
+            FROM updates WHERE id = ANY(\(updateIDs)) AND status IN ('pending', 'dispatching')
+            UNION ALL
+            SELECT format('owed %s update=%s %s %s claimed_by=%s attempts=%s reason=%s not_before=%s', id, update_id, target_kind,
+                          target_id, claimed_by, attempts, last_reason, not_before - now())
+            FROM owed_pushes
+            """
+        )
+        return try await rows.decode(String.self).reduce(into: []) { $0.append($1) }
     }
 
     /// Updates not yet finished plus pushes still owed.

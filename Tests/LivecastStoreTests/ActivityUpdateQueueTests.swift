@@ -105,4 +105,50 @@ import Testing
             #expect(stored == [#"fine superseded {"eta":1}"#, #"fine pending {"eta":2}"#])
         }
     }
+
+    /// A shared transaction that fails as a whole (here a deadlock, raised by a trigger on the batch's insert of one
+    /// activity's update) keeps nothing; each of its callers then writes its update again alone, once.
+    @Test func theCallersOfASharedTransactionThatFailedWriteTheirUpdatesAgainAlone() async throws {
+        try await StoreFixture.with("update_queue_write_alone") { fixture in
+            let keys = (0..<20).map { "order-\($0)" }
+            try await Self.register(keys, fixture)
+            try await fixture.client.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        CREATE FUNCTION deadlock_the_batch() RETURNS trigger LANGUAGE plpgsql AS $$
+                        BEGIN
+                            IF current_query() LIKE '%jsonb_to_recordset%' THEN
+                                RAISE EXCEPTION 'a deadlock, for the test' USING ERRCODE = '40P01';
+                            END IF;
+                            RETURN NEW;
+                        END $$
+                        """
+                )
+            )
+            let first = try await fixture.client.query("SELECT id FROM activities WHERE activity_key = 'order-0'")
+            let firstID = try await first.decode(Int64.self).reduce(0) { $1 }
+            try await fixture.client.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        CREATE TRIGGER deadlock_the_batch BEFORE INSERT ON updates FOR EACH ROW
+                        WHEN (NEW.activity_id = \(firstID)) EXECUTE FUNCTION deadlock_the_batch()
+                        """
+                )
+            )
+            let queue = ActivityUpdateQueue(client: fixture.client, logger: fixture.logger)
+            let accepted = try await withThrowingTaskGroup(of: (String, AcceptedUpdate).self) { group in
+                for (index, key) in keys.enumerated() {
+                    group.addTask { (key, try await queue.accept(try Self.update(fixture, key, eta: index))) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            let rows = try await fixture.client.query(
+                "SELECT a.activity_key, u.id FROM updates u JOIN activities a ON a.id = u.activity_id ORDER BY u.id"
+            )
+            var stored: [String: [Int64]] = [:]
+            for try await (key, updateID) in rows.decode((String, Int64).self) { stored[key, default: []].append(updateID) }
+            #expect(stored.count == keys.count && stored.values.allSatisfy { $0.count == 1 }, "\(stored)")
+            for key in keys { #expect(stored[key] == accepted[key].map { [$0.updateID] }, "\(key)") }
+        }
+    }
 }

@@ -7,6 +7,15 @@ extension APIError {
         headers: [.retryAfter: "5"]
     )
 
+    /// 503: the connection was lost while PostgreSQL committed the request's work, and it could not say afterwards
+    /// whether the commit was made (``LivecastStore/CommitInDoubt``).
+    static let commitInDoubt = APIError(
+        .serviceUnavailable,
+        code: "database_unavailable",
+        "the database went away while committing this request and cannot tell whether it was kept; retry later with the same Idempotency-Key",
+        headers: [.retryAfter: "5"]
+    )
+
     /// 503: the request waited on the database longer than allowed (every pool connection busy, a statement over
     /// the statement timeout, or a lock held too long); retrying later is safe, with the same `Idempotency-Key`.
     static let databaseTimedOut = APIError(

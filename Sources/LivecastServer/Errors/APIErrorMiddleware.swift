@@ -40,6 +40,9 @@ struct APIErrorMiddleware: RouterMiddleware {
         } catch let error where Self.isTimeout(error) {
             context.logger.warning("A statement ran over PostgreSQL's statement timeout", metadata: Self.metadata(error))
             throw APIError.databaseTimedOut
+        } catch is CommitInDoubt {
+            context.logger.warning("PostgreSQL went away while committing a request and cannot tell whether it was kept")
+            throw APIError.commitInDoubt
         } catch let error where StoreError.isConnectionLoss(error) {
             context.logger.warning("PostgreSQL went away during a request", metadata: Self.metadata(error))
             throw APIError.databaseUnavailable

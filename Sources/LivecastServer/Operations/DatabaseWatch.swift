@@ -14,9 +14,9 @@ import Synchronization
 /// 300 ms asks whether a bare connection is refused), or when probes go unanswered and nothing has been answered
 /// for thirty seconds (a frozen server or a lost network; a busy machine answers late, so it takes longer to tell
 /// apart). An answer is a probe's or any request's work that succeeded.
-/// Then the work still waiting is answered `503 database_unavailable` at once, and so is new work until a probe is
-/// answered again. PostgresNIO's pool would otherwise queue a request for up to a
-/// minute while it cannot connect, and a query on a connection to a frozen server waits for as long as TCP allows.
+/// Then the work still waiting is answered `503 database_unavailable` at once (and cancelled, unless it also calls
+/// APNs), and so is new work until a probe is answered again. PostgresNIO's pool would otherwise queue a request for up to a minute while it cannot
+/// connect, and a query on a connection to a frozen server waits for as long as TCP allows.
 ///
 /// Work that takes longer than ``waitTimeout`` (waiting for a pool connection while all are busy, then its queries)
 /// is answered `503 database_unavailable` too, and cancelled: a request waiting for a connection withdraws. Late work is
@@ -104,8 +104,9 @@ public final class DatabaseWatch: Service, Sendable {
     }
 
     /// Runs `work`, which uses the database, unless the database is unreachable or becomes so while it waits: then
-    /// throws ``APIError/databaseUnavailable`` at once (the work goes on in the background until PostgreSQL answers
-    /// or gives up, and its result is dropped). Bounded work that takes longer than ``waitTimeout`` is cancelled and
+    /// throws ``APIError/databaseUnavailable`` at once, and cancels bounded work, so that what it has not yet sent is
+    /// never written once PostgreSQL is back (it withdraws from the pool's queue and the group commit's); unbounded
+    /// work goes on, its result dropped. Bounded work that takes longer than ``waitTimeout`` is cancelled too, and
     /// throws ``APIError/databaseTimedOut``.
     /// - Parameters:
     ///   - isBounded: Whether ``waitTimeout`` applies; work that also waits on APNs has APNs' timeouts instead.
@@ -257,7 +258,11 @@ public final class DatabaseWatch: Service, Sendable {
         } else if changed {
             self.logger.info("PostgreSQL answers again")
         }
-        for work in waiting { work.answer(APIError.databaseUnavailable) }
+        for work in waiting {
+            work.answer(APIError.databaseUnavailable)
+            // Work that also calls APNs goes on: what APNs did is still recorded once PostgreSQL is back.
+            if work.deadline != nil { work.work?.cancel() }
+        }
     }
 }
 

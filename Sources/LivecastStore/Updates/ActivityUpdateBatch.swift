@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// An activity appears at most once in a transaction; a second update of it goes in the next, after the first is
 /// committed. A request the rules refuse gets its own error and writes nothing. When a transaction fails as a whole
-/// (a lost connection, a deadlock), each of its requests is tried again alone (``ActivityUpdates/accept(_:)``).
+/// (a lost connection, a deadlock), each of its requests is answered ``WriteAlone``, for its caller to try it again
+/// alone (``ActivityUpdates/accept(_:)``).
 enum ActivityUpdateBatch {
     /// Accepts `requests` (none with an idempotency key, none a start), answering each in order.
     static func write(_ requests: [ActivityUpdates.Request], client: PostgresClient, logger: Logger) async -> [Result<AcceptedUpdate, any Error>] {
@@ -37,10 +38,11 @@ enum ActivityUpdateBatch {
         }
     }
 
-    /// One transaction for requests to distinct activities; each alone when it fails as a whole. When the connection
-    /// is lost after the work was done (the `COMMIT` on its way, or being made durable), PostgreSQL is asked whether
-    /// the transaction committed (``LostCommit``): if it did, its answers stand, as writing the updates again would
-    /// send them twice; if nobody can tell, each request is answered with the loss (a 503).
+    /// One transaction for requests to distinct activities. When it fails as a whole (a lost connection, a
+    /// deadlock), each request is answered ``WriteAlone``. When the connection is lost after the work was done (the
+    /// `COMMIT` on its way, or being made durable), PostgreSQL is asked whether the transaction committed
+    /// (``LostCommit``): if it did, its answers stand, as writing the updates again would send them twice; if nobody
+    /// can tell, each request is answered ``CommitInDoubt``.
     private static func writeRound(
         _ requests: [ActivityUpdates.Request],
         client: PostgresClient,
@@ -58,20 +60,20 @@ enum ActivityUpdateBatch {
                 guard let transactionID = answers.transactionID else { return answers.results }  // it wrote nothing
                 switch await LostCommit.outcome(of: transactionID, client: client, logger: logger) {
                 case .committed: return answers.results
-                case .unknown: return requests.map { _ in .failure(error) }
+                case .unknown: return requests.map { _ in .failure(CommitInDoubt()) }
                 case .aborted: break
                 }
             }
-            var answers: [Result<AcceptedUpdate, any Error>] = []
-            for request in requests {
-                do {
-                    answers.append(.success(try await ActivityUpdates(client: client, logger: logger).accept(request)))
-                } catch {
-                    answers.append(.failure(error))
-                }
-            }
-            return answers
+            return requests.map { _ in .failure(WriteAlone(cause: error)) }
         }
+    }
+
+    /// A shared transaction failed as a whole and kept nothing: the request is to be written again alone, in its
+    /// caller's task (``ActivityUpdateQueue``), so that a caller that has given up (its task cancelled: the request
+    /// was already answered 503) writes nothing.
+    struct WriteAlone: Error {
+        /// Why the shared transaction failed.
+        var cause: any Error
     }
 
     /// A round's answers, in the requests' order, and its transaction's id when it wrote an update.

@@ -5,7 +5,9 @@ import PostgresNIO
 /// together in shared transactions (``GroupCommit``, ``ActivityUpdateBatch``): a backend posting to thousands of
 /// activities at once costs PostgreSQL a few statements per batch instead of several per update.
 ///
-/// A request with an idempotency key goes alone, through the idempotency replay.
+/// A request with an idempotency key goes alone, through the idempotency replay; so does one whose shared transaction
+/// failed as a whole. A request whose task is cancelled (answered 503 by the server's database watch) before its
+/// update is written withdraws it.
 public final class ActivityUpdateQueue: Sendable {
     /// The most updates one transaction accepts.
     public static let maximumBatch = 200
@@ -30,6 +32,12 @@ public final class ActivityUpdateQueue: Sendable {
         }
         guard request.content.event != .start else { throw ActivityUpdates.startRefused }
         _ = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
-        return try await self.commits.submit(request)
+        do {
+            return try await self.commits.submit(request)
+        } catch is ActivityUpdateBatch.WriteAlone {
+            // Its shared transaction failed as a whole: alone, unless the request has been given up meanwhile.
+            try Task.checkCancellation()
+            return try await ActivityUpdates(client: self.client, logger: self.logger).accept(request)
+        }
     }
 }
