@@ -83,4 +83,44 @@ import Testing
             }
         }
     }
+
+    /// A claim left behind by a round that failed (written here as the claim statement leaves it) is taken over
+    /// once its lease runs out, while another round of the same dispatcher runs on: a round's heartbeat renews only
+    /// what that round claimed. It used to renew every claim under the dispatcher's id, for as long as any round ran.
+    @Test(.timeLimit(.minutes(3))) func aClaimLeftByAFailedRoundIsTakenOverWhileTheDispatchersOtherRoundsRun() async throws {
+        try await DispatchFixture.with("heartbeat_left_claim") { fixture in
+            try await fixture.feed("game-1")
+            try await fixture.feed("game-2")
+            _ = try await fixture.tokenFollowers(5, feed: "game-1")
+            let followers = try await fixture.tokenFollowers(5, feed: "game-2")
+            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 5)
+            let busy = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
+            let left = try await fixture.update(feed: "game-2", home: 1, timestamp: fixture.now)
+            let dispatcher = fixture.dispatcher(settings)
+            try await fixture.store.client.query(
+                """
+                UPDATE updates SET status = 'dispatching', claimed_by = \(dispatcher.id), attempts = 1,
+                    not_before = now() + interval '5 seconds'
+                WHERE id = \(left.updateID)
+                """
+            )
+            // The dispatcher's other round runs on for 16 s: game-1's page waits for the feed's send lock.
+            let holding = try await SendLockHolder.hold(fixture, feed: "game-1", for: .seconds(16))
+            let running = Task { try await dispatcher.dispatchOnce() }
+            while try await fixture.status(busy.updateID) != "dispatching" { try await Task.sleep(for: .milliseconds(20)) }
+
+            let other = fixture.dispatcher(settings)
+            let until = ContinuousClock.now + .seconds(13)
+            while try await fixture.status(left.updateID) != "sent", ContinuousClock.now < until {
+                if try await other.dispatchOnce() == 0 { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(try await fixture.status(left.updateID) == "sent", "the claim left behind was renewed by the other round")
+            for follower in followers {
+                #expect(fixture.shown(follower.deviceID).first?.contentState == .object(["home": .int(1)]))
+            }
+            try await holding.value
+            #expect(try await running.value == 1)
+            #expect(try await fixture.status(busy.updateID) == "sent")
+        }
+    }
 }

@@ -105,13 +105,15 @@ public struct Dispatcher: Sendable {
     ///   more).
     /// - Returns: How many updates and owed pushes it handled (0 when none were due).
     public func dispatchOnce(lane: Lane = .any, whenClaimedFanOut: @Sendable () -> Void = {}) async throws -> Int {
-        try await self.withHeartbeat {
+        let claims = RoundClaims()
+        return try await self.withHeartbeat(renewing: claims) {
             if lane == .any, let fanOut = try await self.claimFanOut() {
+                claims.hold(updates: [fanOut.updateID])
                 whenClaimedFanOut()
                 try await self.run(fanOut)
                 return 1
             }
-            return try await self.dispatchQuickWork()
+            return try await self.dispatchQuickWork(holding: claims)
         }
     }
 

@@ -62,8 +62,7 @@ extension Dispatcher {
             }
         } catch  where StoreError.isConnectionLoss(error) {
             // Its connection went away (PostgreSQL restarted, say): back to the outbox at its checkpoint as soon as
-            // the database answers again, instead of when its lease runs out, which the heartbeat of this
-            // dispatcher's other rounds would keep renewing.
+            // the database answers again, instead of when its lease runs out.
             await self.releaseAfterConnectionLoss(claimed.updateID)
             throw error
         }

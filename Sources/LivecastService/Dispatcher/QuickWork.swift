@@ -5,10 +5,15 @@ extension Dispatcher {
     /// Claims each app's due standalone activity updates and owed pushes, and sends them, the apps side by side:
     /// one app's slow APNs answers or broken key delays no other app. An app whose signing key cannot be opened
     /// gets its work back after a minute, until the deadline.
+    /// - Parameter claims: The round's claims, which its heartbeat renews: what this claims is added.
     /// - Returns: How many updates and owed pushes it handled.
-    func dispatchQuickWork() async throws -> Int {
-        let updates = Dictionary(grouping: try await self.claimActivityUpdates(), by: \.appID)
-        let owed = Dictionary(grouping: try await self.claimOwedPushes(), by: \.appID)
+    func dispatchQuickWork(holding claims: RoundClaims) async throws -> Int {
+        let claimedUpdates = try await self.claimActivityUpdates()
+        claims.hold(updates: claimedUpdates.map(\.updateID))
+        let claimedOwed = try await self.claimOwedPushes()
+        claims.hold(owedPushes: claimedOwed.map(\.id))
+        let updates = Dictionary(grouping: claimedUpdates, by: \.appID)
+        let owed = Dictionary(grouping: claimedOwed, by: \.appID)
         let apps = Set(updates.keys).union(owed.keys)
         guard !apps.isEmpty else { return 0 }
         try await withThrowingTaskGroup(of: Void.self) { group in

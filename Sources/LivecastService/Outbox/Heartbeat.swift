@@ -1,33 +1,70 @@
 import LivecastStore
 import PostgresNIO
+import Synchronization
+
+/// The claims one round of a dispatcher holds: the updates and owed pushes it claimed, which its heartbeat renews.
+///
+/// Only these, not every claim under the dispatcher's id: the workers of a dispatcher share its id, and a claim
+/// left behind by a round that failed would otherwise be renewed by the other rounds' heartbeats for as long as any
+/// of them runs, instead of being taken over once its lease runs out.
+final class RoundClaims: Sendable {
+    private struct Held {
+        var updates: [Int64] = []
+        var owedPushes: [Int64] = []
+    }
+
+    private let held = Mutex(Held())
+
+    /// Adds updates the round claimed.
+    func hold(updates: some Sequence<Int64>) {
+        self.held.withLock { $0.updates.append(contentsOf: updates) }
+    }
+
+    /// Adds owed pushes the round claimed.
+    func hold(owedPushes: some Sequence<Int64>) {
+        self.held.withLock { $0.owedPushes.append(contentsOf: owedPushes) }
+    }
+
+    fileprivate var current: (updates: [Int64], owedPushes: [Int64]) {
+        self.held.withLock { ($0.updates, $0.owedPushes) }
+    }
+}
 
 extension Dispatcher {
-    /// Runs `body` while a heartbeat renews, every third of the lease, the lease of every claim this dispatcher
-    /// holds (updates it is dispatching, owed pushes it is sending): a live dispatcher keeps a slow page's claim,
-    /// and a dead one's claims are taken over once the lease runs out.
-    func withHeartbeat<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+    /// Runs `body` while a heartbeat renews, every third of the lease, the lease of every claim of the round
+    /// (`claims`, which `body` fills as it claims): a live dispatcher keeps a slow page's claim, and a dead one's
+    /// claims, or those of a round that failed, are taken over once the lease runs out.
+    func withHeartbeat<Result: Sendable>(renewing claims: RoundClaims, _ body: () async throws -> Result) async throws -> Result {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await self.beat() }
+            group.addTask { await self.beat(claims) }
             defer { group.cancelAll() }
             return try await body()
         }
     }
 
-    private func beat() async {
+    private func beat(_ claims: RoundClaims) async {
         let lease = self.settings.leaseSeconds
         while (try? await Task.sleep(for: .seconds(lease / 3))) != nil {
+            let (updates, owedPushes) = claims.current
             do {
-                try await self.database.guardedQuery(
-                    """
-                    UPDATE updates SET not_before = now() + make_interval(secs => \(lease))
-                    WHERE claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
-                    """,
-                    logger: self.logger
-                )
-                try await self.database.guardedQuery(
-                    "UPDATE owed_pushes SET not_before = now() + make_interval(secs => \(lease)) WHERE claimed_by = \(self.id)",
-                    logger: self.logger
-                )
+                if !updates.isEmpty {
+                    try await self.database.guardedQuery(
+                        """
+                        UPDATE updates SET not_before = now() + make_interval(secs => \(lease))
+                        WHERE id = ANY(\(updates)) AND claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
+                        """,
+                        logger: self.logger
+                    )
+                }
+                if !owedPushes.isEmpty {
+                    try await self.database.guardedQuery(
+                        """
+                        UPDATE owed_pushes SET not_before = now() + make_interval(secs => \(lease))
+                        WHERE id = ANY(\(owedPushes)) AND claimed_by = \(self.id)
+                        """,
+                        logger: self.logger
+                    )
+                }
             } catch {
                 self.logger.warning("could not renew the dispatcher's claims", metadata: ["error": "\(error)"])
             }
