@@ -10,7 +10,7 @@ public struct CommitInDoubt: Error, Sendable {}
 /// arrived is told from one that never happened.
 enum LostCommit {
     /// What PostgreSQL said of the transaction.
-    enum Outcome: Equatable {
+    enum Outcome {
         /// It committed: what it wrote is kept.
         case committed
         /// It was rolled back, or its server crashed before the commit was durable: nothing it wrote is kept.

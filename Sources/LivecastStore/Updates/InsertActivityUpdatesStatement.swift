@@ -4,9 +4,9 @@ import PostgresNIO
 /// trigger wakes the dispatchers once), superseding each activity's older updates that APNs asked to retry, as
 /// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one, through `supersede_retried_updates` (migration
 /// `0018`: its lookup goes by index whatever the outbox's statistics were when this statement was planned; the final
-/// SELECT joins its one row so that PostgreSQL runs it). It also gives the transaction's id, by which a commit whose answer
-/// was lost is looked up (``LostCommit``). The rows come as one JSON array (PostgresNIO's arrays take
-/// no optionals). Prepared once per connection: planning it took longer than running it.
+/// SELECT joins its one row so that PostgreSQL runs it). It also gives the transaction's id, by which a commit whose
+/// answer was lost is looked up (``LostCommit``). The rows come as one JSON array (PostgresNIO's arrays take no
+/// optionals). Prepared once per connection: planning it took longer than running it.
 struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
     static let sql = """
         WITH r AS (
