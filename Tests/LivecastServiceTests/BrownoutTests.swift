@@ -42,13 +42,13 @@ import Testing
 
             let deadline = ContinuousClock.now + .seconds(300)
             while ContinuousClock.now < deadline {
-                if try await self.unfinished(fixture, updates.map(\.updateID)) == 0 { break }
+                if try await self.unfinished(fixture, updates.map(\.updateID)).isEmpty { break }
                 try await Task.sleep(for: .milliseconds(500))
             }
             await group.triggerGracefulShutdown()
             try await running.value
-            let stuck = try await self.stuck(fixture, updates.map(\.updateID))
-            #expect(stuck.isEmpty, "unfinished: \(stuck)")
+            let unfinished = try await self.unfinished(fixture, updates.map(\.updateID))
+            #expect(unfinished.isEmpty, "unfinished: \(unfinished)")
             let letters = try await fixture.store.client.query("SELECT count(*)::int FROM dead_letters")
             for try await count in letters.decode(Int.self) { #expect(count == 0) }
 
@@ -63,8 +63,8 @@ import Testing
         }
     }
 
-    /// What ``unfinished(_:_:)`` counts, a line each: the updates' and the owed pushes' rows.
-    private func stuck(_ fixture: DispatchFixture, _ updateIDs: [Int64]) async throws -> [String] {
+    /// The updates not yet finished and the pushes still owed, a line each.
+    private func unfinished(_ fixture: DispatchFixture, _ updateIDs: [Int64]) async throws -> [String] {
         let rows = try await fixture.store.client.query(
             """
             SELECT format('update %s %s claimed_by=%s attempts=%s not_before=%s', id, status, claimed_by, attempts, not_before - now())
@@ -76,17 +76,5 @@ import Testing
             """
         )
         return try await rows.decode(String.self).reduce(into: []) { $0.append($1) }
-    }
-
-    /// Updates not yet finished plus pushes still owed.
-    private func unfinished(_ fixture: DispatchFixture, _ updateIDs: [Int64]) async throws -> Int {
-        let rows = try await fixture.store.client.query(
-            """
-            SELECT (SELECT count(*)::int FROM updates WHERE id = ANY(\(updateIDs)) AND status IN ('pending', 'dispatching'))
-                 + (SELECT count(*)::int FROM owed_pushes)
-            """
-        )
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
     }
 }

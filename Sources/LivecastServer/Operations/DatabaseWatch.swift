@@ -15,8 +15,9 @@ import Synchronization
 /// for thirty seconds (a frozen server or a lost network; a busy machine answers late, so it takes longer to tell
 /// apart). An answer is a probe's or any request's work that succeeded.
 /// Then the work still waiting is answered `503 database_unavailable` at once (and cancelled, unless it also calls
-/// APNs), and so is new work until a probe is answered again. PostgresNIO's pool would otherwise queue a request for up to a minute while it cannot
-/// connect, and a query on a connection to a frozen server waits for as long as TCP allows.
+/// APNs), and so is new work until a probe is answered again. PostgresNIO's pool would otherwise queue a request
+/// for up to a minute while it cannot connect, and a query on a connection to a frozen server waits for as long as
+/// TCP allows.
 ///
 /// Work that takes longer than ``waitTimeout`` (waiting for a pool connection while all are busy, then its queries)
 /// is answered `503 database_unavailable` too, and cancelled: a request waiting for a connection withdraws. Late work is
