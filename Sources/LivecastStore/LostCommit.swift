@@ -10,7 +10,7 @@ public struct CommitInDoubt: Error, Sendable {}
 /// arrived is told from one that never happened.
 enum LostCommit {
     /// What PostgreSQL said of the transaction.
-    enum Outcome {
+    private enum Outcome {
         /// It committed: what it wrote is kept.
         case committed
         /// It was rolled back, or its server crashed before the commit was durable: nothing it wrote is kept.
@@ -23,9 +23,41 @@ enum LostCommit {
     /// seen its client go yet (`in progress`). About seven seconds in all, within a request's database wait.
     static let pauses: [Duration] = [.milliseconds(50), .milliseconds(250), .seconds(1), .seconds(2), .seconds(4)]
 
-    /// What became of transaction `transactionID` (`pg_current_xact_id()`), by `pg_xact_status`: for a writer that
-    /// writes again what was not kept, and so must not take a transaction still in progress for a failed one.
-    static func outcome(of transactionID: Int64, client: PostgresClient, logger: Logger) async -> Outcome {
+    /// `answer`, when transaction `transactionID` (`pg_current_xact_id()`) committed, by `pg_xact_status`: for a
+    /// writer that writes again what was not kept, and so must not take a transaction still in progress for a failed
+    /// one.
+    /// - Throws: `loss` when the transaction was undone; ``CommitInDoubt`` when PostgreSQL cannot tell.
+    static func committed<Answer>(
+        _ answer: Answer,
+        transactionID: Int64,
+        lostWith loss: any Error,
+        client: PostgresClient,
+        logger: Logger
+    ) async throws -> Answer {
+        switch await Self.outcome(of: transactionID, client: client, logger: logger) {
+        case .committed: return answer
+        case .aborted: throw loss
+        case .unknown: throw CommitInDoubt()
+        }
+    }
+
+    /// What to answer for one update whose transaction's commit was lost
+    /// (``OutboxRules/transaction(_:logger:file:line:ifCommitLost:_:)``): the update, when the outbox holds it (a
+    /// transaction still in progress reads as not kept, so the writer must not write it again); the loss when it does
+    /// not; ``CommitInDoubt`` when PostgreSQL does not answer. A replay wrote nothing, and is answered as it is.
+    static func keptUpdate(client: PostgresClient, logger: Logger) -> @Sendable (AcceptedUpdate, any Error) async throws -> AcceptedUpdate {
+        { accepted, loss in
+            if accepted.isReplay { return accepted }
+            let query: PostgresQuery = "SELECT EXISTS (SELECT 1 FROM updates WHERE id = \(accepted.updateID))"
+            switch await Self.ask(query, client: client, logger: logger, decide: { (kept: Bool) in kept }) {
+            case true?: return accepted
+            case false?: throw loss
+            case nil: throw CommitInDoubt()
+            }
+        }
+    }
+
+    private static func outcome(of transactionID: Int64, client: PostgresClient, logger: Logger) async -> Outcome {
         await Self.ask("SELECT pg_xact_status(\(transactionID)::text::xid8)", client: client, logger: logger) { (status: String?) in
             switch status {
             case "committed": .committed
@@ -34,14 +66,6 @@ enum LostCommit {
             default: .unknown  // too old for PostgreSQL to know
             }
         } ?? .unknown
-    }
-
-    /// Whether the outbox holds update `updateID`, which the lost transaction wrote, or `nil` when PostgreSQL did not
-    /// answer: for a writer that does not write again (a transaction still in progress reads as not kept).
-    static func isKept(updateID: Int64, client: PostgresClient, logger: Logger) async -> Bool? {
-        await Self.ask("SELECT EXISTS (SELECT 1 FROM updates WHERE id = \(updateID))", client: client, logger: logger) { (kept: Bool) in
-            kept
-        }
     }
 
     /// Runs `query` (one row, one column) after each pause until `decide` makes something of its answer.

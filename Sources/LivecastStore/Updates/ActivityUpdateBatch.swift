@@ -1,6 +1,5 @@
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// Accepts many standalone activities' updates and ends in one transaction of a few statements, with the rules
 /// ``UpdateAcceptance`` applies to one: each activity locked, timestamps ordered on the database's clock, payloads
@@ -48,22 +47,21 @@ enum ActivityUpdateBatch {
         client: PostgresClient,
         logger: Logger
     ) async -> [Result<AcceptedUpdate, any Error>] {
-        let done = Mutex<RoundAnswers?>(nil)
         do {
-            return try await OutboxRules.transaction(client, logger: logger) { connection in
-                let answers = try await Self.accept(requests, on: connection, logger: logger)
-                done.withLock { $0 = answers }
-                return answers.results
-            }
-        } catch {
-            if StoreError.isConnectionLoss(error), let answers = done.withLock({ $0 }) {
-                guard let transactionID = answers.transactionID else { return answers.results }  // it wrote nothing
-                switch await LostCommit.outcome(of: transactionID, client: client, logger: logger) {
-                case .committed: return answers.results
-                case .unknown: return requests.map { _ in .failure(CommitInDoubt()) }
-                case .aborted: break
+            let answers = try await OutboxRules.transaction(
+                client,
+                logger: logger,
+                ifCommitLost: { answers, loss in
+                    guard let transactionID = answers.transactionID else { return answers }  // it wrote nothing
+                    return try await LostCommit.committed(answers, transactionID: transactionID, lostWith: loss, client: client, logger: logger)
                 }
+            ) { connection in
+                try await Self.accept(requests, on: connection, logger: logger)
             }
+            return answers.results
+        } catch is CommitInDoubt {
+            return requests.map { _ in .failure(CommitInDoubt()) }
+        } catch {
             return requests.map { _ in .failure(WriteAlone(cause: error)) }
         }
     }

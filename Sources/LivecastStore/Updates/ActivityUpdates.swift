@@ -57,7 +57,11 @@ public struct ActivityUpdates: Sendable {
     public func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?) async throws -> AcceptedUpdate {
         var content = UpdateContent(event: .end)
         content.dismissalDate = dismissalDate
-        return try await OutboxRules.updateTransaction(self.client, logger: self.logger) { [content] connection in
+        return try await OutboxRules.transaction(
+            self.client,
+            logger: self.logger,
+            ifCommitLost: LostCommit.keptUpdate(client: self.client, logger: self.logger)
+        ) { [content] connection in
             let target = try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: self.logger)
             let now = try await OutboxRules.databaseNow(on: connection, logger: self.logger)
             return try await UpdateAcceptance.accept(content, appID: appID, priority: 5, into: target, now: now, on: connection, logger: self.logger)

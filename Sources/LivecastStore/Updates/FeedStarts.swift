@@ -79,7 +79,11 @@ public struct FeedStarts: Sendable {
             }
         }
         let priority = try OutboxRules.priority(requested: request.priority, hasAlert: true)
-        return try await OutboxRules.updateTransaction(self.client, logger: self.logger) { connection in
+        return try await OutboxRules.transaction(
+            self.client,
+            logger: self.logger,
+            ifCommitLost: LostCommit.keptUpdate(client: self.client, logger: self.logger)
+        ) { connection in
             if let replay = try await OutboxRules.replay(
                 appID: request.appID,
                 idempotencyKey: request.idempotencyKey,

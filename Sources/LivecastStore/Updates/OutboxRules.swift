@@ -1,6 +1,7 @@
 import LivecastCore
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The rules every update follows when it is accepted, whatever its target (docs/ARCHITECTURE.md, invariants 1, 2, 4 and 7).
 enum OutboxRules {
@@ -123,16 +124,29 @@ enum OutboxRules {
 
     /// Runs `body` in a transaction, turning what PostgreSQL says into ``StoreError``s; the lease is named by the
     /// caller's `file` and `line`.
+    /// - Parameter ifCommitLost: Should the connection be lost once `body` has finished (the `COMMIT` on its way, or
+    ///   being made durable), what to answer instead of the loss, given `body`'s result and the loss: it asks
+    ///   PostgreSQL whether the commit was made (``LostCommit``).
     static func transaction<Result: Sendable>(
         _ client: PostgresClient,
         logger: Logger,
         file: String = #fileID,
         line: Int = #line,
+        ifCommitLost: (@Sendable (Result, any Error) async throws -> Result)? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        let finished = Mutex<Result?>(nil)
         do {
-            return try await client.withGuardedTransaction(logger: logger, file: file, line: line, body)
-        } catch let error as PostgresTransactionError {
+            return try await client.withGuardedTransaction(logger: logger, file: file, line: line) { connection in
+                let result = try await body(connection)
+                if ifCommitLost != nil { finished.withLock { $0 = result } }
+                return result
+            }
+        } catch {
+            if let ifCommitLost, StoreError.isConnectionLoss(error), let result = finished.withLock({ $0 }) {
+                return try await ifCommitLost(result, error)
+            }
+            guard let error = error as? PostgresTransactionError else { throw error }
             if let storeError = error.closureError as? StoreError { throw storeError }
             if StoreError.isUniqueViolation(error) { throw StoreError(.conflict, "a request with this idempotency key is in progress; retry") }
             throw error

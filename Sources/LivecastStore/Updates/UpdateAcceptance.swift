@@ -20,7 +20,8 @@ enum UpdateAcceptance {
         lock: @escaping @Sendable (PostgresConnection) async throws -> some UpdateTarget
     ) async throws -> AcceptedUpdate {
         let priority = try OutboxRules.priority(requested: content.priority, hasAlert: content.alert != nil)
-        return try await OutboxRules.updateTransaction(client, logger: logger) { connection in
+        return try await OutboxRules.transaction(client, logger: logger, ifCommitLost: LostCommit.keptUpdate(client: client, logger: logger)) {
+            connection in
             if let replay = try await OutboxRules.replay(appID: appID, idempotencyKey: content.idempotencyKey, on: connection, logger: logger) {
                 return replay
             }
