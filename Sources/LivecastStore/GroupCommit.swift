@@ -18,13 +18,14 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     private struct State: ~Copyable {
         var waiting: [Waiter] = []
         var isWriting = false
-        var lastTicket = 0
     }
 
     /// The most items one write takes.
     let maximumBatch: Int
     private let write: Write
     private let state = Mutex(State())
+    /// Names each submission, so that a cancelled one can be found in the queue.
+    private let tickets = Atomic<Int>(0)
 
     init(maximumBatch: Int, write: @escaping Write) {
         precondition(maximumBatch > 0)
@@ -36,10 +37,7 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     /// - Returns: What `write` answered for it; throws its error, or `CancellationError` when the task was cancelled
     ///   before its item was taken into a write.
     func submit(_ item: Item) async throws -> Output {
-        let ticket = self.state.withLock { state in
-            state.lastTicket += 1
-            return state.lastTicket
-        }
+        let ticket = self.tickets.wrappingAdd(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 // `nil`: cancelled already (a cancellation from now on withdraws the item once it waits).
