@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import Synchronization
 
 /// Wakes one waiting worker (a `NOTIFY` arrived), or lets each wait at most a poll interval. A signal that comes
@@ -40,7 +41,7 @@ final class WakeSignal: Sendable {
         }
         guard !wasPending else { return }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { try? await MultiThreadedEventLoopGroup.singleton.any().sleep(for: timeout) }
             group.addTask { await self.nextSignal() }
             await group.next()
             group.cancelAll()

@@ -1,4 +1,5 @@
 import LivecastStore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -44,7 +45,7 @@ extension Dispatcher {
 
     private func beat(_ claims: RoundClaims) async {
         let lease = self.settings.leaseSeconds
-        while (try? await Task.sleep(for: .seconds(lease / 3))) != nil {
+        while (try? await MultiThreadedEventLoopGroup.singleton.any().sleep(for: .seconds(lease / 3))) != nil {
             let (updates, owedPushes) = claims.current
             do {
                 if !updates.isEmpty {
