@@ -40,6 +40,47 @@ import Testing
         }
     }
 
+    /// An update coalesced into the next second is held until then; its notification says when, and a worker is
+    /// woken at that moment, not at its next poll.
+    @Test func anUpdateHeldForTheNextSecondIsSentWhenItIsDue() async throws {
+        try await DispatchFixture.with("service_held") { fixture in
+            try await fixture.feed("game-1")
+            let (deviceID, _) = try await fixture.startedActivity(key: "a1", feed: "game-1")
+            // Polling once a minute: only a wake-up at the held update's due time can send it within the test.
+            let service = DispatcherService(
+                dispatcher: fixture.dispatcher(),
+                database: fixture.store.client,
+                workers: 2,
+                pollInterval: .seconds(60),
+                logger: fixture.store.logger
+            )
+            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
+            let running = Task { try await group.run() }
+            while !service.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            try await Task.sleep(for: .milliseconds(500))  // the workers have polled once and wait
+            let timestamp = fixture.now + 2
+            let first = try await fixture.update(feed: "game-1", home: 1, timestamp: timestamp)
+            try await Self.until(first.updateID, is: "sent", fixture)
+            // The same timestamp again: it goes out at `timestamp + 1`, held until that second begins.
+            let held = try await fixture.update(feed: "game-1", home: 2, timestamp: timestamp)
+            #expect(try await fixture.status(held.updateID) == "pending")
+            try await Self.until(held.updateID, is: "sent", fixture)
+            #expect(Date().timeIntervalSince1970 >= Double(timestamp + 1), "sent before it was due")
+            #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(2)]))
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
+    /// Waits until an update has `status`, at most 20 s.
+    private static func until(_ updateID: Int64, is status: String, _ fixture: DispatchFixture) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await fixture.status(updateID) != status, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try await fixture.status(updateID) == status)
+    }
+
     /// A graceful shutdown in the middle of a fan-out: the page in flight is finished and checkpointed, the update
     /// goes back to the outbox unclaimed, and the next dispatcher goes on from there. No follower gets it twice.
     @Test(.timeLimit(.minutes(5))) func aGracefulShutdownStopsAFanOutAtItsCheckpoint() async throws {

@@ -77,9 +77,11 @@ public struct DispatcherService: Service {
                 try await self.database.withConnection { connection in
                     try await connection.listen(on: OutboxNotification.channel) { notifications in
                         for try await notification in notifications {
-                            switch OutboxNotification.Kind(rawValue: notification.payload) {
-                            case .activity: lanes.quick.signal()
-                            case .feed: lanes.any.signal()
+                            switch OutboxNotification.Payload(notification.payload) {
+                            case .due(.activity)?: lanes.quick.signal()
+                            case .due(.feed)?: lanes.any.signal()
+                            case .held(.activity, let dueIn)?: lanes.quick.signal(after: dueIn)
+                            case .held(.feed, let dueIn)?: lanes.any.signal(after: dueIn)
                             case nil:
                                 lanes.quick.signal()
                                 lanes.any.signal()

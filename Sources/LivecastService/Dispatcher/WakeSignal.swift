@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOPosix
 import Synchronization
 
@@ -13,9 +14,15 @@ final class WakeSignal: Sendable {
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         /// A signal came while nobody waited.
         var isPending = false
+        /// The slots of ``timerSlot`` that a timer of ``signal(after:)`` will signal.
+        var scheduled: Set<Int> = []
     }
 
     private let state = Mutex(State())
+    /// Where ``signal(after:)``'s slots count from.
+    private let origin = ContinuousClock.now
+    /// ``signal(after:)`` sets one timer for all the signals due within this span.
+    static let timerSlot: Duration = .milliseconds(50)
 
     /// How many workers wait for a signal now.
     var waiting: Int { self.state.withLock { $0.waiters.count } }
@@ -30,6 +37,19 @@ final class WakeSignal: Sendable {
             return state.waiters.removeValue(forKey: id)
         }
         waiter?.resume()
+    }
+
+    /// Signals once `delay` has passed, when work held until then becomes due. Many asking for about the same moment
+    /// (every batch of updates held until the next second) share one timer, set on an event loop: it signals at the
+    /// end of its ``timerSlot``, never before the moment asked for.
+    func signal(after delay: Duration) {
+        let slot = Int(((ContinuousClock.now + delay) - self.origin) / Self.timerSlot) + 1
+        guard self.state.withLock({ $0.scheduled.insert(slot).inserted }) else { return }
+        let firesIn = self.origin + Self.timerSlot * slot - ContinuousClock.now
+        MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(firesIn)) {
+            self.state.withLock { _ = $0.scheduled.remove(slot) }
+            self.signal()
+        }
     }
 
     /// Returns at a signal, after `timeout`, or when the task is cancelled, whichever comes first; at once when a

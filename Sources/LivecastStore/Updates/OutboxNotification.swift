@@ -1,6 +1,6 @@
 /// How dispatchers learn of new work at once: a statement that adds updates to the outbox sends a `NOTIFY` on this
-/// channel when its transaction commits (a trigger, migrations `0009` and `0016`); dispatchers `LISTEN` on it and poll
-/// as a fallback.
+/// channel when its transaction commits (a trigger, migrations `0009`, `0016` and `0020`); dispatchers `LISTEN` on it
+/// and poll as a fallback.
 public enum OutboxNotification {
     /// The PostgreSQL notification channel.
     public static let channel = "livecast_outbox"
@@ -11,5 +11,25 @@ public enum OutboxNotification {
         case feed
         /// Standalone activities' updates: quick work.
         case activity
+    }
+
+    /// A notification's payload: updates of a kind due now (`activity`), or held until later (`activity in 640`:
+    /// the earliest is due in 640 ms), as an update coalesced into the next second is.
+    public enum Payload: Equatable, Sendable {
+        case due(Kind)
+        case held(Kind, dueIn: Duration)
+
+        /// Reads a payload; `nil` for one this server does not know.
+        public init?(_ text: String) {
+            if let kind = Kind(rawValue: text) {
+                self = .due(kind)
+                return
+            }
+            let parts = text.split(separator: " ")
+            guard parts.count == 3, parts[1] == "in", let kind = Kind(rawValue: String(parts[0])),
+                let milliseconds = Int(parts[2]), milliseconds >= 0
+            else { return nil }
+            self = .held(kind, dueIn: .milliseconds(milliseconds))
+        }
     }
 }
