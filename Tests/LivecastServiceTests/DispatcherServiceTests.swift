@@ -58,12 +58,14 @@ import Testing
             let running = Task { try await group.run() }
             while !service.isRunning { try await Task.sleep(for: .milliseconds(50)) }
             try await Task.sleep(for: .milliseconds(500))  // the workers have polled once and wait
-            let timestamp = fixture.now + 2
+            let timestamp = fixture.now + 5
             let first = try await fixture.update(feed: "game-1", home: 1, timestamp: timestamp)
             try await Self.until(first.updateID, is: "sent", fixture)
             // The same timestamp again: it goes out at `timestamp + 1`, held until that second begins.
             let held = try await fixture.update(feed: "game-1", home: 2, timestamp: timestamp)
-            #expect(try await fixture.status(held.updateID) == "pending")
+            if Date().timeIntervalSince1970 < Double(timestamp + 1) {  // unless a starved machine took that long
+                #expect(try await fixture.status(held.updateID) == "pending", "sent before it was due")
+            }
             try await Self.until(held.updateID, is: "sent", fixture)
             #expect(Date().timeIntervalSince1970 >= Double(timestamp + 1), "sent before it was due")
             #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(2)]))

@@ -43,7 +43,8 @@ import Testing
                 .init(appID: fixture.appID, activityKey: "order-1", attributesType: "OrderAttributes", pushToken: "aa01")
             )
             let updates = ActivityUpdates(client: fixture.client, logger: fixture.logger)
-            let timestamp = Int(Date().timeIntervalSince1970) + 5
+            // Far enough ahead that a slow machine still accepts the second update before it is due.
+            let timestamp = Int(Date().timeIntervalSince1970) + 30
             func update(_ eta: Int) async throws {
                 _ = try await updates.accept(
                     .init(
@@ -55,18 +56,20 @@ import Testing
                     )
                 )
             }
-            let payloads = try await fixture.client.withConnection { connection in
+            let (payloads, accepted) = try await fixture.client.withConnection { connection in
                 try await connection.listen(on: OutboxNotification.channel) { notifications in
                     try await update(1)
                     // Sent, as a dispatcher would: the next update with its timestamp goes out a second later.
                     try await fixture.client.query("UPDATE updates SET status = 'sent', completed_at = now() WHERE status = 'pending'")
+                    let before = Date().timeIntervalSince1970
                     try await update(2)
+                    let after = Date().timeIntervalSince1970
                     var payloads: [OutboxNotification.Payload?] = []
                     for try await notification in notifications {
                         payloads.append(OutboxNotification.Payload(notification.payload))
                         if payloads.count == 2 { break }
                     }
-                    return payloads
+                    return (payloads, (before: before, after: after))
                 }
             }
             #expect(payloads.first == .due(.activity))
@@ -74,8 +77,10 @@ import Testing
                 Issue.record("the held update's notification: \(payloads)")
                 return
             }
-            // Held until `timestamp + 1`, about six seconds ahead.
-            #expect(dueIn > .seconds(4) && dueIn <= .seconds(7), "due in \(dueIn)")
+            // Held until `timestamp + 1`: due that long after its transaction began, while `update(2)` ran.
+            let due = Double(timestamp + 1)
+            let seconds = Double(dueIn.components.seconds) + Double(dueIn.components.attoseconds) / 1e18
+            #expect(seconds > due - accepted.after - 0.1 && seconds <= due - accepted.before + 0.1, "due in \(dueIn)")
         }
     }
 
