@@ -15,27 +15,11 @@ import Testing
         try await DispatchFixture.with("service_notify") { fixture in
             try await fixture.feed("game-1")
             let (deviceID, _) = try await fixture.startedActivity(key: "a1", feed: "game-1")
-            // Polling once a minute: only the NOTIFY can deliver within the test's few seconds.
-            let service = DispatcherService(
-                dispatcher: fixture.dispatcher(),
-                database: fixture.store.client,
-                workers: 2,
-                pollInterval: .seconds(60),
-                logger: fixture.store.logger
-            )
-            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
-            let running = Task { try await group.run() }
-            while !service.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-            try await Task.sleep(for: .milliseconds(500))  // the workers have polled once and wait
-            let update = try await fixture.update(feed: "game-1", home: 7, timestamp: fixture.now)
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try await fixture.status(update.updateID) != "sent", ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            let service = try await Self.whileServicePollingOnceAMinuteWaits(fixture) {
+                let update = try await fixture.update(feed: "game-1", home: 7, timestamp: fixture.now)
+                try await Self.until(update.updateID, is: "sent", fixture)
+                #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(7)]))
             }
-            #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(7)]))
-            #expect(try await fixture.status(update.updateID) == "sent")
-            await group.triggerGracefulShutdown()
-            try await running.value
             #expect(!service.isRunning)
         }
     }
@@ -46,32 +30,45 @@ import Testing
         try await DispatchFixture.with("service_held") { fixture in
             try await fixture.feed("game-1")
             let (deviceID, _) = try await fixture.startedActivity(key: "a1", feed: "game-1")
-            // Polling once a minute: only a wake-up at the held update's due time can send it within the test.
-            let service = DispatcherService(
-                dispatcher: fixture.dispatcher(),
-                database: fixture.store.client,
-                workers: 2,
-                pollInterval: .seconds(60),
-                logger: fixture.store.logger
-            )
-            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
-            let running = Task { try await group.run() }
-            while !service.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-            try await Task.sleep(for: .milliseconds(500))  // the workers have polled once and wait
-            let timestamp = fixture.now + 5
-            let first = try await fixture.update(feed: "game-1", home: 1, timestamp: timestamp)
-            try await Self.until(first.updateID, is: "sent", fixture)
-            // The same timestamp again: it goes out at `timestamp + 1`, held until that second begins.
-            let held = try await fixture.update(feed: "game-1", home: 2, timestamp: timestamp)
-            if Date().timeIntervalSince1970 < Double(timestamp + 1) {  // unless a starved machine took that long
-                #expect(try await fixture.status(held.updateID) == "pending", "sent before it was due")
+            try await Self.whileServicePollingOnceAMinuteWaits(fixture) {
+                let timestamp = fixture.now + 5
+                let first = try await fixture.update(feed: "game-1", home: 1, timestamp: timestamp)
+                try await Self.until(first.updateID, is: "sent", fixture)
+                // The same timestamp again: it goes out at `timestamp + 1`, held until that second begins.
+                let held = try await fixture.update(feed: "game-1", home: 2, timestamp: timestamp)
+                if Date().timeIntervalSince1970 < Double(timestamp + 1) {  // unless a starved machine took that long
+                    #expect(try await fixture.status(held.updateID) == "pending", "sent before it was due")
+                }
+                try await Self.until(held.updateID, is: "sent", fixture)
+                #expect(Date().timeIntervalSince1970 >= Double(timestamp + 1), "sent before it was due")
+                #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(2)]))
             }
-            try await Self.until(held.updateID, is: "sent", fixture)
-            #expect(Date().timeIntervalSince1970 >= Double(timestamp + 1), "sent before it was due")
-            #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(2)]))
-            await group.triggerGracefulShutdown()
-            try await running.value
         }
+    }
+
+    /// Runs `body` while a dispatcher service of two workers waits for work, polling once a minute: within a test's
+    /// few seconds only a wake-up (a `NOTIFY`, or a held update's due time) can deliver. Then stops it gracefully.
+    /// - Returns: The stopped service.
+    @discardableResult
+    private static func whileServicePollingOnceAMinuteWaits(
+        _ fixture: DispatchFixture,
+        _ body: () async throws -> Void
+    ) async throws -> DispatcherService {
+        let service = DispatcherService(
+            dispatcher: fixture.dispatcher(),
+            database: fixture.store.client,
+            workers: 2,
+            pollInterval: .seconds(60),
+            logger: fixture.store.logger
+        )
+        let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
+        let running = Task { try await group.run() }
+        while !service.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(500))  // the workers have polled once and wait
+        try await body()
+        await group.triggerGracefulShutdown()
+        try await running.value
+        return service
     }
 
     /// Waits until an update has `status`, at most 20 s.
