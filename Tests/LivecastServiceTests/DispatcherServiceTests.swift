@@ -46,12 +46,51 @@ import Testing
         }
     }
 
+    /// While updates keep coming, a quick round that found work is followed by the next no sooner than the spacing
+    /// after it began; after a pause, an update goes at once.
+    @Test func quickRoundsStartTheSpacingApartWhileWorkKeepsComing() async throws {
+        try await DispatchFixture.with("service_spacing") { fixture in
+            for key in ["a1", "a2", "a3"] { _ = try await fixture.startedActivity(key: key) }
+            let updates = ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger)
+            let update = { (key: String) in
+                try await updates.accept(
+                    .init(appID: fixture.store.appID, activityKey: key, event: .update, contentState: try RawJSON(validating: #"{"home":1}"#))
+                )
+            }
+            try await Self.whileServicePollingOnceAMinuteWaits(fixture, quickRoundSpacing: .seconds(2)) {
+                let first = try await update("a1")
+                try await Self.until(first.updateID, is: "sent", fixture)
+                // Due at once, and the lane is woken: only the spacing holds it back.
+                let second = try await update("a2")
+                try await Self.until(second.updateID, is: "sent", fixture)
+                let gap = try await Self.times(second.updateID, fixture).completed - Self.times(first.updateID, fixture).completed
+                #expect(gap >= 1.5, "the next round began before the spacing had passed")
+                // The round after that found nothing; the lane then waited longer than the spacing.
+                try await Task.sleep(for: .seconds(3))
+                let third = try await update("a3")
+                try await Self.until(third.updateID, is: "sent", fixture)
+                let (accepted, sent) = try await Self.times(third.updateID, fixture)
+                #expect(sent - accepted < 1, "an update after a pause waited for the spacing")
+            }
+        }
+    }
+
+    /// When an update was accepted and when it was finished, in UNIX seconds (PostgreSQL's clock).
+    private static func times(_ updateID: Int64, _ fixture: DispatchFixture) async throws -> (accepted: Double, completed: Double) {
+        let rows = try await fixture.store.client.query(
+            "SELECT extract(epoch FROM created_at)::float8, extract(epoch FROM completed_at)::float8 FROM updates WHERE id = \(updateID)"
+        )
+        for try await (accepted, completed) in rows.decode((Double, Double?).self) { return (accepted, completed ?? .infinity) }
+        return (.nan, .nan)
+    }
+
     /// Runs `body` while a dispatcher service of two workers waits for work, polling once a minute: within a test's
     /// few seconds only a wake-up (a `NOTIFY`, or a held update's due time) can deliver. Then stops it gracefully.
     /// - Returns: The stopped service.
     @discardableResult
     private static func whileServicePollingOnceAMinuteWaits(
         _ fixture: DispatchFixture,
+        quickRoundSpacing: Duration = .milliseconds(10),
         _ body: () async throws -> Void
     ) async throws -> DispatcherService {
         let service = DispatcherService(
@@ -59,6 +98,7 @@ import Testing
             database: fixture.store.client,
             workers: 2,
             pollInterval: .seconds(60),
+            quickRoundSpacing: quickRoundSpacing,
             logger: fixture.store.logger
         )
         let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
