@@ -22,8 +22,10 @@
 # at it, then loads the API over keep-alive HTTP/1.1 connections (HdrHistogram percentiles): push-to-start
 # registrations of new devices, closed loop, next to pgbench running the equivalent upsert (one INSERT … ON
 # CONFLICT per transaction into push_to_start_tokens) with as many clients on the same PostgreSQL; activity updates
-# offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission)
-# and closed loop for the highest accepted rate; channel feeds' updates and a token feed's fan-out timed from the
+# offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission):
+# 1,000 a second, then 5,000 a second on 128 connections (sustained if every request is accepted at that pace), and
+# closed loop on 128 connections for the highest accepted rate (with one batch written at a time, a group commit
+# holds at most what the connections have in flight: on 64, a quarter of the machine stayed idle); channel feeds' updates and a token feed's fan-out timed from the
 # 202 to the emulator's answer (on the wire); bulk imports of push-to-start tokens, where the server has the
 # endpoint. Each figure is printed beside the target of issue #12.
 set -euo pipefail
@@ -32,13 +34,13 @@ cd "$(dirname "$0")/.."
 configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api"
 # The API section's sizes: seconds of load, activities, the update rate offered, the fan-out's followers, broadcasts
 # (at a rate, over feeds), imported rows (in batches).
-api_seconds=10 api_warm_up=2 api_activities=1000 api_rate=1000 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
+api_seconds=10 api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
 api_feeds=40 api_broadcast_warm_up=10 api_import_rows=100000 api_import_batch=10000
 for option in "$@"; do
     case $option in
     --smoke)
         configuration=debug requests=3000 rounds=1 followers=20000
-        api_seconds=2 api_warm_up=0.5 api_activities=50 api_rate=50 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
+        api_seconds=2 api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
         api_feeds=10 api_broadcast_warm_up=2 api_import_rows=2000 api_import_batch=1000
         ;;
     --fanout) sections=fanout ;;
@@ -225,7 +227,10 @@ register=$(api register --connections 16 --seconds "$api_seconds")
 activities=$(api activities --count "$api_activities")
 analyze
 updates=$(api updates --rate "$api_rate" --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
-max_updates=$(api max-updates --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
+sustained=$(api updates --rate "$api_sustained_rate" --connections "$api_load_connections" --seconds "$api_seconds" \
+    --warm-up "$api_warm_up" --activities "$api_activities")
+max_updates=$(api max-updates --connections "$api_load_connections" --seconds "$api_seconds" --warm-up "$api_warm_up" \
+    --activities "$api_activities")
 broadcast=$(api broadcast-latency --count "$api_broadcasts" --rate "$api_broadcast_rate" --feeds "$api_feeds" \
     --warm-up "$api_broadcast_warm_up")
 fanout=$(api fanout-latency --followers "$api_followers")
@@ -241,7 +246,10 @@ row "registrations / pgbench" "$(awk -v a="$(field "$register" rate)" -v p="$pgb
 row "updates: $api_rate/s offered, open loop, $api_activities activities, ${api_seconds} s" \
     "p50 $(field "$updates" p50_ms), p99 $(field "$updates" p99_ms), p99.9 $(field "$updates" p999_ms) ms; $(field "$updates" rate)/s" \
     "p99 <= 10 ms"
-row "updates: max sustained, 64 connections, closed loop, ${api_seconds} s" \
+row "updates: $api_sustained_rate/s offered, open loop, $api_load_connections connections, ${api_seconds} s" \
+    "$(field "$sustained" rate)/s accepted (p50 $(field "$sustained" p50_ms), p99 $(field "$sustained" p99_ms), p99.9 $(field "$sustained" p999_ms) ms)" \
+    ">= 5000/s sustained"
+row "updates: max, $api_load_connections connections, closed loop, ${api_seconds} s" \
     "$(field "$max_updates" rate)/s (p50 $(field "$max_updates" p50_ms), p99 $(field "$max_updates" p99_ms) ms)" ">= 5000/s"
 row "broadcast: channel feed update, 202 -> on the wire ($(field "$broadcast" count) at ${api_broadcast_rate}/s)" \
     "p50 $(field "$broadcast" p50_ms), p99 $(field "$broadcast" p99_ms), max $(field "$broadcast" max_ms) ms" "p99 <= 20 ms"
@@ -253,7 +261,7 @@ if [[ $(field "$import" available) == true ]]; then
 else
     row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
 fi
-for line in "$register" "$activities" "$updates" "$max_updates" "$broadcast" "$fanout" "$import"; do
+for line in "$register" "$activities" "$updates" "$sustained" "$max_updates" "$broadcast" "$fanout" "$import"; do
     [[ $line == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $line (the first error is above)" >&2; exit 1; }
 done
 fi
