@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// After a quick round that found work, the next one starts no sooner than `quickRoundSpacing` after it began. Under
 /// a steady stream of updates each round then carries more of them: at 1,000 updates a second, back-to-back rounds
-/// carried about four each, and every round costs PostgreSQL the same few statements, planned each time, on a
+/// carried four to six each, and every round costs PostgreSQL the same few statements, planned each time, on a
 /// machine the API shares. A round that found nothing does not hold back the next, so after a pause an update goes
 /// at once.
 ///
