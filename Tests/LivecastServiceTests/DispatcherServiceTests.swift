@@ -63,25 +63,35 @@ import Testing
                 // Due at once, and the lane is woken: only the spacing holds it back.
                 let second = try await update("a2")
                 try await Self.until(second.updateID, is: "sent", fixture)
-                let gap = try await Self.times(second.updateID, fixture).completed - Self.times(first.updateID, fixture).completed
+                // Each claim set `not_before` to its own time plus the same lease: their difference is the rounds'.
+                let gap = try await Self.times(second.updateID, fixture).leaseEnd - Self.times(first.updateID, fixture).leaseEnd
                 #expect(gap >= 1.5, "the next round began before the spacing had passed")
                 // The round after that found nothing; the lane then waited longer than the spacing.
                 try await Task.sleep(for: .seconds(3))
                 let third = try await update("a3")
                 try await Self.until(third.updateID, is: "sent", fixture)
-                let (accepted, sent) = try await Self.times(third.updateID, fixture)
+                let (accepted, _, sent) = try await Self.times(third.updateID, fixture)
                 #expect(sent - accepted < 1, "an update after a pause waited for the spacing")
             }
         }
     }
 
-    /// When an update was accepted and when it was finished, in UNIX seconds (PostgreSQL's clock).
-    private static func times(_ updateID: Int64, _ fixture: DispatchFixture) async throws -> (accepted: Double, completed: Double) {
+    /// When an update was accepted, when the lease of its last claim ends, and when it was finished, in UNIX seconds
+    /// (PostgreSQL's clock).
+    private static func times(
+        _ updateID: Int64,
+        _ fixture: DispatchFixture
+    ) async throws -> (accepted: Double, leaseEnd: Double, completed: Double) {
         let rows = try await fixture.store.client.query(
-            "SELECT extract(epoch FROM created_at)::float8, extract(epoch FROM completed_at)::float8 FROM updates WHERE id = \(updateID)"
+            """
+            SELECT extract(epoch FROM created_at)::float8, extract(epoch FROM not_before)::float8, extract(epoch FROM completed_at)::float8
+            FROM updates WHERE id = \(updateID)
+            """
         )
-        for try await (accepted, completed) in rows.decode((Double, Double?).self) { return (accepted, completed ?? .infinity) }
-        return (.nan, .nan)
+        for try await (accepted, leaseEnd, completed) in rows.decode((Double, Double, Double?).self) {
+            return (accepted, leaseEnd, completed ?? .infinity)
+        }
+        return (.nan, .nan, .nan)
     }
 
     /// Runs `body` while a dispatcher service of two workers waits for work, polling once a minute: within a test's

@@ -6,14 +6,13 @@ import PostgresNIO
 /// `0018`: its lookup goes by index whatever the outbox's statistics were when this statement was planned; the final
 /// SELECT joins its one row so that PostgreSQL runs it). It also gives the transaction's id, by which a commit whose
 /// answer was lost is looked up (``LostCommit``). The rows come as one JSON array (PostgresNIO's arrays take no
-/// optionals). Prepared once per connection: planning it took longer than running it.
+/// optionals), read through `admitted_updates` (migration `0021`), which PostgreSQL counts as one row, so that the
+/// plan it keeps updates the activities by index instead of reading the whole table. Prepared once per connection:
+/// planning it took longer than running it.
 struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
     static let sql = """
         WITH r AS (
-            SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
-                app_id bigint, activity_id bigint, event text, timestamp bigint, content_state text, stale_date bigint,
-                dismissal_date bigint, relevance_score double precision, priority smallint, priority_downgraded boolean,
-                coalesced boolean, payload text)
+            SELECT * FROM admitted_updates($1::jsonb)
         ), inserted AS (
             INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date,
                                  relevance_score, priority, priority_downgraded, not_before, payload)

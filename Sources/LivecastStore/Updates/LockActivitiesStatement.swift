@@ -2,12 +2,14 @@ import PostgresNIO
 
 /// Locks the activities an ``ActivityUpdateBatch`` updates, in the order of their ids so two transactions never wait
 /// for each other, and reads the database's clock once every lock is held (``OutboxRules/databaseNow(on:logger:)``,
-/// without a round trip of its own): the clock's subquery counts the locked rows first. Prepared once per connection.
+/// without a round trip of its own): the clock's subquery counts the locked rows first. Prepared once per connection;
+/// the requests come through `requested_activities` (migration `0021`), which PostgreSQL counts as one row, so that
+/// the plan it keeps looks each activity up by index instead of reading the whole table.
 struct LockActivitiesStatement: PostgresPreparedStatement {
     static let sql = """
         WITH locked AS MATERIALIZED (
             SELECT r.n::int AS n, a.id, a.state, a.last_timestamp, c.state AS channel_state, a.feed_id
-            FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS r(app_id, activity_key, n)
+            FROM requested_activities($1::bigint[], $2::text[]) AS r
             JOIN activities a ON a.app_id = r.app_id AND a.activity_key = r.activity_key
             LEFT JOIN channels c ON c.id = a.channel_id
             ORDER BY a.id FOR UPDATE OF a
