@@ -12,17 +12,11 @@ import Testing
 
 /// The dispatcher between the outbox and the emulator's devices: what the phones show is the test.
 @Suite struct ActivityDispatcherTests {
-    private func update(_ fixture: DispatchFixture, key: String, home: Int) async throws -> AcceptedUpdate {
-        try await ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
-            .init(appID: fixture.store.appID, activityKey: key, event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#))
-        )
-    }
-
     @Test func anAcceptedUpdateReachesTheDevice() async throws {
         try await DispatchFixture.with("dispatch_one") { fixture in
             let dispatcher = fixture.dispatcher()
             let (deviceID, _) = try await fixture.startedActivity(key: "a1")
-            let accepted = try await self.update(fixture, key: "a1", home: 3)
+            let accepted = try await fixture.update(activity: "a1", home: 3)
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await dispatcher.dispatchOnce() == 0)
             #expect(try await fixture.status(accepted.updateID) == "sent")
@@ -43,7 +37,7 @@ import Testing
             _ = try await Activities(client: fixture.store.client, logger: fixture.store.logger).register(
                 .init(appID: fixture.store.appID, activityKey: "a1", attributesType: "GameAttributes", channelID: gone)
             )
-            let accepted = try await self.update(fixture, key: "a1", home: 1)
+            let accepted = try await fixture.update(activity: "a1", home: 1)
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(accepted.updateID) == "failed")
             let deliveries = try await fixture.store.client.query(
@@ -66,7 +60,7 @@ import Testing
             var faults = fixture.emulator.emulator.faults
             faults.unregisteredTokens[token] = Int(Date().timeIntervalSince1970 * 1000) + 60_000
             fixture.emulator.emulator.setFaults(faults)
-            let accepted = try await self.update(fixture, key: "a1", home: 4)
+            let accepted = try await fixture.update(activity: "a1", home: 4)
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(accepted.updateID) == "failed")
             let live = try await fixture.store.client.query(
@@ -89,9 +83,9 @@ import Testing
                 var faults = fixture.emulator.emulator.faults
                 faults.unregisteredTokens[gone] = Int(Date().timeIntervalSince1970 * 1000) + 60_000
                 fixture.emulator.emulator.setFaults(faults)
-                _ = try await self.update(fixture, key: "a1", home: 1)
-                _ = try await self.update(fixture, key: "a2", home: 1)
-                _ = try await self.update(fixture, key: "a3", home: 1)
+                _ = try await fixture.update(activity: "a1", home: 1)
+                _ = try await fixture.update(activity: "a2", home: 1)
+                _ = try await fixture.update(activity: "a3", home: 1)
                 _ = try await dispatcher.drain()
             }
             let exported = registry.emitToString()
@@ -107,7 +101,7 @@ import Testing
             let dispatcher = fixture.dispatcher()
             _ = try await fixture.startedActivity(key: "a1")
             fixture.emulator.emulator.setFaults(FaultPlan(script: [.status(429, reason: "TooManyRequests")]))
-            let accepted = try await self.update(fixture, key: "a1", home: 5)
+            let accepted = try await fixture.update(activity: "a1", home: 5)
             let beforeTheAttempt = Date().timeIntervalSince1970
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(accepted.updateID) == "pending")
@@ -129,7 +123,7 @@ import Testing
             var devices: [String] = []
             for index in 0..<12 {
                 devices.append(try await fixture.startedActivity(key: "a\(index)").deviceID)
-                _ = try await self.update(fixture, key: "a\(index)", home: index)
+                _ = try await fixture.update(activity: "a\(index)", home: index)
             }
             let handled = try await withThrowingTaskGroup(of: Int.self) { group in
                 for dispatcher in [dispatcher, fixture.dispatcher()] {

@@ -124,6 +124,13 @@ struct DispatchFixture {
         )
     }
 
+    /// Accepts an update of a standalone activity with `{"home": home}`.
+    func update(activity key: String, home: Int) async throws -> AcceptedUpdate {
+        try await ActivityUpdates(client: self.store.client, logger: self.store.logger).accept(
+            .init(appID: self.store.appID, activityKey: key, event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#))
+        )
+    }
+
     /// The activities a device shows.
     func shown(_ deviceID: String) -> [ActivitySnapshot] {
         self.emulator.emulator.device(id: deviceID)?.activities ?? []

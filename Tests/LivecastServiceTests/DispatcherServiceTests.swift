@@ -52,10 +52,10 @@ import Testing
         try await DispatchFixture.with("service_spacing") { fixture in
             for key in ["a1", "a2"] { _ = try await fixture.startedActivity(key: key) }
             try await Self.whileServicePollingOnceAMinuteWaits(fixture, quickRoundSpacing: .seconds(3)) {
-                let first = try await Self.update(fixture, key: "a1")
+                let first = try await fixture.update(activity: "a1", home: 1)
                 try await Self.until(first.updateID, is: "sent", fixture)
                 // Due at once, and the lane is woken: only the spacing holds it back.
-                let second = try await Self.update(fixture, key: "a2")
+                let second = try await fixture.update(activity: "a2", home: 1)
                 try await Self.until(second.updateID, is: "sent", fixture)
                 // Each claim set `not_before` to its own time plus the same lease: their difference is the rounds',
                 // less the time the first round took to reach its claim (half the spacing is room for a loaded machine).
@@ -71,16 +71,9 @@ import Testing
         try await DispatchFixture.with("service_spacing_idle") { fixture in
             _ = try await fixture.startedActivity(key: "a1")
             try await Self.whileServicePollingOnceAMinuteWaits(fixture, quickRoundSpacing: .seconds(60)) {
-                try await Self.until(try await Self.update(fixture, key: "a1").updateID, is: "sent", fixture)
+                try await Self.until(try await fixture.update(activity: "a1", home: 1).updateID, is: "sent", fixture)
             }
         }
-    }
-
-    /// An update of a standalone activity, accepted alone.
-    private static func update(_ fixture: DispatchFixture, key: String) async throws -> AcceptedUpdate {
-        try await ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
-            .init(appID: fixture.store.appID, activityKey: key, event: .update, contentState: try RawJSON(validating: #"{"home":1}"#))
-        )
     }
 
     /// When the lease of an update's last claim ends, in UNIX seconds (PostgreSQL's clock).
