@@ -13,17 +13,15 @@ BEGIN
 END
 $$;
 
--- The outbox rows of an insert statement, from its JSON array.
-CREATE FUNCTION admitted_updates(batch jsonb)
-RETURNS TABLE (
+-- The outbox rows of an insert statement, from its JSON array of objects with these keys.
+CREATE TYPE admitted_update AS (
     app_id bigint, activity_id bigint, event text, "timestamp" bigint, content_state text, stale_date bigint,
     dismissal_date bigint, relevance_score double precision, priority smallint, priority_downgraded boolean,
     coalesced boolean, payload text
-) LANGUAGE plpgsql IMMUTABLE ROWS 1 AS $$
+);
+
+CREATE FUNCTION admitted_updates(batch jsonb) RETURNS SETOF admitted_update LANGUAGE plpgsql IMMUTABLE ROWS 1 AS $$
 BEGIN
-    RETURN QUERY SELECT * FROM jsonb_to_recordset(batch) AS r(
-        app_id bigint, activity_id bigint, event text, "timestamp" bigint, content_state text, stale_date bigint,
-        dismissal_date bigint, relevance_score double precision, priority smallint, priority_downgraded boolean,
-        coalesced boolean, payload text);
+    RETURN QUERY SELECT * FROM jsonb_populate_recordset(NULL::admitted_update, batch);
 END
 $$;
