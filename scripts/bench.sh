@@ -25,9 +25,9 @@
 # offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission):
 # 1,000 a second, then 5,000 a second on 128 connections (sustained if every request is accepted at that pace), and
 # closed loop on 128 connections for the highest accepted rate (with one batch written at a time, a group commit
-# holds at most what the connections have in flight: on 64, a quarter of the machine stayed idle); channel feeds' updates and a token feed's fan-out timed from the
-# 202 to the emulator's answer (on the wire); bulk imports of push-to-start tokens, where the server has the
-# endpoint. Each figure is printed beside the target of issue #12.
+# holds at most what the connections have in flight: on 64, a quarter of the machine stayed idle); channel feeds'
+# updates and a token feed's fan-out timed from the 202 to the emulator's answer (on the wire); bulk imports of
+# push-to-start tokens, where the server has the endpoint. Each figure is printed beside the target of issue #12.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
