@@ -1,7 +1,8 @@
-import LivecastStore
 import LivecastTesting
 import PostgresNIO
 import Testing
+
+@testable import LivecastStore
 
 /// Registrations that arrive together are written together (group commit), each with its own result.
 @Suite struct PushToStartRegistrarTests {
@@ -44,6 +45,42 @@ import Testing
             // A batch's unchanged and rotated results are told apart too.
             #expect(try await registrar.register(Self.registration(fixture, device: "device-2", token: "0002")) == .unchanged)
             #expect(try await registrar.register(Self.registration(fixture, device: "device-2", token: "0b02")) == .rotated)
+        }
+    }
+
+    @Test func aBatchRunsAsIfItsNewDevicesHadComeFirst() async throws {
+        try await StoreFixture.with("ptst_group_order") { fixture in
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            _ = try await tokens.register(Self.registration(fixture, device: "known-1", token: "aa01"))
+            _ = try await tokens.register(Self.registration(fixture, device: "known-2", token: "aa02"))
+            var again = Self.registration(fixture, device: "new-3", token: "aa03")
+            again.userID = "second"
+            let batch = [
+                Self.registration(fixture, device: "known-1", token: "aa01"),
+                Self.registration(fixture, device: "new-3", token: "aa03"),
+                again,
+                Self.registration(fixture, device: "new-4", token: "aa02"),
+                // known-2 asks for the token new-5 asks for later in the batch: new-5, a new device, goes first.
+                Self.registration(fixture, device: "known-2", token: "aa05"),
+                Self.registration(fixture, device: "new-5", token: "aa05"),
+            ]
+            let results = await PushToStartTokens.write(batch, client: fixture.client, logger: fixture.logger).map { result in
+                switch result {
+                case .success(let result): result.rawValue
+                case .failure(let error): (error as? StoreError)?.code.rawValue ?? "\(error)"
+                }
+            }
+            #expect(results == ["unchanged", "created", "unchanged", "conflict", "conflict", "created"])
+
+            let rows = try await fixture.client.query(
+                """
+                SELECT device_id, token, coalesce(user_id, '') FROM push_to_start_tokens
+                WHERE app_id = \(fixture.appID) AND invalidated_at IS NULL ORDER BY device_id
+                """
+            )
+            var live: [String] = []
+            for try await (device, token, user) in rows.decode((String, String, String).self) { live.append("\(device) \(token) \(user)") }
+            #expect(live == ["known-1 aa01 ", "known-2 aa02 ", "new-3 aa03 second", "new-5 aa05 "])
         }
     }
 

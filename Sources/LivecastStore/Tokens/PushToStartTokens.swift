@@ -75,7 +75,7 @@ public struct PushToStartTokens: Sendable {
     }
 
     /// Registers a device's token: creates it, rotates to it, or refreshes it, in one statement
-    /// (`register_push_to_start_token`, migration `0008`). ``PushToStartRegistrar`` writes many at once.
+    /// (`register_push_to_start_tokens`, migration `0022`). ``PushToStartRegistrar`` writes many at once.
     /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `conflict` when another device of the app
     ///   holds the token.
     public func register(_ registration: Registration) async throws -> Result {
@@ -84,7 +84,8 @@ public struct PushToStartTokens: Sendable {
     }
 
     /// Writes registrations (``Registration/checked()``) in one statement and one transaction, and tells each one's
-    /// result in order. When the statement fails as a whole (two registrations of one new device raced another
+    /// result in order: the new devices' tokens by one insert, the others by the rules of migration `0008` each, as if
+    /// the new ones had come first (migration `0022`). When the statement fails as a whole (two registrations of one new device raced another
     /// server's, or one of them broke a rule of the table), each is written again on its own, so only the one that lost fails.
     static func write(_ registrations: [Registration], client: PostgresClient, logger: Logger) async -> [Swift.Result<Result, any Error>] {
         do {
@@ -97,13 +98,11 @@ public struct PushToStartTokens: Sendable {
             }
             let rows = try await client.guardedQuery(
                 """
-                SELECT r.n::int, register_push_to_start_token(r.app_id, r.device_id, r.attributes_type, r.token,
-                    CASE WHEN r.user_set THEN r.user_id END, CASE WHEN r.os_set THEN r.os_version END, r.frequent)
-                FROM unnest(\(registrations.map(\.appID))::bigint[], \(registrations.map(\.deviceID))::text[],
-                            \(registrations.map(\.attributesType))::text[], \(registrations.map(\.token))::text[],
-                            \(userIDs.values)::text[], \(userIDs.isSet)::bool[], \(osVersions.values)::text[], \(osVersions.isSet)::bool[],
-                            \(registrations.map(\.frequentUpdatesEnabled))::bool[])
-                    WITH ORDINALITY AS r(app_id, device_id, attributes_type, token, user_id, user_set, os_version, os_set, frequent, n)
+                SELECT request, outcome FROM register_push_to_start_tokens(
+                    \(registrations.map(\.appID))::bigint[], \(registrations.map(\.deviceID))::text[],
+                    \(registrations.map(\.attributesType))::text[], \(registrations.map(\.token))::text[],
+                    \(userIDs.values)::text[], \(userIDs.isSet)::bool[], \(osVersions.values)::text[], \(osVersions.isSet)::bool[],
+                    \(registrations.map(\.frequentUpdatesEnabled))::bool[])
                 """,
                 logger: logger
             )
