@@ -1,7 +1,9 @@
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import NIOPosix
+import PostgresNIO
 import Testing
 
 @testable import LivecastServer
@@ -10,14 +12,24 @@ import Testing
 /// written, even when what it waited for finished on another loop (as a database answer does).
 @Suite struct ConnectionLoopMiddlewareTests {
     /// Serves `GET /where`, which waits for work on a loop other than its connection's, then says where it resumed.
-    private func answers(loopMiddleware: Bool) async throws -> [String] {
+    /// - Parameter guarded: The request's work runs as a route's does, in the task `DatabaseWatch.guarding` makes.
+    private func answers(loopMiddleware: Bool, guarded: Bool = false) async throws -> [String] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let router = Router(context: APIRequestContext.self)
         if loopMiddleware { router.add(middleware: ConnectionLoopMiddleware(executors: EventLoopExecutors(group: group))) }
+        // Never run, so never connected: guarding only needs the database not yet known to be unreachable.
+        let watch = DatabaseWatch(
+            database: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable),
+            logger: Logger(label: "test")
+        )
         router.get("/where") { _, context -> String in
-            let other = group.makeIterator().first { $0 !== context.eventLoop }!
-            try await other.submit {}.get()
-            return context.eventLoop.inEventLoop ? "connection loop" : "elsewhere"
+            let work: @Sendable () async throws -> String = {
+                let startedThere = context.eventLoop.inEventLoop
+                let other = group.makeIterator().first { $0 !== context.eventLoop }!
+                try await other.submit {}.get()
+                return startedThere && context.eventLoop.inEventLoop ? "connection loop" : "elsewhere"
+            }
+            return guarded ? try await watch.guarding(work) : try await work()
         }
         let application = Application(router: router, eventLoopGroupProvider: .shared(group))
         let answers = try await application.test(.live) { client in
@@ -33,6 +45,10 @@ import Testing
 
     @Test func aRequestResumesOnItsConnectionsLoop() async throws {
         #expect(Set(try await self.answers(loopMiddleware: true)) == ["connection loop"])
+    }
+
+    @Test func aRoutesGuardedWorkRunsOnItsConnectionsLoopToo() async throws {
+        #expect(Set(try await self.answers(loopMiddleware: true, guarded: true)) == ["connection loop"])
     }
 
     @Test func withoutTheMiddlewareItResumesElsewhere() async throws {

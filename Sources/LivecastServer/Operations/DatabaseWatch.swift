@@ -129,8 +129,10 @@ public final class DatabaseWatch: Service, Sendable {
                 answer.resume(throwing: APIError.databaseUnavailable)
                 return
             }
-            // The work runs in a task of its own, so that the request can be answered while it still waits.
-            let task = Task {
+            // The work runs in a task of its own, so that the request can be answered while it still waits, with the
+            // request's executor preference (its connection's loop, `ConnectionLoopMiddleware`), which a new task
+            // does not inherit: 6,498 → 6,885 registrations a second, medians of four alternating runs.
+            let task = Task(executorPreference: withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }) {
                 do {
                     let result = try await work()
                     self.state.withLock { state in
