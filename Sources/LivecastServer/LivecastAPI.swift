@@ -133,8 +133,6 @@ public struct LivecastAPI: Sendable {
     /// The router and the routes it holds.
     func makeRouter() -> (router: Router<APIRequestContext>, routes: [APIRoute]) {
         let router = Router(context: APIRequestContext.self)
-        // The loops Hummingbird's `Application` serves on unless given others.
-        router.add(middleware: ConnectionLoopMiddleware(executors: EventLoopExecutors(group: NIOSingletons.posixEventLoopGroup)))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: APIErrorMiddleware())
         let authentication = APIKeyMiddleware(

@@ -2,8 +2,8 @@ import NIOCore
 
 /// Swift concurrency task executors that run their jobs on NIO event loops, one for each loop of a group.
 ///
-/// A request runs with its connection's loop as its task executor preference (``ConnectionLoopMiddleware``), so every
-/// step of it resumes on the thread that reads and writes its connection.
+/// A connection is handled with its loop as its task executor preference (``ConnectionLoopHTTP1Channel``), so every
+/// step of its requests resumes on the thread that reads and writes it.
 final class EventLoopExecutors: Sendable {
     private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
 

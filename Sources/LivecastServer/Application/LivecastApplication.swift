@@ -90,7 +90,8 @@ public struct LivecastApplication: Sendable {
                 configuration: .init(
                     additionalChannelHandlers: [RequestReadTimeout(timeout: .init(readTimeout))],
                     idleTimeout: .init(settings.httpIdleTimeout)
-                )
+                ),
+                onLoopsOf: NIOSingletons.posixEventLoopGroup
             ),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "livecast"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },

@@ -8,15 +8,17 @@ import Testing
 
 @testable import LivecastServer
 
-/// A request's work comes back to its connection's event loop after each wait, where the connection is read and
-/// written, even when what it waited for finished on another loop (as a database answer does).
-@Suite struct ConnectionLoopMiddlewareTests {
-    /// Serves `GET /where`, which waits for work on a loop other than its connection's, then says where it resumed.
-    /// - Parameter guarded: The request's work runs as a route's does, in the task `DatabaseWatch.guarding` makes.
-    private func answers(loopMiddleware: Bool, guarded: Bool = false) async throws -> [String] {
+/// A request's work runs on its connection's event loop, where the connection is read and written, and comes back
+/// there after each wait, even when what it waited for finished on another loop (as a database answer does).
+@Suite struct ConnectionLoopHTTP1ChannelTests {
+    /// Serves `GET /where`, which says whether it started on its connection's loop and, after waiting for work on
+    /// another loop, came back to it.
+    /// - Parameters:
+    ///   - onConnectionLoops: The server handles each connection on its loop (``ConnectionLoopHTTP1Channel``).
+    ///   - guarded: The request's work runs as a route's does, in the task `DatabaseWatch.guarding` makes.
+    private func answers(onConnectionLoops: Bool, guarded: Bool = false) async throws -> [String] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let router = Router(context: APIRequestContext.self)
-        if loopMiddleware { router.add(middleware: ConnectionLoopMiddleware(executors: EventLoopExecutors(group: group))) }
         // Never run, so never connected: guarding only needs the database not yet known to be unreachable.
         let watch = DatabaseWatch(
             database: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable),
@@ -31,7 +33,11 @@ import Testing
             }
             return guarded ? try await watch.guarding(work) : try await work()
         }
-        let application = Application(router: router, eventLoopGroupProvider: .shared(group))
+        let application = Application(
+            router: router,
+            server: onConnectionLoops ? .http1(configuration: .init(), onLoopsOf: group) : .http1(),
+            eventLoopGroupProvider: .shared(group)
+        )
         let answers = try await application.test(.live) { client in
             var answers: [String] = []
             for _ in 0..<20 {
@@ -43,16 +49,16 @@ import Testing
         return answers
     }
 
-    @Test func aRequestResumesOnItsConnectionsLoop() async throws {
-        #expect(Set(try await self.answers(loopMiddleware: true)) == ["connection loop"])
+    @Test func aRequestRunsOnItsConnectionsLoop() async throws {
+        #expect(Set(try await self.answers(onConnectionLoops: true)) == ["connection loop"])
     }
 
     @Test func aRoutesGuardedWorkRunsOnItsConnectionsLoopToo() async throws {
-        #expect(Set(try await self.answers(loopMiddleware: true, guarded: true)) == ["connection loop"])
+        #expect(Set(try await self.answers(onConnectionLoops: true, guarded: true)) == ["connection loop"])
     }
 
-    @Test func withoutTheMiddlewareItResumesElsewhere() async throws {
-        // What the middleware is for: Swift concurrency's executor resumes the request where the awaited work ended.
-        #expect(try await self.answers(loopMiddleware: false).contains("elsewhere"))
+    @Test func otherwiseItRunsElsewhere() async throws {
+        // What the channel is for: Swift concurrency's executor runs the request and resumes it wherever it likes.
+        #expect(try await self.answers(onConnectionLoops: false).contains("elsewhere"))
     }
 }
