@@ -133,7 +133,7 @@ public struct LivecastAPI: Sendable {
     /// The router and the routes it holds.
     func makeRouter() -> (router: Router<APIRequestContext>, routes: [APIRoute]) {
         let router = Router(context: APIRequestContext.self)
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: APIErrorMiddleware())
         let authentication = APIKeyMiddleware(
             keys: self.keys,
