@@ -102,8 +102,11 @@ import Testing
         )
         let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: fixture.store.logger)
         let running = Task { try await group.run() }
-        while !service.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        try await Task.sleep(for: .milliseconds(500))  // the workers have polled once and wait
+        // Until both workers have looked once and wait: a worker still in its first round (on a loaded machine)
+        // would take the body's updates unannounced.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while service.waitingWorkers < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(service.waitingWorkers == 2, "the workers never waited for work")
         try await body()
         await group.triggerGracefulShutdown()
         try await running.value

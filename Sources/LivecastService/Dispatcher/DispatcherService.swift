@@ -26,9 +26,13 @@ public struct DispatcherService: Service {
     private let quickRoundSpacing: Duration
     private let logger: Logger
     private let running = RunningFlag()
+    private let waiting = WaitingCount()
 
     /// Whether the workers are running (for a readiness check).
     public var isRunning: Bool { self.running.value }
+
+    /// How many workers wait for work now: all of them once their rounds found nothing due.
+    public var waitingWorkers: Int { self.waiting.value }
 
     /// - Parameters:
     ///   - dispatcher: What claims and sends.
@@ -89,7 +93,9 @@ public struct DispatcherService: Service {
             } catch {
                 self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
             }
+            self.waiting.add(1)
             await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
+            self.waiting.add(-1)
         }
     }
 
@@ -133,4 +139,11 @@ private final class RunningFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     var value: Bool { self.flag.load(ordering: .relaxed) }
     func set(_ value: Bool) { self.flag.store(value, ordering: .relaxed) }
+}
+
+/// A count shared by the copies of a service value.
+private final class WaitingCount: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { self.count.load(ordering: .relaxed) }
+    func add(_ delta: Int) { self.count.wrappingAdd(delta, ordering: .relaxed) }
 }
