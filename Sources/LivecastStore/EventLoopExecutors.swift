@@ -1,13 +1,18 @@
 import NIOCore
+import NIOPosix
 
 /// Swift concurrency task executors that run their jobs on NIO event loops, one for each loop of a group.
 ///
-/// A connection is handled with its loop as its task executor preference (``ConnectionLoopHTTP1Channel``), so every
-/// step of its requests resumes on the thread that reads and writes it.
-final class EventLoopExecutors: Sendable {
+/// Work that reads and writes a channel runs with the channel's loop as its task executor preference, so it does not
+/// hop between that loop and another at every step: an HTTP connection's requests (`ConnectionLoopHTTP1Channel`) and
+/// a PostgreSQL lease's statements (``PostgresNIO/PostgresClient/withGuardedConnection(logger:file:line:_:)``).
+public final class EventLoopExecutors: Sendable {
+    /// The executors of NIO's shared group, whose loops the server and its PostgreSQL connections use.
+    public static let singleton = EventLoopExecutors(group: MultiThreadedEventLoopGroup.singleton)
+
     private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
 
-    init(group: any EventLoopGroup) {
+    public init(group: any EventLoopGroup) {
         var executors: [ObjectIdentifier: EventLoopTaskExecutor] = [:]
         for loop in group.makeIterator() {
             executors[ObjectIdentifier(loop)] = EventLoopTaskExecutor(eventLoop: loop)
@@ -16,20 +21,20 @@ final class EventLoopExecutors: Sendable {
     }
 
     /// The executor of `loop`, or `nil` for a loop of another group.
-    func executor(for loop: any EventLoop) -> EventLoopTaskExecutor? {
+    public func executor(for loop: any EventLoop) -> EventLoopTaskExecutor? {
         self.executors[ObjectIdentifier(loop)]
     }
 }
 
 /// A task executor that runs each job on one event loop.
-final class EventLoopTaskExecutor: TaskExecutor, Sendable {
-    let eventLoop: any EventLoop
+public final class EventLoopTaskExecutor: TaskExecutor, Sendable {
+    public let eventLoop: any EventLoop
 
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = self.asUnownedTaskExecutor()
         self.eventLoop.execute { job.runSynchronously(on: executor) }

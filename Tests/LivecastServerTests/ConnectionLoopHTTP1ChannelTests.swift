@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdTesting
+import LivecastStore
 import Logging
 import NIOCore
 import NIOPosix
@@ -35,7 +36,7 @@ import Testing
         }
         let application = Application(
             router: router,
-            server: onConnectionLoops ? .http1(configuration: .init(), onLoopsOf: group) : .http1(),
+            server: onConnectionLoops ? .http1(configuration: .init(), executors: EventLoopExecutors(group: group)) : .http1(),
             eventLoopGroupProvider: .shared(group)
         )
         let answers = try await application.test(.live) { client in

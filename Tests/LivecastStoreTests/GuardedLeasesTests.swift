@@ -83,6 +83,17 @@ import Testing
         }
     }
 
+    @Test func aLeaseRunsOnItsConnectionsEventLoop() async throws {
+        try await StoreFixture.with("guarded_loop") { fixture in
+            let stayedOnTheLoop = try await fixture.client.withGuardedConnection(logger: fixture.logger) { connection in
+                let startedThere = connection.eventLoop.inEventLoop
+                try await connection.query("SELECT 1", logger: fixture.logger)
+                return startedThere && connection.eventLoop.inEventLoop
+            }
+            #expect(stayedOnTheLoop)
+        }
+    }
+
     @Test func aGuardedStatementHandsBackItsRowsInOrderAndItsErrors() async throws {
         try await StoreFixture.with("guarded_query") { fixture in
             var numbers: [Int] = []

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import LivecastStore
 import Logging
 import NIOCore
 
@@ -25,10 +26,9 @@ struct ConnectionLoopHTTP1Channel: ServerChildChannel {
 
 extension HTTPServerBuilder {
     /// An HTTP/1.1 server whose connections are each handled on their own event loop (``ConnectionLoopHTTP1Channel``).
-    /// - Parameter group: The loops the server's connections are on.
-    static func http1(configuration: HTTP1Channel.Configuration, onLoopsOf group: any EventLoopGroup) -> HTTPServerBuilder {
-        let executors = EventLoopExecutors(group: group)
-        return HTTPServerBuilder { responder in
+    /// - Parameter executors: The executors of the loops the server's connections are on.
+    static func http1(configuration: HTTP1Channel.Configuration, executors: EventLoopExecutors) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
             ConnectionLoopHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: configuration), executors: executors)
         }
     }

@@ -91,7 +91,7 @@ public struct LivecastApplication: Sendable {
                     additionalChannelHandlers: [RequestReadTimeout(timeout: .init(readTimeout))],
                     idleTimeout: .init(settings.httpIdleTimeout)
                 ),
-                onLoopsOf: NIOSingletons.posixEventLoopGroup
+                executors: .singleton
             ),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "livecast"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
