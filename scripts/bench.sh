@@ -21,7 +21,8 @@
 # livecast-api-benchmark, whose every mode starts the APNs emulator in its own process and `livecast serve` pointed
 # at it, then loads the API over keep-alive HTTP/1.1 connections (HdrHistogram percentiles): push-to-start
 # registrations of new devices, closed loop, next to pgbench running the equivalent upsert (one INSERT … ON
-# CONFLICT per transaction into push_to_start_tokens) with as many clients on the same PostgreSQL; activity updates
+# CONFLICT per transaction into push_to_start_tokens) with as many clients on the same PostgreSQL, at 16 connections
+# and at 64 (a launch peak brings many at once; the group commit's batches grow with them); activity updates
 # offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission):
 # 1,000 a second, then 5,000 a second on 128 connections (sustained if every request is accepted at that pace), and
 # closed loop on 128 connections for the highest accepted rate (with one batch written at a time, a group commit
@@ -34,13 +35,13 @@ cd "$(dirname "$0")/.."
 configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api"
 # The API section's sizes: seconds of load, activities, the update rate offered, the fan-out's followers, broadcasts
 # (at a rate, over feeds), imported rows (in batches).
-api_seconds=10 api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
+api_seconds=10 api_register_connections="16 64" api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
 api_feeds=40 api_broadcast_warm_up=10 api_import_rows=100000 api_import_batch=10000
 for option in "$@"; do
     case $option in
     --smoke)
         configuration=debug requests=3000 rounds=1 followers=20000
-        api_seconds=2 api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
+        api_seconds=2 api_register_connections="4 16" api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
         api_feeds=10 api_broadcast_warm_up=2 api_import_rows=2000 api_import_batch=1000
         ;;
     --fanout) sections=fanout ;;
@@ -216,14 +217,17 @@ ON CONFLICT (app_id, device_id, attributes_type) WHERE invalidated_at IS NULL
 DO UPDATE SET token = excluded.token, user_id = excluded.user_id, os_version = excluded.os_version,
     frequent_updates_enabled = excluded.frequent_updates_enabled, last_seen_at = now();
 SQL
-pgbench_tps=$(pgbench -n -c 16 -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" "$DATABASE_URL" 2>"$work/pgbench.err" |
-    sed -n 's/^tps = \([0-9]*\).*/\1/p')
-[[ -n $pgbench_tps ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
+declare -A pgbench_tps register
+for clients in $api_register_connections; do
+    pgbench_tps[$clients]=$(pgbench -n -c "$clients" -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" "$DATABASE_URL" \
+        2>"$work/pgbench.err" | sed -n 's/^tps = \([0-9]*\).*/\1/p')
+    [[ -n ${pgbench_tps[$clients]} ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
+done
 # The tables just grew by tens of thousands of rows: the statistics autovacuum would gather within a minute, now, so
 # that the planner does not take them for empty.
 analyze() { psql -q "$DATABASE_URL" -c ANALYZE; }
 analyze
-register=$(api register --connections 16 --seconds "$api_seconds")
+for connections in $api_register_connections; do register[$connections]=$(api register --connections "$connections" --seconds "$api_seconds"); done
 activities=$(api activities --count "$api_activities")
 analyze
 updates=$(api updates --rate "$api_rate" --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
@@ -239,10 +243,14 @@ import=$(api import --rows "$api_import_rows" --batch "$api_import_batch")
 echo "HTTP API ($configuration build; one livecast serve per line, its pushes to the APNs emulator in the benchmark's process)"
 row() { printf '  %-62s %-56s %s\n' "$@"; }
 row "" measured "target (issue #12)"
-row "registrations: 16 connections, closed loop, ${api_seconds} s" \
-    "$(field "$register" rate) req/s (p50 $(field "$register" p50_ms), p99 $(field "$register" p99_ms) ms)" ""
-row "pgbench: the same upsert, 16 clients, same PostgreSQL" "$pgbench_tps tps" ""
-row "registrations / pgbench" "$(awk -v a="$(field "$register" rate)" -v p="$pgbench_tps" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
+for connections in $api_register_connections; do
+    line=${register[$connections]}
+    row "registrations: $connections connections, closed loop, ${api_seconds} s" \
+        "$(field "$line" rate) req/s (p50 $(field "$line" p50_ms), p99 $(field "$line" p99_ms) ms)" ""
+    row "pgbench: the same upsert, $connections clients, same PostgreSQL" "${pgbench_tps[$connections]} tps" ""
+    row "registrations / pgbench, $connections each" \
+        "$(awk -v a="$(field "$line" rate)" -v p="${pgbench_tps[$connections]}" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
+done
 row "updates: $api_rate/s offered, open loop, $api_activities activities, ${api_seconds} s" \
     "p50 $(field "$updates" p50_ms), p99 $(field "$updates" p99_ms), p99.9 $(field "$updates" p999_ms) ms; $(field "$updates" rate)/s" \
     "p99 <= 10 ms"
@@ -261,7 +269,7 @@ if [[ $(field "$import" available) == true ]]; then
 else
     row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
 fi
-for line in "$register" "$activities" "$updates" "$sustained" "$max_updates" "$broadcast" "$fanout" "$import"; do
+for line in "${register[@]}" "$activities" "$updates" "$sustained" "$max_updates" "$broadcast" "$fanout" "$import"; do
     [[ $line == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $line (the first error is above)" >&2; exit 1; }
 done
 fi
