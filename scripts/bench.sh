@@ -33,8 +33,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api"
-# The API section's sizes: seconds of load, activities, the update rate offered, the fan-out's followers, broadcasts
-# (at a rate, over feeds), imported rows (in batches).
+# The API section's sizes: seconds of load, the registrations' connections (each count beside as many pgbench
+# clients), activities, the update rate offered, the sustained rate and the connections it and the max rate load
+# with, the fan-out's followers, broadcasts (at a rate, over feeds), imported rows (in batches).
 api_seconds=10 api_register_connections="16 64" api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
 api_feeds=40 api_broadcast_warm_up=10 api_import_rows=100000 api_import_batch=10000
 for option in "$@"; do

@@ -26,6 +26,12 @@ public final class EventLoopExecutors: Sendable {
     }
 }
 
+/// The current task's executor preference, for a task it starts: `Task {}` does not inherit it, so a task meant to run
+/// where its starter runs (on a connection's loop) is started with `Task(executorPreference:)` and this.
+public func currentTaskExecutorPreference() -> (any TaskExecutor)? {
+    withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }
+}
+
 /// A task executor that runs each job on one event loop.
 public final class EventLoopTaskExecutor: TaskExecutor, Sendable {
     public let eventLoop: any EventLoop

@@ -48,7 +48,7 @@ extension PostgresClient {
                 // On the connection's loop, where its statements are written and answered.
                 let executor = EventLoopExecutors.singleton.executor(for: connection.eventLoop)
                 return try await withTaskExecutorPreference(executor) {
-                    try await GuardedLease<Result>(connection: connection, site: site).run(body, on: executor)
+                    try await GuardedLease<Result>(connection: connection, site: site).run(body)
                 }
             }
             if let outcome { return outcome }
@@ -117,10 +117,10 @@ private final class GuardedLease<Value: Sendable>: Sendable {
         self.site = site
     }
 
-    /// - Parameter executor: The body's task executor preference, which its task would not inherit.
-    func run(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value, on executor: EventLoopTaskExecutor?) async throws -> Value {
+    /// Runs `body` in a task of its own, with the caller's executor preference (the connection's loop).
+    func run(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
         let connection = self.connection
-        let work = Task(executorPreference: executor) {
+        let work = Task(executorPreference: currentTaskExecutorPreference()) {
             do {
                 self.finish(.success(try await body(connection)))
             } catch {

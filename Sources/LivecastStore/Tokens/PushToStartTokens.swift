@@ -85,8 +85,9 @@ public struct PushToStartTokens: Sendable {
 
     /// Writes registrations (``Registration/checked()``) in one statement and one transaction, and tells each one's
     /// result in order: the new devices' tokens by one insert, the others by the rules of migration `0008` each, as if
-    /// the new ones had come first (migration `0022`). When the statement fails as a whole (two registrations of one new device raced another
-    /// server's, or one of them broke a rule of the table), each is written again on its own, so only the one that lost fails.
+    /// the new ones had come first (migration `0022`). When the statement fails as a whole (two registrations of one
+    /// new device raced another server's, or one of them broke a rule of the table), each is written again on its
+    /// own, so only the one that lost fails.
     static func write(_ registrations: [Registration], client: PostgresClient, logger: Logger) async -> [Swift.Result<Result, any Error>] {
         do {
             // Column by column; the optional fields as values and whether each is set (``OptionalTexts``).
