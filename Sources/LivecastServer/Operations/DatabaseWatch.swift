@@ -14,8 +14,10 @@ import Synchronization
 /// 300 ms asks whether a bare connection is refused), or when probes go unanswered and nothing has been answered
 /// for thirty seconds (a frozen server or a lost network; a busy machine answers late, so it takes longer to tell
 /// apart). An answer is a probe's or any request's work that succeeded.
-/// Then the work still waiting is answered `503 database_unavailable` at once (and cancelled, unless it also calls
-/// APNs), and so is new work until a probe is answered again. PostgresNIO's pool would otherwise queue a request
+/// Then the work still waiting is cancelled and answered `503 database_unavailable` (work that also calls APNs goes
+/// on, answered at once), and so is new work until a probe is answered again. Cancelled work still queued ends at
+/// once; work already in a group commit answers what the commit did, and, still running a second later, that
+/// nobody can tell whether it was kept: it is never told "nothing was changed" for a write that was kept. PostgresNIO's pool would otherwise queue a request
 /// for up to a minute while it cannot connect, and a query on a connection to a frozen server waits for as long as
 /// TCP allows.
 ///
@@ -50,7 +52,14 @@ public final class DatabaseWatch: Service, Sendable {
         var deadline: ContinuousClock.Instant?
         /// The task doing the work, cancelled when it is late.
         var work: Task<Void, Never>?
+        /// When the watch found the database unreachable while this bounded work still ran, and cancelled it.
+        var abandonedAt: ContinuousClock.Instant?
     }
+
+    /// How long bounded work cancelled because the database is unreachable has to end before it is answered that
+    /// nobody can tell whether it was kept: work still queued withdraws at once, but a group commit it is part of
+    /// may already be committing.
+    static let abandonedWorkGrace: Duration = .seconds(1)
 
     private struct State {
         var isReachable = true
@@ -105,9 +114,10 @@ public final class DatabaseWatch: Service, Sendable {
     }
 
     /// Runs `work`, which uses the database, unless the database is unreachable or becomes so while it waits: then
-    /// throws ``APIError/databaseUnavailable`` at once, and cancels bounded work, so that what it has not yet sent is
-    /// never written once PostgreSQL is back (it withdraws from the pool's queue and the group commit's); unbounded
-    /// work goes on, its result dropped. Bounded work that takes longer than ``waitTimeout`` is cancelled too, and
+    /// cancels bounded work, so that what it has not yet sent is never written once PostgreSQL is back (it withdraws
+    /// from the pool's queue and the group commit's) and throws ``APIError/databaseUnavailable`` as it ends, unless it
+    /// was kept or its commit is in doubt (``APIError/commitInDoubt``, also after ``abandonedWorkGrace``); unbounded
+    /// work throws ``APIError/databaseUnavailable`` at once and goes on, its result dropped. Bounded work that takes longer than ``waitTimeout`` is cancelled too, and
     /// throws ``APIError/databaseTimedOut``.
     /// - Parameters:
     ///   - isBounded: Whether ``waitTimeout`` applies; work that also waits on APNs has APNs' timeouts instead.
@@ -141,8 +151,11 @@ public final class DatabaseWatch: Service, Sendable {
                     }
                     answer.resume(returning: result)
                 } catch {
-                    self.state.withLock { _ = $0.waiting.removeValue(forKey: ticket) }
-                    answer.resume(throwing: error)
+                    let waiting = self.state.withLock { $0.waiting.removeValue(forKey: ticket) }
+                    // Cancelled because the database is unreachable: unless its commit was in doubt, nothing of it
+                    // was written (a failed group commit is rolled back).
+                    let abandoned = waiting?.abandonedAt != nil && !(error is CommitInDoubt)
+                    answer.resume(throwing: abandoned ? APIError.databaseUnavailable : error)
                 }
             }
             self.state.withLock { $0.waiting[ticket]?.work = task }
@@ -151,17 +164,21 @@ public final class DatabaseWatch: Service, Sendable {
 
     /// Answers ``APIError/databaseTimedOut`` to the work past its deadline, and cancels it (a request waiting for a
     /// pool connection withdraws).
+    /// Also answers bounded work cancelled because the database is unreachable, and still running after
+    /// ``abandonedWorkGrace``, that nobody can tell whether it was kept (``APIError/commitInDoubt``).
     private func answerLateWork() {
         let now = ContinuousClock.now
-        let late: [Waiting] = self.state.withLock { state in
-            let late = state.waiting.filter { $0.value.deadline.map { $0 <= now } ?? false }
-            for ticket in late.keys { state.waiting.removeValue(forKey: ticket) }
-            return Array(late.values)
+        let (late, inDoubt): ([Waiting], [Waiting]) = self.state.withLock { state in
+            let inDoubt = state.waiting.filter { $0.value.abandonedAt.map { $0 + Self.abandonedWorkGrace <= now } ?? false }
+            let late = state.waiting.filter { $0.value.abandonedAt == nil && ($0.value.deadline.map { $0 <= now } ?? false) }
+            for ticket in Array(late.keys) + Array(inDoubt.keys) { state.waiting.removeValue(forKey: ticket) }
+            return (Array(late.values), Array(inDoubt.values))
         }
         for waiting in late {
             waiting.answer(APIError.databaseTimedOut)
             waiting.work?.cancel()
         }
+        for waiting in inDoubt { waiting.answer(APIError.commitInDoubt) }
     }
 
     /// What a probe found.
@@ -253,8 +270,15 @@ public final class DatabaseWatch: Service, Sendable {
             state.isReachable = reachable
             state.lastError = error
             guard !reachable else { return ([], changed, reachable) }
-            defer { state.waiting = [:] }
-            return (Array(state.waiting.values), changed, reachable)
+            // Bounded work is cancelled and answers for itself (below); unbounded work is answered now.
+            let unbounded = state.waiting.filter { $0.value.deadline == nil }
+            for ticket in unbounded.keys { state.waiting.removeValue(forKey: ticket) }
+            var cancelled: [Waiting] = []
+            for (ticket, waiting) in state.waiting where waiting.abandonedAt == nil {
+                state.waiting[ticket]?.abandonedAt = now
+                cancelled.append(waiting)
+            }
+            return (Array(unbounded.values) + cancelled, changed, reachable)
         }
         if changed, !reachable {
             self.logger.error("PostgreSQL is unreachable; requests are answered 503", metadata: ["error": "\(error ?? "")"])
@@ -262,9 +286,14 @@ public final class DatabaseWatch: Service, Sendable {
             self.logger.info("PostgreSQL answers again")
         }
         for work in waiting {
-            work.answer(APIError.databaseUnavailable)
-            // Work that also calls APNs goes on: what APNs did is still recorded once PostgreSQL is back.
-            if work.deadline != nil { work.work?.cancel() }
+            if work.deadline != nil {
+                // Withdrawn from the pool's queue or the group commit's, it ends at once and answers 503; already
+                // in a group commit, it answers what the commit did (`abandonedWorkGrace`).
+                work.work?.cancel()
+            } else {
+                // Work that also calls APNs goes on: what APNs did is still recorded once PostgreSQL is back.
+                work.answer(APIError.databaseUnavailable)
+            }
         }
     }
 }
