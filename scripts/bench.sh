@@ -22,7 +22,8 @@
 # at it, then loads the API over keep-alive HTTP/1.1 connections (HdrHistogram percentiles): push-to-start
 # registrations of new devices, closed loop, next to pgbench running the equivalent upsert (one INSERT … ON
 # CONFLICT per transaction into push_to_start_tokens) with as many clients on the same PostgreSQL, at 16 connections
-# and at 64 (a launch peak brings many at once; the group commit's batches grow with them); activity updates
+# and at 64 (a launch peak brings many at once; the group commit's batches grow with them), in three rounds that
+# alternate pgbench and Livecast, their medians compared (one round with --smoke); activity updates
 # offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission):
 # 1,000 a second, then 5,000 a second on 128 connections (sustained if every request is accepted at that pace), and
 # closed loop on 128 connections for the highest accepted rate (with one batch written at a time, a group commit
@@ -36,13 +37,13 @@ configuration=release requests=200000 rounds=3 followers=1000000 sections="clien
 # The API section's sizes: seconds of load, the registrations' connections (each count beside as many pgbench
 # clients), activities, the update rate offered, the sustained rate and the connections it and the max rate load
 # with, the fan-out's followers, broadcasts (at a rate, over feeds), imported rows (in batches).
-api_seconds=10 api_register_connections="16 64" api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
+api_seconds=10 api_register_connections="16 64" api_register_rounds=3 api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
 api_feeds=40 api_broadcast_warm_up=10 api_import_rows=100000 api_import_batch=10000
 for option in "$@"; do
     case $option in
     --smoke)
         configuration=debug requests=3000 rounds=1 followers=20000
-        api_seconds=2 api_register_connections="4 16" api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
+        api_seconds=2 api_register_connections="4 16" api_register_rounds=1 api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
         api_feeds=10 api_broadcast_warm_up=2 api_import_rows=2000 api_import_batch=1000
         ;;
     --fanout) sections=fanout ;;
@@ -62,6 +63,8 @@ fi
 if [[ $sections == *api* ]]; then swift build -c "$configuration" --product livecast-api-benchmark >&2; fi
 bin="$(swift build -c "$configuration" --show-bin-path)"
 livecast="$bin/livecast"
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 work=$(mktemp -d)
 pids=()
@@ -99,7 +102,6 @@ h2load_rate() { # URL [CONNECTIONS] -> requests per second
         -H "apns-topic: com.example.bench.push-type.liveactivity" -H "apns-priority: 5" "$1" |
         awk '/^finished in/ { gsub(",", "", $4); print int($4) } /^status codes:/ { if ($3 + 0 != '"$requests"') bad = 1 } END { if (bad) exit 1 }'
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 fi
 
 client_rate() { # CONNECTIONS -> requests per second
@@ -218,17 +220,25 @@ ON CONFLICT (app_id, device_id, attributes_type) WHERE invalidated_at IS NULL
 DO UPDATE SET token = excluded.token, user_id = excluded.user_id, os_version = excluded.os_version,
     frequent_updates_enabled = excluded.frequent_updates_enabled, last_seen_at = now();
 SQL
-declare -A pgbench_tps register
-for clients in $api_register_connections; do
-    pgbench_tps[$clients]=$(pgbench -n -c "$clients" -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" "$DATABASE_URL" \
-        2>"$work/pgbench.err" | sed -n 's/^tps = \([0-9]*\).*/\1/p')
-    [[ -n ${pgbench_tps[$clients]} ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
-done
 # The tables just grew by tens of thousands of rows: the statistics autovacuum would gather within a minute, now, so
 # that the planner does not take them for empty.
 analyze() { psql -q "$DATABASE_URL" -c ANALYZE; }
-analyze
-for connections in $api_register_connections; do register[$connections]=$(api register --connections "$connections" --seconds "$api_seconds"); done
+# Rounds of pgbench and of Livecast alternate, so that both see the same moods of a shared machine; each side's
+# median is compared. For each size: the rounds' rates, and the summary line of Livecast's median round.
+declare -A pgbench_rounds register_rounds register
+for _ in $(seq "$api_register_rounds"); do
+    for clients in $api_register_connections; do
+        tps=$(pgbench -n -c "$clients" -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" "$DATABASE_URL" \
+            2>"$work/pgbench.err" | sed -n 's/^tps = \([0-9]*\).*/\1/p')
+        [[ -n $tps ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
+        pgbench_rounds[$clients]+="$tps "
+        analyze
+        line=$(api register --connections "$clients" --seconds "$api_seconds")
+        [[ $line == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $line (the first error is above)" >&2; exit 1; }
+        register_rounds[$clients]+="$(field "$line" rate) "
+        register[$clients,$(field "$line" rate)]=$line
+    done
+done
 activities=$(api activities --count "$api_activities")
 analyze
 updates=$(api updates --rate "$api_rate" --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
@@ -245,12 +255,14 @@ echo "HTTP API ($configuration build; one livecast serve per line, its pushes to
 row() { printf '  %-62s %-56s %s\n' "$@"; }
 row "" measured "target (issue #12)"
 for connections in $api_register_connections; do
-    line=${register[$connections]}
+    rate=$(printf '%s\n' ${register_rounds[$connections]} | median)
+    tps=$(printf '%s\n' ${pgbench_rounds[$connections]} | median)
+    line=${register[$connections,$rate]}
     row "registrations: $connections connections, closed loop, ${api_seconds} s" \
-        "$(field "$line" rate) req/s (p50 $(field "$line" p50_ms), p99 $(field "$line" p99_ms) ms)" ""
-    row "pgbench: the same upsert, $connections clients, same PostgreSQL" "${pgbench_tps[$connections]} tps" ""
-    row "registrations / pgbench, $connections each" \
-        "$(awk -v a="$(field "$line" rate)" -v p="${pgbench_tps[$connections]}" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
+        "$rate req/s (p50 $(field "$line" p50_ms), p99 $(field "$line" p99_ms) ms); rounds: ${register_rounds[$connections]% }" ""
+    row "pgbench: the same upsert, $connections clients, same PostgreSQL" "$tps tps; rounds: ${pgbench_rounds[$connections]% }" ""
+    row "registrations / pgbench, $connections each (medians of $api_register_rounds)" \
+        "$(awk -v a="$rate" -v p="$tps" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
 done
 row "updates: $api_rate/s offered, open loop, $api_activities activities, ${api_seconds} s" \
     "p50 $(field "$updates" p50_ms), p99 $(field "$updates" p99_ms), p99.9 $(field "$updates" p999_ms) ms; $(field "$updates" rate)/s" \
@@ -270,7 +282,7 @@ if [[ $(field "$import" available) == true ]]; then
 else
     row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
 fi
-for line in "${register[@]}" "$activities" "$updates" "$sustained" "$max_updates" "$broadcast" "$fanout" "$import"; do
+for line in "$activities" "$updates" "$sustained" "$max_updates" "$broadcast" "$fanout" "$import"; do
     [[ $line == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $line (the first error is above)" >&2; exit 1; }
 done
 fi
