@@ -210,6 +210,9 @@ api() { # MODE [OPTIONS...] -> the mode's summary line
         { echo "scripts/bench.sh: livecast-api-benchmark $1 failed; the server's last words:" >&2; tail -20 "$work/serve.err" >&2; exit 1; }
 }
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; } # LINE KEY -> value
+succeeded() { # LINE: stops the run unless the mode's summary line counts no error
+    [[ $1 == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $1 (the first error is above)" >&2; exit 1; }
+}
 
 # What one registration does, as one statement: a new device's token, or a new token for a known device.
 cat >"$work/register.sql" <<'SQL'
@@ -234,7 +237,7 @@ for _ in $(seq "$api_register_rounds"); do
         pgbench_rounds[$clients]+="$tps "
         analyze
         line=$(api register --connections "$clients" --seconds "$api_seconds")
-        [[ $line == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $line (the first error is above)" >&2; exit 1; }
+        succeeded "$line"
         register_rounds[$clients]+="$(field "$line" rate) "
         register[$clients,$(field "$line" rate)]=$line
     done
@@ -255,12 +258,14 @@ echo "HTTP API ($configuration build; one livecast serve per line, its pushes to
 row() { printf '  %-62s %-56s %s\n' "$@"; }
 row "" measured "target (issue #12)"
 for connections in $api_register_connections; do
-    rate=$(printf '%s\n' ${register_rounds[$connections]} | median)
-    tps=$(printf '%s\n' ${pgbench_rounds[$connections]} | median)
+    read -ra rates <<<"${register_rounds[$connections]}"
+    read -ra tps_rounds <<<"${pgbench_rounds[$connections]}"
+    rate=$(printf '%s\n' "${rates[@]}" | median)
+    tps=$(printf '%s\n' "${tps_rounds[@]}" | median)
     line=${register[$connections,$rate]}
     row "registrations: $connections connections, closed loop, ${api_seconds} s" \
-        "$rate req/s (p50 $(field "$line" p50_ms), p99 $(field "$line" p99_ms) ms); rounds: ${register_rounds[$connections]% }" ""
-    row "pgbench: the same upsert, $connections clients, same PostgreSQL" "$tps tps; rounds: ${pgbench_rounds[$connections]% }" ""
+        "$rate req/s (p50 $(field "$line" p50_ms), p99 $(field "$line" p99_ms) ms); rounds: ${rates[*]}" ""
+    row "pgbench: the same upsert, $connections clients, same PostgreSQL" "$tps tps; rounds: ${tps_rounds[*]}" ""
     row "registrations / pgbench, $connections each (medians of $api_register_rounds)" \
         "$(awk -v a="$rate" -v p="$tps" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
 done
@@ -282,7 +287,5 @@ if [[ $(field "$import" available) == true ]]; then
 else
     row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
 fi
-for line in "$activities" "$updates" "$sustained" "$max_updates" "$broadcast" "$fanout" "$import"; do
-    [[ $line == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $line (the first error is above)" >&2; exit 1; }
-done
+for line in "$activities" "$updates" "$sustained" "$max_updates" "$broadcast" "$fanout" "$import"; do succeeded "$line"; done
 fi
