@@ -14,7 +14,7 @@ extension LivecastAPI {
                     attributesType: try context.parameters.decoded("attributesType")
                 )
             )
-            return try .json(RegistrationResultBody(result: result.rawValue), status: result == .created ? .created : .ok)
+            return RegistrationAnswer.response(result)
         }
         routes.app(.delete, path, role: .backend) { _, context, scope in
             let deleted = try await PushToStartTokens(client: self.database, logger: self.logger).delete(
@@ -36,7 +36,7 @@ extension LivecastAPI {
             let result = try await Activities(client: self.database, logger: self.logger).register(
                 body.registration(appID: scope.appID, activityKey: try context.parameters.decoded("activityId"))
             )
-            return try .json(RegistrationResultBody(result: result.rawValue), status: result == .created ? .created : .ok)
+            return RegistrationAnswer.response(result)
         }
         routes.app(.delete, path, role: .backend) { _, context, scope in
             let activityKey = try context.parameters.decoded("activityId")

@@ -17,13 +17,14 @@ extension Response {
 }
 
 extension JSONEncoder {
-    /// Compact JSON with sorted keys, slashes left alone (channel ids are base64), dates in ISO 8601.
-    static var sorted: JSONEncoder {
+    /// Compact JSON with sorted keys, slashes left alone (channel ids are base64), dates in ISO 8601. One encoder
+    /// for every response: its settings never change, and it is safe to share.
+    static let sorted: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
-    }
+    }()
 }
 
 extension HTTPField.Name {
