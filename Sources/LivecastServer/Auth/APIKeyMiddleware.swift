@@ -55,10 +55,10 @@ struct APIKeyMiddleware: RouterMiddleware {
             try self.limitRate(of: caller)
             return try await next(request, context)
         }
-        let presented = Self.bearerKey(request)
-        let address = self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
+        let presented = Self.bearerKey(request).map(PresentedKey.init)
         let isKnown = presented.map(self.knownKeys.contains) ?? false
-        if let address, !isKnown, case .limited(let retryAfter) = self.failuresByAddress.check(address) {
+        // The client's address is worked out only where failures count: for a known key, only if it fails.
+        if !isKnown, let address = self.clientAddress(request, context), case .limited(let retryAfter) = self.failuresByAddress.check(address) {
             throw APIError.rateLimited("too many failed authentications", retryAfter: retryAfter)
         }
         var caller: APIKeys.Caller?
@@ -66,7 +66,7 @@ struct APIKeyMiddleware: RouterMiddleware {
             caller = try await self.authenticate(presented)
         }
         guard let caller else {
-            try self.recordFailure(presented, address: address)
+            try self.recordFailure(presented, address: self.clientAddress(request, context))
             throw APIError.unauthenticated
         }
         if let presented, !isKnown { self.knownKeys.insert(presented) }
@@ -77,6 +77,11 @@ struct APIKeyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// The client's address: the peer's, or the one a trusted proxy forwarded.
+    private func clientAddress(_ request: Request, _ context: Context) -> String? {
+        self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
+    }
+
     /// Spends one request of the key's budget. - Throws: `429` when it has none left.
     private func limitRate(of caller: APIKeys.Caller) throws {
         if case .limited(let retryAfter) = self.perKey.take(for: caller.keyID) {
@@ -85,22 +90,22 @@ struct APIKeyMiddleware: RouterMiddleware {
     }
 
     /// The caller of a presented key: remembered, or looked up in PostgreSQL (then remembered).
-    private func authenticate(_ presented: String) async throws -> APIKeys.Caller? {
+    private func authenticate(_ presented: PresentedKey) async throws -> APIKeys.Caller? {
         if let caller = self.keyCache.caller(for: presented) { return caller }
         let generation = self.keyCache.generation
         let keys = self.keys
-        let caller = try await self.databaseWatch.guarding { try await keys.authenticate(presented) }
+        let caller = try await self.databaseWatch.guarding { try await keys.authenticate(presented.text) }
         if let caller { self.keyCache.remember(caller, for: presented, since: generation) }
         return caller
     }
 
     /// Spends one failure of the address's and the prefix's budgets, forgets the key, and throws `429` when the
     /// prefix had none left.
-    private func recordFailure(_ presented: String?, address: String?) throws {
+    private func recordFailure(_ presented: PresentedKey?, address: String?) throws {
         if let address { _ = self.failuresByAddress.take(for: address) }
         guard let presented else { return }
         self.knownKeys.remove(presented)
-        guard let prefix = APIKeys.prefix(of: presented) else { return }
+        guard let prefix = APIKeys.prefix(of: presented.text) else { return }
         if case .limited(let retryAfter) = self.failuresByPrefix.take(for: prefix) {
             throw APIError.rateLimited("too many failed authentications", retryAfter: retryAfter)
         }

@@ -43,9 +43,8 @@ final class KeyCache: Service, Sendable {
     }
 
     /// The caller a key authenticated as, while the cache listens for revocations.
-    func caller(for presented: String) -> APIKeys.Caller? {
-        let digest = Self.digest(presented)
-        return self.state.withLock { $0.isListening ? $0.callers[digest]?.caller : nil }
+    func caller(for presented: PresentedKey) -> APIKeys.Caller? {
+        self.state.withLock { $0.isListening ? $0.callers[presented.digest]?.caller : nil }
     }
 
     /// What to pass to ``remember(_:for:since:)`` after a lookup: read before the lookup starts.
@@ -53,13 +52,12 @@ final class KeyCache: Service, Sendable {
 
     /// Remembers the caller a lookup found, unless a notification came or the connection was lost since
     /// `generation` was read (the lookup may have read a key revoked meanwhile).
-    func remember(_ caller: APIKeys.Caller, for presented: String, since generation: Int) {
-        guard let prefix = APIKeys.prefix(of: presented) else { return }
-        let digest = Self.digest(presented)
+    func remember(_ caller: APIKeys.Caller, for presented: PresentedKey, since generation: Int) {
+        guard let prefix = APIKeys.prefix(of: presented.text) else { return }
         self.state.withLock { state in
             guard state.isListening, state.generation == generation else { return }
             if state.callers.count >= Self.capacity { state.callers.removeAll() }
-            state.callers[digest] = Entry(caller: caller, prefix: prefix)
+            state.callers[presented.digest] = Entry(caller: caller, prefix: prefix)
         }
     }
 
@@ -107,9 +105,5 @@ final class KeyCache: Service, Sendable {
             state.generation += 1
             state.callers.removeAll()
         }
-    }
-
-    private static func digest(_ key: String) -> SHA256.Digest {
-        SHA256.hash(data: Data(key.utf8))
     }
 }

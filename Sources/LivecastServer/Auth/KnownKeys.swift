@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 import Synchronization
 
 /// The keys that have authenticated in this process and not failed since, by the SHA-256 of the whole key (never
@@ -12,25 +11,18 @@ final class KnownKeys: Sendable {
 
     private let digests = Mutex<Set<SHA256.Digest>>([])
 
-    func contains(_ key: String) -> Bool {
-        let digest = Self.digest(key)
-        return self.digests.withLock { $0.contains(digest) }
+    func contains(_ key: PresentedKey) -> Bool {
+        self.digests.withLock { $0.contains(key.digest) }
     }
 
-    func insert(_ key: String) {
-        let digest = Self.digest(key)
+    func insert(_ key: PresentedKey) {
         self.digests.withLock { digests in
             if digests.count >= Self.capacity { digests.removeAll() }
-            digests.insert(digest)
+            digests.insert(key.digest)
         }
     }
 
-    func remove(_ key: String) {
-        let digest = Self.digest(key)
-        _ = self.digests.withLock { $0.remove(digest) }
-    }
-
-    private static func digest(_ key: String) -> SHA256.Digest {
-        SHA256.hash(data: Data(key.utf8))
+    func remove(_ key: PresentedKey) {
+        _ = self.digests.withLock { $0.remove(key.digest) }
     }
 }
