@@ -3,68 +3,45 @@ extension RawJSON {
     /// refuses only two things a parser accepts: a number beyond a `Double`'s range (which takes an exponent or more
     /// than 308 digits) and a `\u` escape of half a surrogate pair (`\uD800`–`\uDFFF`). Text with neither decodes;
     /// text with a number with an exponent, a number of over 300 characters, or such an escape may not.
+    ///
+    /// In valid JSON a backslash only appears in strings, where it starts an escape, and a letter `e` outside them only
+    /// after a digit when it is an exponent (in `true` and `false` it follows a letter): the walk needs no more state
+    /// than where it is and how long the number it is in has run.
     var mayNotDecode: Bool {
-        var risks = DecodingRisks()
-        return self.text.utf8.contains { risks.read($0) }
-    }
-}
-
-/// Reads JSON text a byte at a time, telling where a number or an escape could keep it from decoding.
-private struct DecodingRisks {
-    private var isInString = false
-    private var isEscaped = false
-    /// After `\u`: how many of its hex digits have been read (0 or 1).
-    private var unicodeDigitsRead: Int?
-    private var firstUnicodeDigit: UInt8 = 0
-    /// The characters of the number being read so far.
-    private var numberLength = 0
-    private var previous: UInt8 = 0
-
-    /// Reads `byte`; `true` when it makes the text one that may not decode.
-    mutating func read(_ byte: UInt8) -> Bool {
-        defer { self.previous = byte }
-        if self.isInString { return self.readInString(byte) }
-        switch byte {
-        case UInt8(ascii: "\""):
-            self.isInString = true
-            self.numberLength = 0
-        case UInt8(ascii: "e"), UInt8(ascii: "E"):
-            // An exponent follows a digit; the `e` of `true` and `false` follows a letter.
-            if Self.isDigit(self.previous) { return true }
-            self.numberLength = 0
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."):
-            self.numberLength += 1
-            if self.numberLength > 300 { return true }
-        default:
-            self.numberLength = 0
-        }
-        return false
-    }
-
-    private mutating func readInString(_ byte: UInt8) -> Bool {
-        if let read = self.unicodeDigitsRead {
-            guard read == 1 else {
-                self.firstUnicodeDigit = byte
-                self.unicodeDigitsRead = 1
-                return false
+        let bytes = Array(self.text.utf8)
+        var index = 0
+        var numberLength = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                numberLength = 0
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    guard bytes[index] == UInt8(ascii: "\\") else {
+                        index += 1
+                        continue
+                    }
+                    if index + 3 < bytes.count, bytes[index + 1] == UInt8(ascii: "u"), Self.startsHalfSurrogate(bytes[index + 2], bytes[index + 3]) {
+                        return true
+                    }
+                    index += 2
+                }
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                if index > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index - 1]) { return true }
+                numberLength = 0
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."):
+                numberLength += 1
+                if numberLength > 300 { return true }
+            default:
+                numberLength = 0
             }
-            self.unicodeDigitsRead = nil
-            // D800–DFFF: `d`, then one of 8, 9 and a–f (hex digits in either case).
-            return self.firstUnicodeDigit | 0x20 == UInt8(ascii: "d")
-                && (byte == UInt8(ascii: "8") || byte == UInt8(ascii: "9") || byte | 0x20 >= UInt8(ascii: "a"))
-        }
-        if self.isEscaped {
-            self.isEscaped = false
-            if byte == UInt8(ascii: "u") { self.unicodeDigitsRead = 0 }
-        } else if byte == UInt8(ascii: "\\") {
-            self.isEscaped = true
-        } else if byte == UInt8(ascii: "\"") {
-            self.isInString = false
+            index += 1
         }
         return false
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    /// Whether a `\u` escape whose first two hex digits are these lies in D800–DFFF: `d`, then 8, 9 or a–f (either case).
+    private static func startsHalfSurrogate(_ first: UInt8, _ second: UInt8) -> Bool {
+        first | 0x20 == UInt8(ascii: "d") && (second == UInt8(ascii: "8") || second == UInt8(ascii: "9") || second | 0x20 >= UInt8(ascii: "a"))
     }
 }
