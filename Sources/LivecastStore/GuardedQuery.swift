@@ -17,6 +17,23 @@ extension PostgresClient {
     }
 }
 
+extension PostgresClient {
+    /// Runs a prepared statement as ``guardedQuery(_:logger:file:line:)`` runs a query, and returns its rows once
+    /// they have all arrived, decoded.
+    public func guardedExecute<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        logger: Logger,
+        file: String = #fileID,
+        line: Int = #line
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await self.withGuardedConnection(logger: logger, file: file, line: line) { connection in
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+}
+
 /// The rows of a statement run by ``PostgresNIO/PostgresClient/guardedQuery(_:logger:file:line:)``, read as
 /// postgres-nio's row sequence is (`for try await row in rows`, `rows.decode(…)`).
 public struct StatementRows: AsyncSequence, Sendable {

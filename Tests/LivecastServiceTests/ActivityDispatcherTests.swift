@@ -117,6 +117,43 @@ import Testing
         }
     }
 
+    @Test func anActivitysNewerUpdateIsClaimedOnlyOnceItsOlderOneIsSent() async throws {
+        try await DispatchFixture.with("dispatch_in_order") { fixture in
+            let dispatcher = fixture.dispatcher()
+            let (deviceID, _) = try await fixture.startedActivity(key: "a1")
+            _ = try await fixture.startedActivity(key: "a2")
+            let now = Int(Date().timeIntervalSince1970)
+            let older = try await fixture.update(activity: "a1", home: 1, timestamp: now + 1)
+            let newer = try await fixture.update(activity: "a1", home: 2, timestamp: now + 2)
+            let other = try await fixture.update(activity: "a2", home: 7, timestamp: now + 1)
+            #expect(try await dispatcher.dispatchOnce() == 2)
+            #expect(try await fixture.status(older.updateID) == "sent")
+            #expect(try await fixture.status(other.updateID) == "sent")
+            #expect(try await fixture.status(newer.updateID) == "pending")
+            #expect(try await dispatcher.dispatchOnce() == 1)
+            #expect(try await fixture.status(newer.updateID) == "sent")
+            let shown = fixture.emulator.emulator.device(id: deviceID)?.activities.first
+            #expect(shown?.contentState == .object(["home": .int(2)]))
+            #expect(shown?.appliedPushes == 2)
+        }
+    }
+
+    @Test func theOldestDueUpdatesAreClaimedFirstABatchAtATime() async throws {
+        try await DispatchFixture.with("dispatch_oldest_first") { fixture in
+            let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 3, pageSize: 100))
+            var accepted: [AcceptedUpdate] = []
+            for index in 0..<5 {
+                _ = try await fixture.startedActivity(key: "a\(index)")
+                accepted.append(try await fixture.update(activity: "a\(index)", home: index))
+            }
+            #expect(try await dispatcher.dispatchOnce() == 3)
+            for update in accepted.prefix(3) { #expect(try await fixture.status(update.updateID) == "sent") }
+            for update in accepted.suffix(2) { #expect(try await fixture.status(update.updateID) == "pending") }
+            #expect(try await dispatcher.dispatchOnce() == 2)
+            for update in accepted { #expect(try await fixture.status(update.updateID) == "sent") }
+        }
+    }
+
     @Test func twoDispatchersSendEachUpdateOnce() async throws {
         try await DispatchFixture.with("dispatch_two") { fixture in
             let dispatcher = fixture.dispatcher()

@@ -125,9 +125,15 @@ struct DispatchFixture {
     }
 
     /// Accepts an update of a standalone activity with `{"home": home}`.
-    func update(activity key: String, home: Int) async throws -> AcceptedUpdate {
+    func update(activity key: String, home: Int, timestamp: Int? = nil) async throws -> AcceptedUpdate {
         try await ActivityUpdates(client: self.store.client, logger: self.store.logger).accept(
-            .init(appID: self.store.appID, activityKey: key, event: .update, contentState: try RawJSON(validating: #"{"home":\#(home)}"#))
+            .init(
+                appID: self.store.appID,
+                activityKey: key,
+                event: .update,
+                contentState: try RawJSON(validating: #"{"home":\#(home)}"#),
+                timestamp: timestamp
+            )
         )
     }
 

@@ -49,23 +49,14 @@ struct ActivityVerdict: Sendable {
 
 extension Dispatcher {
     /// Claims each app's due standalone activity updates (each the oldest unfinished of its activity), oldest first,
-    /// at most a batch per app, under a lease.
+    /// at most a batch per app, under a lease. The candidates come from `due_activity_updates` (migration `0023`),
+    /// which keeps its plan and reads the outbox by index only.
     func claimActivityUpdates() async throws -> [ActivityClaim] {
         let deadline = self.retryPolicy.activityDeadlineSQL(event: "u.event", startedAt: "a.started_at", since: "u.created_at")
         let rows = try await self.database.guardedQuery(
             """
             WITH next AS (
-                SELECT n.id FROM apps ap CROSS JOIN LATERAL (
-                    SELECT u.id FROM updates u
-                    WHERE u.app_id = ap.id AND u.status IN \(unescaped: OutboxStatus.unfinishedSQL) AND u.not_before <= now()
-                      AND u.activity_id IS NOT NULL
-                      AND NOT EXISTS (
-                          SELECT 1 FROM updates e
-                          WHERE e.activity_id = u.activity_id AND e.id < u.id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL))
-                    ORDER BY u.not_before, u.id
-                    LIMIT \(self.settings.batchSize)
-                    FOR UPDATE SKIP LOCKED
-                ) n
+                SELECT n.id FROM apps ap CROSS JOIN LATERAL due_activity_updates(ap.id, \(self.settings.batchSize)) AS n(id)
                 WHERE ap.sending_held_at IS NULL
             )
             UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.id), attempts = u.attempts + 1,

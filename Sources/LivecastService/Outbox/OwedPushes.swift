@@ -83,46 +83,30 @@ extension Dispatcher {
         )
     }
 
-    /// Claims each app's due owed pushes, oldest first, at most a batch per app, under a lease.
+    /// Claims each app's due owed pushes, oldest first, at most a batch per app, under a lease
+    /// (``ClaimOwedPushesStatement``).
     func claimOwedPushes() async throws -> [OwedClaim] {
-        let rows = try await self.database.guardedQuery(
-            """
-            WITH next AS (
-                SELECT n.id FROM apps a CROSS JOIN LATERAL (
-                    SELECT o.id FROM owed_pushes o WHERE o.app_id = a.id AND o.not_before <= now()
-                    ORDER BY o.not_before, o.id LIMIT \(self.settings.batchSize) FOR UPDATE SKIP LOCKED
-                ) n
-                WHERE a.sending_held_at IS NULL
-            )
-            UPDATE owed_pushes o SET claimed_by = \(self.id), not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
-            FROM next, updates u
-            WHERE o.id = next.id AND u.id = o.update_id
-            RETURNING o.id, o.app_id, o.update_id, o.target_kind, o.target_id, o.attempts, o.last_reason, o.deadline <= now(), u.event,
-                CASE WHEN o.target_kind = 'channel' OR o.channel_payload THEN coalesce(u.channel_payload, u.payload) ELSE u.payload END,
-                u.priority::int, u.feed_id
-            """,
-            logger: self.logger
+        let statement = ClaimOwedPushesStatement(
+            batchSize: self.settings.batchSize,
+            dispatcherID: self.id,
+            leaseSeconds: self.settings.leaseSeconds
         )
-        var claims: [OwedClaim] = []
-        for try await row in rows.decode((Int64, Int64, Int64, String, Int64, Int, String, Bool, String, String, Int, Int64?).self) {
-            claims.append(
-                OwedClaim(
-                    id: row.0,
-                    appID: row.1,
-                    updateID: row.2,
-                    kind: OwedTarget.Kind(rawValue: row.3) ?? .activity,
-                    targetID: row.4,
-                    attempts: row.5,
-                    lastReason: row.6,
-                    pastDeadline: row.7,
-                    event: LiveActivityEvent(rawValue: row.8) ?? .update,
-                    payload: Array(row.9.utf8),
-                    priority: row.10,
-                    feedID: row.11
-                )
+        return try await self.database.guardedExecute(statement, logger: self.logger).map { row in
+            OwedClaim(
+                id: row.0,
+                appID: row.1,
+                updateID: row.2,
+                kind: OwedTarget.Kind(rawValue: row.3) ?? .activity,
+                targetID: row.4,
+                attempts: row.5,
+                lastReason: row.6,
+                pastDeadline: row.7,
+                event: LiveActivityEvent(rawValue: row.8) ?? .update,
+                payload: Array(row.9.utf8),
+                priority: row.10,
+                feedID: row.11
             )
         }
-        return claims
     }
 
     /// Owed pushes sent again that APNs still asks to retry later: due again after a longer backoff.

@@ -1,0 +1,45 @@
+import Foundation
+import PostgresNIO
+
+/// Claims each app's due owed pushes, oldest first, at most a batch per app, under a dispatcher's lease, with what
+/// sending them needs. Prepared once per connection: the dispatcher asks on every round, nearly always to find
+/// nothing, and planning the question took 0.3-0.4 ms where running it took 0.02.
+struct ClaimOwedPushesStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH next AS (
+            SELECT n.id FROM apps a CROSS JOIN LATERAL (
+                SELECT o.id FROM owed_pushes o WHERE o.app_id = a.id AND o.not_before <= now()
+                ORDER BY o.not_before, o.id LIMIT $1 FOR UPDATE SKIP LOCKED
+            ) n
+            WHERE a.sending_held_at IS NULL
+        )
+        UPDATE owed_pushes o SET claimed_by = $2, not_before = now() + make_interval(secs => $3)
+        FROM next, updates u
+        WHERE o.id = next.id AND u.id = o.update_id
+        RETURNING o.id, o.app_id, o.update_id, o.target_kind, o.target_id, o.attempts, o.last_reason, o.deadline <= now(), u.event,
+            CASE WHEN o.target_kind = 'channel' OR o.channel_payload THEN coalesce(u.channel_payload, u.payload) ELSE u.payload END,
+            u.priority::int, u.feed_id
+        """
+
+    /// `OwedClaim`'s fields, in its order; the payload as text.
+    typealias Row = (Int64, Int64, Int64, String, Int64, Int, String, Bool, String, String, Int, Int64?)
+
+    /// The most owed pushes claimed for each app.
+    var batchSize: Int
+    /// The claiming dispatcher.
+    var dispatcherID: UUID
+    /// How long the claim holds.
+    var leaseSeconds: Double
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(self.batchSize)
+        bindings.append(self.dispatcherID)
+        bindings.append(self.leaseSeconds)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}
