@@ -15,9 +15,7 @@ extension PostgresClient {
             StatementRows(rows: try await connection.query(query, logger: logger).collect())
         }
     }
-}
 
-extension PostgresClient {
     /// Runs a prepared statement as ``guardedQuery(_:logger:file:line:)`` runs a query, and returns its rows once
     /// they have all arrived, decoded.
     public func guardedExecute<Statement: PostgresPreparedStatement>(
