@@ -127,13 +127,16 @@ public actor AppClients: Service {
     }
 
     /// Opens every app's key once, logging (by bundle id) and counting those that cannot be opened.
+    /// The count changes once, after every key was tried, so `/ready` never shows a part of it.
     func reportUnusableKeys() async {
         guard let apps = try? await self.apps.list() else { return }
+        var found: [Int64: String] = [:]
+        defer { self.unusableKeys.merge(found) { _, new in new } }
         for app in apps {
             do {
                 _ = try await self.apps.credentials(appID: app.id)
             } catch let error as StoreError {
-                self.unusableKeys[app.id] = app.bundleID
+                found[app.id] = app.bundleID
                 self.logger.error(
                     "an app's signing key cannot be opened: its pushes are held back",
                     metadata: ["bundleId": "\(app.bundleID)", "environment": "\(app.environment)", "error": "\(error.message)"]
