@@ -35,7 +35,7 @@ public struct OutboxGauges: Service {
         let outbox = try await self.database.guardedQuery(
             """
             SELECT count(*)::int, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
-            FROM updates WHERE status IN \(unescaped: OutboxStatus.unfinishedSQL)
+            FROM unfinished_updates
             """,
             logger: self.logger
         )

@@ -49,8 +49,8 @@ struct ActivityVerdict: Sendable {
 
 extension Dispatcher {
     /// Claims each app's due standalone activity updates (each the oldest unfinished of its activity), oldest first,
-    /// at most a batch per app, under a lease. The candidates come from `due_activity_updates` (migration `0023`),
-    /// which keeps its plan and reads the outbox by index only.
+    /// at most a batch per app, under a lease. The candidates come from `due_activity_updates` (migrations `0023`
+    /// and `0024`), which keeps its plan and reads the outbox by index only.
     func claimActivityUpdates() async throws -> [ActivityClaim] {
         let deadline = self.retryPolicy.activityDeadlineSQL(event: "u.event", startedAt: "a.started_at", since: "u.created_at")
         let rows = try await self.database.guardedQuery(

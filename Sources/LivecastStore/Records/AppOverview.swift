@@ -40,9 +40,8 @@ public struct AppOverview: Sendable, Hashable {
         let rows = try await client.guardedQuery(
             """
             SELECT a.bundle_id, a.environment,
-                (SELECT count(*)::int FROM updates u WHERE u.app_id = a.id AND u.status IN ('pending', 'dispatching')),
-                (SELECT extract(epoch FROM now() - min(u.created_at))::bigint FROM updates u
-                 WHERE u.app_id = a.id AND u.status IN ('pending', 'dispatching')),
+                (SELECT count(*)::int FROM unfinished_updates u WHERE u.app_id = a.id),
+                (SELECT extract(epoch FROM now() - min(u.created_at))::bigint FROM unfinished_updates u WHERE u.app_id = a.id),
                 (SELECT count(*)::int FROM scheduled_updates s WHERE s.app_id = a.id AND s.status = 'scheduled'),
                 (SELECT count(*)::int FROM channels c WHERE c.app_id = a.id AND c.state <> 'retired'),
                 (SELECT count(*)::int FROM dead_letters d WHERE d.app_id = a.id AND d.replayed_at IS NULL),
