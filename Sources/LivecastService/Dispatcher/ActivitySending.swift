@@ -24,15 +24,7 @@ extension Dispatcher {
     }
 
     private func addresses(of activityIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: ActivityAddress] {
-        let rows = try await connection.query(
-            """
-            SELECT a.id, t.id, t.token, c.id, c.channel_id, c.storage_policy::int FROM activities a
-            LEFT JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
-            LEFT JOIN channels c ON c.id = a.channel_id AND c.state = 'active'
-            WHERE a.id = ANY(\(activityIDs))
-            """,
-            logger: self.logger
-        )
+        let rows = try await connection.query(ActivityAddressQuery.query(activityIDs), logger: self.logger)
         var addresses: [Int64: ActivityAddress] = [:]
         for try await (activityID, tokenID, token, channelRowID, channelID, storagePolicy) in rows.decode(
             (Int64, Int64?, String?, Int64?, String?, Int?).self

@@ -1,0 +1,42 @@
+import PostgresNIO
+
+/// The output of `EXPLAIN ANALYZE` (with `BUFFERS` for ``pages``), for tests that bound what a statement reads.
+public struct QueryPlan: CustomStringConvertible, Sendable {
+    /// The plan's lines, as PostgreSQL printed them.
+    public let lines: [String]
+
+    /// Reads the plan from the rows of an `EXPLAIN` statement.
+    public init(_ rows: PostgresRowSequence) async throws {
+        var lines: [String] = []
+        for try await line in rows.decode(String.self) { lines.append(line) }
+        self.lines = lines
+    }
+
+    /// The rows the statement's top node gave.
+    public var rows: Int? {
+        self.lines.first.flatMap { Self.number(after: "rows=", in: $0.split(separator: "loops").first ?? "") }
+    }
+
+    /// The pages the whole statement read, from the buffers or from disk (its first `Buffers:` line).
+    public var pages: Int? {
+        self.lines.first { $0.contains("Buffers:") }.map {
+            (Self.number(after: "hit=", in: $0) ?? 0) + (Self.number(after: "read=", in: $0) ?? 0)
+        }
+    }
+
+    /// The rows the statement's scans of `table` gave, over all their loops.
+    public func rowsRead(from table: String) -> Int {
+        self.lines.filter { $0.contains(" on \(table) ") }.reduce(0) { total, line in
+            let actual = line.split(separator: "(actual").last ?? ""
+            return total + (Self.number(after: "rows=", in: actual) ?? 0) * (Self.number(after: "loops=", in: actual) ?? 1)
+        }
+    }
+
+    public var description: String { self.lines.joined(separator: "\n") }
+
+    /// The number after `label` in `text`, if any.
+    private static func number(after label: String, in text: some StringProtocol) -> Int? {
+        guard let start = text.range(of: label)?.upperBound else { return nil }
+        return Int(text[start...].prefix { $0.isNumber })
+    }
+}
