@@ -134,18 +134,33 @@ import Testing
         try await StoreFixture.with("feed_updates_budget") { fixture in
             let updates = try await self.feed(fixture)
             try await fixture.client.query("UPDATE apps SET priority10_hourly_cap = 2 WHERE id = \(fixture.appID)")
+            // The budget is the clock hour's: should the hour turn during the three updates (a slow run near the top
+            // of the hour), they go again on an unspent budget, with timestamps after the first try's.
             var priorities: [(Int, Bool)] = []
-            for index in 0..<3 {
-                var request = try self.update(fixture, home: index, timestamp: self.now + index * 10)
-                request.content.priority = 10
-                let accepted = try await updates.accept(request)
-                priorities.append((accepted.priority, accepted.priorityDowngraded))
+            for attempt in 0..<2 {
+                try await fixture.client.query("DELETE FROM priority_budget WHERE app_id = \(fixture.appID)")
+                let hour = try await self.databaseHour(fixture)
+                priorities = []
+                for index in 0..<3 {
+                    var request = try self.update(fixture, home: index, timestamp: self.now + attempt * 30 + index * 10)
+                    request.content.priority = 10
+                    let accepted = try await updates.accept(request)
+                    priorities.append((accepted.priority, accepted.priorityDowngraded))
+                }
+                if try await self.databaseHour(fixture) == hour { break }
             }
             #expect(priorities.map(\.0) == [10, 10, 5])
             #expect(priorities.map(\.1) == [false, false, true])
             // Priority 5 does not spend the budget.
-            #expect(try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now + 60)).priorityDowngraded == false)
+            #expect(try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now + 90)).priorityDowngraded == false)
         }
+    }
+
+    /// The database's clock hour, which the priority-10 budget counts by.
+    private func databaseHour(_ fixture: StoreFixture) async throws -> String {
+        var hour = ""
+        for try await value in try await fixture.client.query("SELECT date_trunc('hour', now())::text").decode(String.self) { hour = value }
+        return hour
     }
 
     @Test func startsCarryBothFormsAndCheckTheirAudience() async throws {
