@@ -33,13 +33,9 @@ import Testing
                 // The plan a connection keeps once PostgreSQL settles on one for every execution.
                 try await connection.query("SET plan_cache_mode = force_generic_plan", logger: fixture.logger)
                 try await connection.query("PREPARE \(unescaped: name)(\(unescaped: parameters)) AS \(unescaped: sql)", logger: fixture.logger)
-                var lines: [String] = []
-                for try await line in try await connection.query("EXPLAIN EXECUTE \(unescaped: name)\(unescaped: arguments)", logger: fixture.logger)
-                    .decode(String.self)
-                {
-                    lines.append(line)
-                }
-                return lines.joined(separator: "\n")
+                return try await QueryPlan(
+                    connection.query("EXPLAIN EXECUTE \(unescaped: name)\(unescaped: arguments)", logger: fixture.logger)
+                ).description
             }
             #expect(plan.contains("activities"), "\(plan)")
             #expect(!plan.contains("Seq Scan on activities"), "\(plan)")

@@ -1,6 +1,7 @@
 import PostgresNIO
 
-/// The output of `EXPLAIN ANALYZE` (with `BUFFERS` for ``pages``), for tests that bound what a statement reads.
+/// The output of `EXPLAIN` (`ANALYZE` for what was read, with `BUFFERS` for ``pages``), for tests that bound what a
+/// statement reads or which plan it keeps.
 public struct QueryPlan: CustomStringConvertible, Sendable {
     /// The plan's lines, as PostgreSQL printed them.
     public let lines: [String]
@@ -14,7 +15,7 @@ public struct QueryPlan: CustomStringConvertible, Sendable {
 
     /// The rows the statement's top node gave.
     public var rows: Int? {
-        self.lines.first.flatMap { Self.number(after: "rows=", in: $0.split(separator: "loops").first ?? "") }
+        self.lines.first.flatMap { Self.number(after: "rows=", in: Self.actual(of: $0)) }
     }
 
     /// The pages the whole statement read, from the buffers or from disk (its first `Buffers:` line).
@@ -27,12 +28,17 @@ public struct QueryPlan: CustomStringConvertible, Sendable {
     /// The rows the statement's scans of `table` gave, over all their loops.
     public func rowsRead(from table: String) -> Int {
         self.lines.filter { $0.contains(" on \(table) ") }.reduce(0) { total, line in
-            let actual = line.split(separator: "(actual").last ?? ""
+            let actual = Self.actual(of: line)
             return total + (Self.number(after: "rows=", in: actual) ?? 0) * (Self.number(after: "loops=", in: actual) ?? 1)
         }
     }
 
     public var description: String { self.lines.joined(separator: "\n") }
+
+    /// What a node's line says it did (`actual … rows=… loops=…`), apart from the planner's estimates before it.
+    private static func actual(of line: String) -> Substring {
+        line.split(separator: "(actual").last ?? ""
+    }
 
     /// The number after `label` in `text`, if any.
     private static func number(after label: String, in text: some StringProtocol) -> Int? {
