@@ -51,16 +51,20 @@ import Testing
     @Test func quickRoundsStartTheSpacingApartWhileWorkKeepsComing() async throws {
         try await DispatchFixture.with("service_spacing") { fixture in
             for key in ["a1", "a2"] { _ = try await fixture.startedActivity(key: key) }
-            try await Self.whileServicePollingOnceAMinuteWaits(fixture, quickRoundSpacing: .seconds(3)) {
+            let spacing = 3.0
+            let settings = Dispatcher.Settings(batchSize: 5, pageSize: 100)
+            try await Self.whileServicePollingOnceAMinuteWaits(fixture, settings, quickRoundSpacing: .seconds(spacing)) {
                 let first = try await fixture.update(activity: "a1", home: 1)
                 try await Self.until(first.updateID, is: "sent", fixture)
                 // Due at once, and the lane is woken: only the spacing holds it back.
                 let second = try await fixture.update(activity: "a2", home: 1)
                 try await Self.until(second.updateID, is: "sent", fixture)
-                // Each claim set `not_before` to its own time plus the same lease: their difference is the rounds',
-                // less the time the first round took to reach its claim (half the spacing is room for a loaded machine).
-                let gap = try await Self.leaseEnd(second.updateID, fixture) - Self.leaseEnd(first.updateID, fixture)
-                #expect(gap >= 1.5, "the next round began before the spacing had passed")
+                // The first round began after the first update was accepted (woken by its NOTIFY), and the second
+                // claim set `not_before` to its own time plus the lease. Both times are PostgreSQL's; the margin is for
+                // its wall clock against the service's monotonic one.
+                let secondClaim = try await Self.leaseEnd(second.updateID, fixture) - settings.leaseSeconds
+                let firstAccepted = try await Self.acceptedAt(first.updateID, fixture)
+                #expect(secondClaim - firstAccepted >= spacing - 0.1, "the next round began before the spacing had passed")
             }
         }
     }
@@ -78,22 +82,35 @@ import Testing
 
     /// When the lease of an update's last claim ends, in UNIX seconds (PostgreSQL's clock).
     private static func leaseEnd(_ updateID: Int64, _ fixture: DispatchFixture) async throws -> Double {
-        let rows = try await fixture.store.client.query("SELECT extract(epoch FROM not_before)::float8 FROM updates WHERE id = \(updateID)")
-        for try await leaseEnd in rows.decode(Double.self) { return leaseEnd }
+        try await Self.epoch(of: "not_before", updateID, fixture)
+    }
+
+    /// When an update was accepted, in UNIX seconds (PostgreSQL's clock).
+    private static func acceptedAt(_ updateID: Int64, _ fixture: DispatchFixture) async throws -> Double {
+        try await Self.epoch(of: "created_at", updateID, fixture)
+    }
+
+    private static func epoch(of column: String, _ updateID: Int64, _ fixture: DispatchFixture) async throws -> Double {
+        let rows = try await fixture.store.client.query(
+            "SELECT extract(epoch FROM \(unescaped: column))::float8 FROM updates WHERE id = \(updateID)"
+        )
+        for try await seconds in rows.decode(Double.self) { return seconds }
         return .nan
     }
 
-    /// Runs `body` while a dispatcher service of two workers waits for work, polling once a minute: within a test's
-    /// few seconds only a wake-up (a `NOTIFY`, or a held update's due time) can deliver. Then stops it gracefully.
+    /// Runs `body` while a dispatcher service of two workers (sending with `settings`) waits for work, polling once a
+    /// minute: within a test's few seconds only a wake-up (a `NOTIFY`, or a held update's due time) can deliver. Then
+    /// stops it gracefully.
     /// - Returns: The stopped service.
     @discardableResult
     private static func whileServicePollingOnceAMinuteWaits(
         _ fixture: DispatchFixture,
+        _ settings: Dispatcher.Settings = Dispatcher.Settings(batchSize: 5, pageSize: 100),
         quickRoundSpacing: Duration = .milliseconds(10),
         _ body: () async throws -> Void
     ) async throws -> DispatcherService {
         let service = DispatcherService(
-            dispatcher: fixture.dispatcher(),
+            dispatcher: fixture.dispatcher(settings),
             database: fixture.store.client,
             workers: 2,
             pollInterval: .seconds(60),
