@@ -29,8 +29,11 @@ struct DispatchFixture {
         }
     }
 
+    /// What the fixture's dispatchers are given when a test gives nothing else.
+    static let settings = Dispatcher.Settings(batchSize: 5, pageSize: 100)
+
     /// A new dispatcher (each has its own name in claims) sending through the fixture's client.
-    func dispatcher(_ settings: Dispatcher.Settings = Dispatcher.Settings(batchSize: 5, pageSize: 100)) -> Dispatcher {
+    func dispatcher(_ settings: Dispatcher.Settings = Self.settings) -> Dispatcher {
         let apns = self.apns
         return Dispatcher(
             database: self.store.client,

@@ -52,8 +52,7 @@ import Testing
         try await DispatchFixture.with("service_spacing") { fixture in
             for key in ["a1", "a2"] { _ = try await fixture.startedActivity(key: key) }
             let spacing = 3.0
-            let settings = Dispatcher.Settings(batchSize: 5, pageSize: 100)
-            try await Self.whileServicePollingOnceAMinuteWaits(fixture, settings, quickRoundSpacing: .seconds(spacing)) {
+            try await Self.whileServicePollingOnceAMinuteWaits(fixture, quickRoundSpacing: .seconds(spacing)) {
                 let first = try await fixture.update(activity: "a1", home: 1)
                 try await Self.until(first.updateID, is: "sent", fixture)
                 // Due at once, and the lane is woken: only the spacing holds it back.
@@ -62,7 +61,7 @@ import Testing
                 // The first round began after the first update was accepted (woken by its NOTIFY), and the second
                 // claim set `not_before` to its own time plus the lease. Both times are PostgreSQL's; the margin is for
                 // its wall clock against the service's monotonic one.
-                let secondClaim = try await Self.leaseEnd(second.updateID, fixture) - settings.leaseSeconds
+                let secondClaim = try await Self.leaseEnd(second.updateID, fixture) - DispatchFixture.settings.leaseSeconds
                 let firstAccepted = try await Self.acceptedAt(first.updateID, fixture)
                 #expect(secondClaim - firstAccepted >= spacing - 0.1, "the next round began before the spacing had passed")
             }
@@ -98,19 +97,17 @@ import Testing
         return .nan
     }
 
-    /// Runs `body` while a dispatcher service of two workers (sending with `settings`) waits for work, polling once a
-    /// minute: within a test's few seconds only a wake-up (a `NOTIFY`, or a held update's due time) can deliver. Then
-    /// stops it gracefully.
+    /// Runs `body` while a dispatcher service of two workers waits for work, polling once a minute: within a test's
+    /// few seconds only a wake-up (a `NOTIFY`, or a held update's due time) can deliver. Then stops it gracefully.
     /// - Returns: The stopped service.
     @discardableResult
     private static func whileServicePollingOnceAMinuteWaits(
         _ fixture: DispatchFixture,
-        _ settings: Dispatcher.Settings = Dispatcher.Settings(batchSize: 5, pageSize: 100),
         quickRoundSpacing: Duration = .milliseconds(10),
         _ body: () async throws -> Void
     ) async throws -> DispatcherService {
         let service = DispatcherService(
-            dispatcher: fixture.dispatcher(settings),
+            dispatcher: fixture.dispatcher(),
             database: fixture.store.client,
             workers: 2,
             pollInterval: .seconds(60),
@@ -147,7 +144,7 @@ import Testing
             let followers = try await fixture.tokenFollowers(2000, feed: "game-1")
             let settings = Dispatcher.Settings(pageSize: 50)
             let service = DispatcherService(
-                dispatcher: fixture.dispatcher(settings),
+                dispatcher: fixture.dispatcher(),
                 database: fixture.store.client,
                 workers: 1,
                 logger: fixture.store.logger
