@@ -30,6 +30,8 @@ struct APIFixture: Sendable {
     let otherKey: String
     /// The metrics listener's port, once it listens.
     let metricsPort: PortBox
+    /// The service's own pool (``LivecastApplication/database``), whose connections have the service's settings.
+    let database: PostgresClient
 
     var client: PostgresClient { self.store.client }
 
@@ -93,7 +95,8 @@ struct APIFixture: Sendable {
                 otherAppID: otherAppID,
                 keys: keys,
                 otherKey: otherKey,
-                metricsPort: metricsPort
+                metricsPort: metricsPort,
+                database: livecast.database
             )
             try await withMetricsFactory(LivecastMetrics.factory(registry: registry)) {
                 try await livecast.application.test(testing) { client in try await body(fixture, client) }
