@@ -144,7 +144,7 @@ import Testing
             let followers = try await fixture.tokenFollowers(2000, feed: "game-1")
             let settings = Dispatcher.Settings(pageSize: 50)
             let service = DispatcherService(
-                dispatcher: fixture.dispatcher(),
+                dispatcher: fixture.dispatcher(settings),
                 database: fixture.store.client,
                 workers: 1,
                 logger: fixture.store.logger
