@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LivecastCore
 import LivecastTesting
 import LocalPostgres
 import PostgresNIO
@@ -43,27 +44,61 @@ import Testing
                 #expect(registered.status == .created, "\(registered.text)")
 
                 try await Self.makeCommitsWaitForAStandby(fixture.client, true)
-                async let posted = client.send(.post, "\(activity)/updates", key: key, body: #"{"contentState": {"eta": 5}}"#, headers: headers)
+                let port = try #require(client.port)
+                let sent = ContinuousClock.now
+                var postHeaders = headers
+                postHeaders[.authorization] = "Bearer \(key)"
+                postHeaders[.contentType] = "application/json"
+                let post = TestClient.Request(
+                    "\(activity)/updates",
+                    method: .post,
+                    authority: "localhost",
+                    headers: postHeaders,
+                    body: ByteBuffer(string: #"{"contentState": {"eta": 5}}"#)
+                )
+                async let posted = Self.send(post, port: port)
                 let waiting = try await Self.backendsWaitingForTheStandby(fixture.client)
-                #expect(waiting.count == 1, "backends whose commit waits: \(waiting)")
+                let foundAfter = ContinuousClock.now - sent
+                try #require(waiting.count == 1, "backends whose commit waits \(foundAfter) after the update was sent: \(waiting)")
                 // Cut the connection while its commit, durable here, waits; then let later commits through.
                 try await fixture.client.query("SELECT pg_terminate_backend(pid) FROM unnest(\(waiting)::int[]) AS pid")
                 try await Self.makeCommitsWaitForAStandby(fixture.client, false)
 
                 let answer = try await posted
-                #expect(answer.status == .accepted, "\(answer.text)")
+                let answerText = String(buffer: answer.body ?? ByteBuffer())
+                #expect(
+                    answer.head.status == .accepted,
+                    "\(answerText); its commit was found waiting \(foundAfter) and it was answered \(ContinuousClock.now - sent) after it was sent"
+                )
                 let stored = try await fixture.client.query(
                     "SELECT u.id FROM updates u JOIN activities a ON a.id = u.activity_id WHERE a.activity_key = 'order-1'"
                 )
                 let ids = try await stored.decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
                 #expect(ids.count == 1, "the update was stored \(ids.count) times")
-                #expect(ids.first.map(Int.init) == answer.json["updateId"]?.intValue, "\(answer.text)")
+                let answered = try JSONDecoder().decode(JSONValue.self, from: Data(answerText.utf8))
+                #expect(ids.first.map(Int.init) == answered["updateId"]?.intValue, "\(answerText)")
             }
         } catch {
             await postgres.stop()
             throw error
         }
         await postgres.stop()
+    }
+
+    /// Sends `request` on a connection of its own to the server on `port`, and waits for its answer for up to 150 s.
+    /// The live test client waits 20 s, which the update's wait for its cut, and the server's questions after it, can
+    /// exceed while the rest of the suite starts PostgreSQL servers on the same two cores.
+    private static func send(_ request: TestClient.Request, port: Int) async throws -> TestClient.Response {
+        let client = TestClient(host: "localhost", port: port, configuration: .init(timeout: .seconds(150)))
+        client.connect()
+        do {
+            let response = try await client.execute(request)
+            try await client.shutdown()
+            return response
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     }
 
     /// Sets `synchronous_standby_names` to a standby that never connects (every commit then waits for it, durable
