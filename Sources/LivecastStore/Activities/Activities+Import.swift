@@ -135,7 +135,8 @@ extension Activities {
         )
     }
 
-    /// The rows' feeds and channels, and their activities and the holders of their tokens, locked in id order.
+    /// The rows' feeds and channels, and their activities and the holders of their tokens, locked in id order (looked
+    /// up through their unique indexes, ``RegistrationImport``'s probes).
     private func known(for rows: [ImportRow], on connection: PostgresConnection) async throws -> Known {
         var known = Known()
         let feeds = rows.compactMap(\.feed)
@@ -163,7 +164,9 @@ extension Activities {
         let activityRows = try await connection.query(
             """
             SELECT app_id, activity_key, id, state, attributes_type FROM activities
-            WHERE (app_id, activity_key) IN (SELECT * FROM unnest(\(rows.map(\.key.appID))::bigint[], \(rows.map(\.key.key))::text[]))
+            WHERE id = ANY(ARRAY(
+                SELECT (SELECT a.id FROM activities a WHERE (a.app_id, a.activity_key) = (r.app_id, r.activity_key))
+                FROM unnest(\(rows.map(\.key.appID))::bigint[], \(rows.map(\.key.key))::text[]) AS r(app_id, activity_key)))
             ORDER BY id FOR UPDATE
             """,
             logger: self.logger
@@ -175,7 +178,9 @@ extension Activities {
         let holderRows = try await connection.query(
             """
             SELECT app_id, token, activity_id, invalidated_at IS NULL FROM activity_tokens
-            WHERE (app_id, token) IN (SELECT * FROM unnest(\(tokens.map(\.appID))::bigint[], \(tokens.map(\.key))::text[]))
+            WHERE id = ANY(ARRAY(
+                SELECT (SELECT h.id FROM activity_tokens h WHERE (h.app_id, h.token) = (r.app_id, r.token))
+                FROM unnest(\(tokens.map(\.appID))::bigint[], \(tokens.map(\.key))::text[]) AS r(app_id, token)))
             ORDER BY id FOR UPDATE
             """,
             logger: self.logger

@@ -111,6 +111,7 @@ extension PushToStartTokens {
     }
 
     /// Locks, in id order, the live rows of the rows' devices and types and the rows holding their tokens.
+    /// Each key is looked up through its unique index (``RegistrationImport``'s probes).
     private func lockRows(
         of rows: [ImportRow],
         on connection: PostgresConnection
@@ -119,8 +120,11 @@ extension PushToStartTokens {
         let liveRows = try await connection.query(
             """
             SELECT id, app_id, device_id, attributes_type, token FROM push_to_start_tokens
-            WHERE invalidated_at IS NULL AND (app_id, device_id, attributes_type) IN (
-                SELECT * FROM unnest(\(appIDs)::bigint[], \(rows.map(\.registration.deviceID))::text[], \(rows.map(\.registration.attributesType))::text[]))
+            WHERE invalidated_at IS NULL AND id = ANY(ARRAY(
+                SELECT (SELECT l.id FROM push_to_start_tokens l WHERE l.invalidated_at IS NULL
+                        AND (l.app_id, l.device_id, l.attributes_type) = (r.app_id, r.device_id, r.attributes_type))
+                FROM unnest(\(appIDs)::bigint[], \(rows.map(\.registration.deviceID))::text[], \(rows.map(\.registration.attributesType))::text[])
+                     AS r(app_id, device_id, attributes_type)))
             ORDER BY id FOR UPDATE
             """,
             logger: self.logger
@@ -132,7 +136,9 @@ extension PushToStartTokens {
         let holderRows = try await connection.query(
             """
             SELECT id, app_id, token FROM push_to_start_tokens
-            WHERE (app_id, token) IN (SELECT * FROM unnest(\(appIDs)::bigint[], \(rows.map { $0.token ?? "" })::text[]))
+            WHERE id = ANY(ARRAY(
+                SELECT (SELECT h.id FROM push_to_start_tokens h WHERE (h.app_id, h.token) = (r.app_id, r.token))
+                FROM unnest(\(appIDs)::bigint[], \(rows.map { $0.token ?? "" })::text[]) AS r(app_id, token)))
             ORDER BY id FOR UPDATE
             """,
             logger: self.logger
