@@ -141,4 +141,77 @@ import Testing
             )
         }
     }
+
+    /// An import looks each key up through its unique index, however the planner would price joining the keys with the
+    /// table: with nested loops turned off (so that such a join reads every stored row), importing 1,000 tokens and
+    /// 1,000 activities with tokens beside 20,000 of each stored reads none of the stored rows, since none of their
+    /// keys is there. The one read left is each new activity token's foreign key check of its new activity.
+    @Test func anImportReadsOnlyTheRowsItsKeysFind() async throws {
+        try await StoreFixture.with("import_probes") { fixture in
+            let tables = ["push_to_start_tokens", "activities", "activity_tokens"]
+            // Each client's connections close when it ends, and their backends then report what they read and wrote.
+            try await TestPostgres.withClient(fixture.configuration) { client in
+                try await client.query(
+                    """
+                    WITH tokens AS (
+                        INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token)
+                        SELECT \(fixture.appID), 'stored-' || g, 'GameAttributes', lpad(to_hex(g), 8, '0') FROM generate_series(1, 20000) g
+                    ), activities AS (
+                        INSERT INTO activities (app_id, activity_key, attributes_type)
+                        SELECT \(fixture.appID), 'stored-' || g, 'GameAttributes' FROM generate_series(1, 20000) g RETURNING id
+                    )
+                    INSERT INTO activity_tokens (app_id, activity_id, token, generation)
+                    SELECT \(fixture.appID), id, lpad(to_hex(id), 8, '0'), 1 FROM activities
+                    """
+                )
+                try await client.query("ANALYZE push_to_start_tokens, activities, activity_tokens")
+            }
+            let before = try await self.counts(of: tables, fixture) { _, counts in counts.inserted >= 20000 }
+            var withoutNestedLoops = fixture.configuration
+            withoutNestedLoops.options.additionalStartupParameters.append(("enable_nestloop", "off"))
+            try await TestPostgres.withClient(withoutNestedLoops) { client in
+                let tokens = try await PushToStartTokens(client: client, logger: fixture.logger).importRegistrations(
+                    (0..<1000).map { self.token(fixture, "imported-\($0)", String(format: "%08x", 1_000_000 + $0)) }
+                )
+                #expect(tokens.allSatisfy { $0 == .registered(.created) })
+                let activities = try await Activities(client: client, logger: fixture.logger).importRegistrations(
+                    (0..<1000).map {
+                        .init(
+                            appID: fixture.appID,
+                            activityKey: "imported-\($0)",
+                            attributesType: "GameAttributes",
+                            pushToken: String(format: "%08x", 1_000_000 + $0)
+                        )
+                    }
+                )
+                #expect(activities.allSatisfy { $0 == .registered(.created) })
+            }
+            let after = try await self.counts(of: tables, fixture) { table, counts in counts.inserted >= before[table]!.inserted + 1000 }
+            let read = Dictionary(uniqueKeysWithValues: tables.map { ($0, after[$0]!.read - before[$0]!.read) })
+            #expect(read == ["push_to_start_tokens": 0, "activities": 1000, "activity_tokens": 0], "rows read by the imports")
+        }
+    }
+
+    /// The rows each table has had read (by sequential scans and fetched through indexes) and inserted, by
+    /// PostgreSQL's statistics, once `reported` holds for every table (a backend reports its counts a moment after it
+    /// ends), or after ten seconds.
+    private func counts(
+        of tables: [String],
+        _ fixture: StoreFixture,
+        once reported: (String, (read: Int, inserted: Int)) -> Bool
+    ) async throws -> [String: (read: Int, inserted: Int)] {
+        var counts: [String: (read: Int, inserted: Int)] = [:]
+        for _ in 0..<100 {
+            let rows = try await fixture.client.query(
+                """
+                SELECT relname::text, (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int, n_tup_ins::int
+                FROM pg_stat_user_tables WHERE relname = ANY(\(tables))
+                """
+            )
+            for try await (table, read, inserted) in rows.decode((String, Int, Int).self) { counts[table] = (read, inserted) }
+            if tables.allSatisfy({ table in counts[table].map { reported(table, $0) } ?? false }) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return counts
+    }
 }

@@ -104,31 +104,30 @@ extension Activities {
         }
     }
 
-    /// Inserts new activities and the first update token of those that have one. A new activity needs no send lock:
-    /// no send can read it before this transaction commits.
+    /// Inserts new activities and the first update token of those that have one, in one statement: the tokens find
+    /// their activities among the rows inserted, not by a look-up in the whole table. A new activity needs no send
+    /// lock: no send can read it before this transaction commits.
     private func insert(_ created: PlainRows, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
-            SELECT r.app_id, r.activity_key, r.attributes_type, nullif(r.feed_id, 0), nullif(r.channel_id, 0),
-                   CASE WHEN r.device_set THEN r.device_id END, CASE WHEN r.user_set THEN r.user_id END,
-                   CASE WHEN r.os_set THEN r.os_version END,
-                   CASE WHEN r.token_set OR r.channel_id <> 0 THEN 'active' ELSE 'starting' END
-            FROM unnest(\(created.appIDs)::bigint[], \(created.keys)::text[], \(created.attributesTypes)::text[], \(created.feedIDs)::bigint[],
-                        \(created.channelRowIDs)::bigint[], \(created.deviceIDs.values)::text[], \(created.deviceIDs.isSet)::bool[],
-                        \(created.userIDs.values)::text[], \(created.userIDs.isSet)::bool[],
-                        \(created.osVersions.values)::text[], \(created.osVersions.isSet)::bool[], \(created.tokens.isSet)::bool[])
-                 AS r(app_id, activity_key, attributes_type, feed_id, channel_id, device_id, device_set, user_id, user_set, os_version, os_set, token_set)
-            """,
-            logger: self.logger
-        )
-        try await connection.query(
-            """
+            WITH inserted AS (
+                INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
+                SELECT r.app_id, r.activity_key, r.attributes_type, nullif(r.feed_id, 0), nullif(r.channel_id, 0),
+                       CASE WHEN r.device_set THEN r.device_id END, CASE WHEN r.user_set THEN r.user_id END,
+                       CASE WHEN r.os_set THEN r.os_version END,
+                       CASE WHEN r.token_set OR r.channel_id <> 0 THEN 'active' ELSE 'starting' END
+                FROM unnest(\(created.appIDs)::bigint[], \(created.keys)::text[], \(created.attributesTypes)::text[], \(created.feedIDs)::bigint[],
+                            \(created.channelRowIDs)::bigint[], \(created.deviceIDs.values)::text[], \(created.deviceIDs.isSet)::bool[],
+                            \(created.userIDs.values)::text[], \(created.userIDs.isSet)::bool[],
+                            \(created.osVersions.values)::text[], \(created.osVersions.isSet)::bool[], \(created.tokens.isSet)::bool[])
+                     AS r(app_id, activity_key, attributes_type, feed_id, channel_id, device_id, device_set, user_id, user_set, os_version, os_set, token_set)
+                RETURNING app_id, activity_key, id
+            )
             INSERT INTO activity_tokens (app_id, activity_id, token, generation)
-            SELECT a.app_id, a.id, r.token, 1
+            SELECT i.app_id, i.id, r.token, 1
             FROM unnest(\(created.appIDs)::bigint[], \(created.keys)::text[], \(created.tokens.values)::text[], \(created.tokens.isSet)::bool[])
                  AS r(app_id, activity_key, token, token_set)
-            JOIN activities a ON a.app_id = r.app_id AND a.activity_key = r.activity_key
+            JOIN inserted i ON (i.app_id, i.activity_key) = (r.app_id, r.activity_key)
             WHERE r.token_set
             """,
             logger: self.logger
