@@ -137,10 +137,22 @@ extension TestClientProtocol {
         body: String? = nil,
         headers: HTTPFields = [:]
     ) async throws -> TestResponse {
+        try await self.execute(
+            uri: uri,
+            method: method,
+            headers: .api(key: key, json: body != nil, adding: headers),
+            body: body.map { ByteBuffer(string: $0) }
+        )
+    }
+}
+
+extension HTTPFields {
+    /// `headers` with a key's `Authorization` (`nil`: none) and, for a JSON body, its `Content-Type`.
+    static func api(key: String?, json: Bool, adding headers: HTTPFields = [:]) -> HTTPFields {
         var headers = headers
         if let key { headers[.authorization] = "Bearer \(key)" }
-        if body != nil { headers[.contentType] = "application/json" }
-        return try await self.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        if json { headers[.contentType] = "application/json" }
+        return headers
     }
 }
 

@@ -46,14 +46,11 @@ import Testing
                 try await Self.makeCommitsWaitForAStandby(fixture.client, true)
                 let port = try #require(client.port)
                 let sent = ContinuousClock.now
-                var postHeaders = headers
-                postHeaders[.authorization] = "Bearer \(key)"
-                postHeaders[.contentType] = "application/json"
                 let post = TestClient.Request(
                     "\(activity)/updates",
                     method: .post,
                     authority: "localhost",
-                    headers: postHeaders,
+                    headers: .api(key: key, json: true, adding: headers),
                     body: ByteBuffer(string: #"{"contentState": {"eta": 5}}"#)
                 )
                 async let posted = Self.send(post, port: port)
