@@ -8,7 +8,6 @@ import Synchronization
 /// each one (a `getrandom` call per 8 bytes) was a visible share too. The counter is atomic, so event loops making
 /// ids at once never wait for each other.
 enum UUIDText {
-    private static let digits = Array("0123456789abcdef".utf8)
     private static let counter = Atomic<UInt64>(.random(in: .min ... .max))
 
     static func random() -> String {
@@ -20,7 +19,8 @@ enum UUIDText {
             var index = 0
             func write(_ value: UInt64, nibbles: Int) {
                 for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                    buffer[index] = Self.digits[Int((value >> UInt64(shift)) & 0xF)]
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                    buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
                     index += 1
                 }
             }

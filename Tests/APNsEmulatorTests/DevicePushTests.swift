@@ -24,6 +24,21 @@ import Testing
         }
     }
 
+    /// Ids the emulator makes are written as APNs writes them: lowercase version-4 UUIDs, new for every push.
+    @Test func madeIDsAreLowercaseVersion4UUIDs() async throws {
+        try await EmulatorFixture.with { fixture in
+            let device = try await fixture.addDevice()
+            let token = try #require(device["pushToStartTokens"]?["GameAttributes"]?.stringValue)
+            let pushes = (0..<2).map { _ in fixture.devicePushRequest(token: token, payload: Self.update) }
+            let responses = try await fixture.curl.send(pushes)
+            let ids = responses.flatMap { [$0.headers["apns-id"] ?? "", $0.headers["apns-unique-id"] ?? ""] }
+            let version4 = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
+            #expect(responses.map(\.status) == [200, 200])
+            #expect(ids.allSatisfy { $0.wholeMatch(of: version4) != nil }, "\(ids)")
+            #expect(Set(ids).count == 4)
+        }
+    }
+
     @Test func productionAnswersCarryNoUniqueID() async throws {
         try await EmulatorFixture.with({
             $0.environment = "production"

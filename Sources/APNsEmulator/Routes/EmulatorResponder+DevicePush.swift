@@ -42,8 +42,10 @@ extension EmulatorResponder {
             default:
                 break
             }
-            let body = try Self.payload(request, limit: 4096)
+            try Self.checkPayload(request, limit: 4096)
             if isLiveActivity, owner != nil {
+                // Copied only for a device that shows it: a push to an unknown token is answered, not kept.
+                let body = Array(request.body.readableBytesView)
                 let budget = self.state.configuration.priority10Budget
                 self.state.withLock { contents in
                     contents.fleet.deliver(

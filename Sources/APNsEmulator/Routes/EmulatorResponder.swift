@@ -163,9 +163,14 @@ struct EmulatorResponder: Sendable {
     }
 
     /// Checks the body: `PayloadEmpty` when empty, `413 PayloadTooLarge` above the limit.
-    static func payload(_ request: EmulatorRequest, limit: Int) throws(APNsFailure) -> [UInt8] {
+    static func checkPayload(_ request: EmulatorRequest, limit: Int) throws(APNsFailure) {
         guard request.body.readableBytes > 0 else { throw APNsFailure(400, "PayloadEmpty") }
         guard request.body.readableBytes <= limit else { throw APNsFailure(413, "PayloadTooLarge") }
+    }
+
+    /// The body's bytes, once ``checkPayload(_:limit:)`` accepts them.
+    static func payload(_ request: EmulatorRequest, limit: Int) throws(APNsFailure) -> [UInt8] {
+        try Self.checkPayload(request, limit: limit)
         return Array(request.body.readableBytesView)
     }
 }

@@ -3,9 +3,13 @@ import CNGHTTP2
 /// Lays out one response's header block for nghttp2 at a time: `:status` and the response's headers, copied into
 /// scratch space this object owns. nghttp2 copies them at submission (they carry no NO_COPY flags), so the space is
 /// reused for the next response.
+///
+/// The request ids are sent as literals that HPACK does not index: each response has new ones, so adding them to the
+/// dynamic table would only push out the entries that repeat.
 final class ResponseHeaderBlock {
     private static let nameValueCapacity = 32
     private static let scratchCapacity = 16 * 1024
+    private static let unindexedNames: Set<String> = ["apns-id", "apns-unique-id", "apns-request-id"]
 
     private let nameValues = UnsafeMutableBufferPointer<nghttp2_nv>.allocate(capacity: ResponseHeaderBlock.nameValueCapacity)
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ResponseHeaderBlock.scratchCapacity, alignment: 1)
@@ -36,7 +40,8 @@ final class ResponseHeaderBlock {
             guard count < Self.nameValueCapacity, let (namePointer, nameLength) = copy(name),
                 let (valuePointer, valueLength) = copy(value)
             else { return }
-            self.nameValues[count] = nghttp2_nv(name: namePointer, value: valuePointer, namelen: nameLength, valuelen: valueLength, flags: 0)
+            let flags = Self.unindexedNames.contains(name) ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
+            self.nameValues[count] = nghttp2_nv(name: namePointer, value: valuePointer, namelen: nameLength, valuelen: valueLength, flags: flags)
             count += 1
         }
         add(":status", String(status))
