@@ -26,11 +26,20 @@ extension LivecastAPI {
             return Self.accepted(kept, replayed: true)
         }
         let now = Int(Date().timeIntervalSince1970)
-        if let sendAt = try Self.sendAt(of: route, body: body), sendAt > now {
-            return try await self.schedule(route, target: target, body: body, sendAt: sendAt, now: now, scope: scope, idempotencyKey: idempotencyKey)
+        let decoded = try UpdateRequestBody(route, body: body)
+        if let sendAt = decoded.sendAt, sendAt > now {
+            return try await self.schedule(
+                route,
+                target: target,
+                body: (body, decoded),
+                sendAt: sendAt,
+                now: now,
+                scope: scope,
+                idempotencyKey: idempotencyKey
+            )
         }
         let accepted = try await self.store(
-            try self.prepare(route, target: target, body: body, appID: scope.appID, idempotencyKey: idempotencyKey, now: now)
+            try self.prepare(route, target: target, body: decoded, appID: scope.appID, idempotencyKey: idempotencyKey, now: now)
         )
         if accepted.priorityDowngraded, !accepted.isReplay {
             Counter(label: "livecast_priority_downgrades_total").increment()
@@ -44,10 +53,11 @@ extension LivecastAPI {
     }
 
     /// Keeps a request until its `sendAt`, checked as it will be then, for a target the app has.
+    /// - Parameter body: The body as posted, which is kept, and decoded.
     private func schedule(
         _ route: UpdateRoute,
         target: String,
-        body: [UInt8],
+        body: (bytes: [UInt8], decoded: UpdateRequestBody),
         sendAt: Int,
         now: Int,
         scope: AppScope,
@@ -56,7 +66,7 @@ extension LivecastAPI {
         guard sendAt <= now + Self.maximumScheduleAhead else {
             throw APIError.invalid("sendAt is more than \(Self.maximumScheduleAhead / 86400) days ahead", field: "sendAt")
         }
-        _ = try self.prepare(route, target: target, body: body, appID: scope.appID, idempotencyKey: nil, now: sendAt)
+        _ = try self.prepare(route, target: target, body: body.decoded, appID: scope.appID, idempotencyKey: nil, now: sendAt)
         let scheduled = ScheduledUpdates(client: self.database, logger: self.logger)
         guard try await scheduled.targetExists(appID: scope.appID, route: route.rawValue, target: target) else {
             throw APIError.notFound("no \(route.targetParameter == "feedKey" ? "feed" : "activity") \(target)", field: route.targetParameter)
@@ -65,7 +75,7 @@ extension LivecastAPI {
             appID: scope.appID,
             route: route.rawValue,
             target: target,
-            body: body,
+            body: body.bytes,
             sendAt: sendAt,
             idempotencyKey: idempotencyKey
         )

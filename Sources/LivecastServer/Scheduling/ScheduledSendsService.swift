@@ -45,7 +45,7 @@ struct ScheduledSendsService: Service {
             let prepared = try self.api.prepare(
                 route,
                 target: entry.target,
-                body: entry.body,
+                body: try UpdateRequestBody(route, body: entry.body),
                 appID: entry.appID,
                 idempotencyKey: nil,
                 now: Int(Date().timeIntervalSince1970)

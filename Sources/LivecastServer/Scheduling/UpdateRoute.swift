@@ -15,6 +15,32 @@ enum UpdateRoute: String, Sendable, CaseIterable {
     }
 }
 
+/// A start, update or end's body, decoded as its route's: once a request, for its `sendAt` and its checks alike.
+enum UpdateRequestBody {
+    case start(FeedStartBody)
+    case update(UpdateBody)
+    case end(EndBody)
+
+    /// Decodes `body` as `route`'s.
+    /// - Throws: ``APIError`` 400 when it does not decode.
+    init(_ route: UpdateRoute, body: [UInt8]) throws {
+        switch route {
+        case .feedStart: self = .start(try Request.decodeJSON(as: FeedStartBody.self, from: body))
+        case .feedUpdate, .activityUpdate: self = .update(try Request.decodeJSON(as: UpdateBody.self, from: body))
+        case .feedEnd, .activityEnd: self = .end(try Request.decodeJSON(as: EndBody.self, from: body))
+        }
+    }
+
+    /// When the request is to be sent, if it is scheduled.
+    var sendAt: Int? {
+        switch self {
+        case .start(let body): body.sendAt
+        case .update(let body): body.sendAt
+        case .end(let body): body.sendAt
+        }
+    }
+}
+
 /// A start, update or end, decoded and checked, ready for the outbox.
 enum PreparedUpdate {
     case feedStart(FeedStarts.Request)
@@ -23,32 +49,23 @@ enum PreparedUpdate {
 }
 
 extension LivecastAPI {
-    /// The body's `sendAt`, once the body decodes as its route's.
-    /// - Throws: ``APIError`` 400 when it does not.
-    static func sendAt(of route: UpdateRoute, body: [UInt8]) throws -> Int? {
-        switch route {
-        case .feedStart: try Request.decodeJSON(as: FeedStartBody.self, from: body).sendAt
-        case .feedUpdate, .activityUpdate: try Request.decodeJSON(as: UpdateBody.self, from: body).sendAt
-        case .feedEnd, .activityEnd: try Request.decodeJSON(as: EndBody.self, from: body).sendAt
-        }
-    }
-
-    /// Decodes a start, update or end and checks its dates as of `now` (UNIX seconds): the time it is posted, or
-    /// its `sendAt` when it is scheduled.
+    /// Checks a start, update or end's dates as of `now` (UNIX seconds), the time it is posted or its `sendAt` when
+    /// it is scheduled, and makes it ready for the outbox.
+    /// - Parameter body: The body, decoded as `route`'s.
     /// - Throws: ``APIError`` naming the field at fault.
     func prepare(
         _ route: UpdateRoute,
         target: String,
-        body: [UInt8],
+        body: UpdateRequestBody,
         appID: Int64,
         idempotencyKey: IdempotencyKey?,
         now: Int
     ) throws
         -> PreparedUpdate
     {
-        switch route {
-        case .feedStart:
-            let body = try Request.decodeJSON(as: FeedStartBody.self, from: body)
+        var content: UpdateContent
+        switch body {
+        case .start(let body):
             try Self.checkDates(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
             try self.checkClockSkew(body.timestamp, now: now)
             try InputLimits.checkDateWindow(timestamp: body.timestamp, staleDate: body.staleDate, now: now)
@@ -65,17 +82,14 @@ extension LivecastAPI {
             start.priority = body.priority
             start.idempotencyKey = idempotencyKey
             return .feedStart(start)
-        case .feedUpdate, .feedEnd, .activityUpdate, .activityEnd:
-            var content =
-                route == .feedEnd || route == .activityEnd
-                ? try Request.decodeJSON(as: EndBody.self, from: body).content(now: now)
-                : try Request.decodeJSON(as: UpdateBody.self, from: body).content(now: now)
-            try self.checkClockSkew(content.timestamp, now: now)
-            content.idempotencyKey = idempotencyKey
-            return route == .activityUpdate || route == .activityEnd
-                ? .activityContent(ActivityUpdates.Request(appID: appID, activityKey: target, content: content))
-                : .feedContent(FeedUpdates.Request(appID: appID, feedKey: target, content: content))
+        case .update(let body): content = try body.content(now: now)
+        case .end(let body): content = try body.content(now: now)
         }
+        try self.checkClockSkew(content.timestamp, now: now)
+        content.idempotencyKey = idempotencyKey
+        return route == .activityUpdate || route == .activityEnd
+            ? .activityContent(ActivityUpdates.Request(appID: appID, activityKey: target, content: content))
+            : .feedContent(FeedUpdates.Request(appID: appID, feedKey: target, content: content))
     }
 
     /// Stores a prepared start, update or end in the outbox.
