@@ -192,6 +192,31 @@ import Testing
         }
     }
 
+    /// An import into a new database analyzes the table once a chunk has filled it (`analyze_if_outgrown`), so that
+    /// the next chunk's look-ups go through the right index. Without statistics the planner took
+    /// push_to_start_tokens_last_seen for them, reading the app's every stored token for each row of the second
+    /// chunk: 5,000 × 5,000 rows here.
+    @Test func anImportIntoANewDatabaseReadsNoneOfTheRowsItWrote() async throws {
+        try await StoreFixture.with("import_unanalyzed") { fixture in
+            // The import's own ANALYZE is what is tested: autovacuum's could come meanwhile.
+            try await fixture.client.query("ALTER TABLE push_to_start_tokens SET (autovacuum_enabled = false)")
+            let count = RegistrationImport.chunkSize * 2
+            try await TestPostgres.withClient(fixture.configuration) { client in
+                let outcomes = try await PushToStartTokens(client: client, logger: fixture.logger).importRegistrations(
+                    (0..<count).map { self.token(fixture, "new-\($0)", String(format: "%08x", $0)) }
+                )
+                #expect(outcomes.allSatisfy { $0 == .registered(.created) })
+            }
+            let counts = try await self.counts(of: ["push_to_start_tokens"], fixture) { _, counts in counts.inserted >= count }
+            #expect(counts["push_to_start_tokens"]?.inserted == count)
+            #expect(counts["push_to_start_tokens"]?.read == 0, "rows read by the import")
+            let analyzed = try await fixture.client.query(
+                "SELECT analyze_count::int FROM pg_stat_user_tables WHERE relname = 'push_to_start_tokens'"
+            )
+            for try await analyzed in analyzed.decode(Int.self) { #expect(analyzed == 1, "analyzed after the first chunk only") }
+        }
+    }
+
     /// The rows each table has had read (by sequential scans and fetched through indexes) and inserted, by
     /// PostgreSQL's statistics, once `reported` holds for every table (a backend reports its counts a moment after it
     /// ends), or after ten seconds.

@@ -209,7 +209,8 @@ public struct Reaper: Sendable {
     }
 }
 
-/// Advisory lock namespaces of the scheduled jobs (see ``SendLocks`` for the dispatcher's).
+/// Advisory lock namespaces of the scheduled jobs (see ``SendLocks`` for the dispatcher's; namespace 5 is
+/// `analyze_if_outgrown`'s, in `sql/0026`).
 enum ReaperLocks {
     /// One pass at a time per app (key: the app id).
     static let appNamespace: Int32 = 3

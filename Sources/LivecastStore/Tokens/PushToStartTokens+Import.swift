@@ -49,8 +49,13 @@ extension PushToStartTokens {
     /// Writes the rows whose outcome is plain in one transaction, with the live rows of their devices and the rows
     /// holding their tokens locked: a new device and type (`created`), the live token again (`unchanged`), or a new
     /// token replacing one no other row of the import names (`rotated`). Any other row is left to ``register(_:)``.
+    ///
+    /// The table is analyzed first once it has outgrown its statistics (`analyze_if_outgrown`, `sql/0026`): without
+    /// them, on a new database, the look-ups went through the wrong index and read the app's every token for each
+    /// row.
     private func writePlain(_ rows: [(index: Int, row: ImportRow)], importedTokens: Set<AppToken>) async throws -> [Int: Result] {
-        try await self.client.withGuardedTransaction(logger: self.logger) { connection in
+        try await self.client.guardedQuery("SELECT analyze_if_outgrown('push_to_start_tokens')", logger: self.logger)
+        return try await self.client.withGuardedTransaction(logger: self.logger) { connection in
             let (live, holders) = try await self.lockRows(of: rows.map(\.row), on: connection)
             var results: [Int: Result] = [:]
             var refreshed = PlainRows()
