@@ -86,4 +86,40 @@ import Testing
             #expect(rows.count >= 2)
         }
     }
+
+    /// A registration of a stored device, on a table without statistics (a new database before autovacuum's first
+    /// ANALYZE), analyzes it first (`sql/0027`): its look-ups by key went through the wrong index and read the app's
+    /// every token. A registration of a new device, all a launch peak brings, does not.
+    @Test func aStoredDevicesRegistrationAnalyzesATableThatOutgrewItsStatistics() async throws {
+        try await StoreFixture.with("ptst_unanalyzed") { fixture in
+            // The registration's own ANALYZE is what is tested: autovacuum's could come meanwhile.
+            try await fixture.client.query("ALTER TABLE push_to_start_tokens SET (autovacuum_enabled = false)")
+            try await fixture.client.query(
+                """
+                INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token)
+                SELECT \(fixture.appID), 'stored-' || g, 'GameAttributes', lpad(to_hex(g), 8, '0') FROM generate_series(1, 3000) g
+                """
+            )
+            let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
+            #expect(try await tokens.register(self.registration(fixture, device: "new", token: "ffff0001")) == .created)
+            #expect(try await self.analyzeCount(fixture) == 0, "a new device's registration analyzes nothing")
+            let stored = PushToStartTokens.Registration(
+                appID: fixture.appID,
+                deviceID: "stored-1",
+                attributesType: "GameAttributes",
+                token: "00000001"
+            )
+            #expect(try await tokens.register(stored) == .unchanged)
+            #expect(try await self.analyzeCount(fixture) == 1, "a stored device's registration analyzes the table")
+            #expect(try await tokens.register(stored) == .unchanged)
+            #expect(try await self.analyzeCount(fixture) == 1, "once")
+        }
+    }
+
+    /// How many times push_to_start_tokens was analyzed, autovacuum aside.
+    private func analyzeCount(_ fixture: StoreFixture) async throws -> Int {
+        let rows = try await fixture.client.query("SELECT analyze_count::int FROM pg_stat_user_tables WHERE relname = 'push_to_start_tokens'")
+        for try await count in rows.decode(Int.self) { return count }
+        return -1
+    }
 }
