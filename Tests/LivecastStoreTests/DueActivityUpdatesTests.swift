@@ -19,9 +19,14 @@ import Testing
             try await fixture.client.query("VACUUM ANALYZE")
             // Then 20,000 updates pile up.
             try await self.insertUpdates(fixture, perActivity: 20)
-            let plan = try await QueryPlan(
-                fixture.client.query("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT * FROM due_activity_updates(\(fixture.appID), 50)")
-            )
+            // A PL/pgSQL function's first call on a connection also reads the catalog to plan its statement (270 pages
+            // against 161 on the second call here, and 504 once in CI against the limit of 500 below): the search is
+            // measured on the connection's second call.
+            let explain: PostgresQuery = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT * FROM due_activity_updates(\(fixture.appID), 50)"
+            let plan = try await fixture.client.withConnection { connection in
+                _ = try await connection.query(explain, logger: fixture.logger).collect()
+                return try await QueryPlan(connection.query(explain, logger: fixture.logger))
+            }
 
             #expect(plan.rows == 50, "\(plan)")
             // Each update found costs a few pages (the due index in order, the row, a probe of its activity's
