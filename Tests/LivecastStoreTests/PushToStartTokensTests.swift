@@ -102,7 +102,7 @@ import Testing
             )
             let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
             #expect(try await tokens.register(self.registration(fixture, device: "new", token: "ffff0001")) == .created)
-            #expect(try await self.analyzeCount(fixture) == 0, "a new device's registration analyzes nothing")
+            #expect(try await fixture.timesAnalyzed("push_to_start_tokens") == 0, "a new device's registration analyzes nothing")
             let stored = PushToStartTokens.Registration(
                 appID: fixture.appID,
                 deviceID: "stored-1",
@@ -110,16 +110,9 @@ import Testing
                 token: "00000001"
             )
             #expect(try await tokens.register(stored) == .unchanged)
-            #expect(try await self.analyzeCount(fixture) == 1, "a stored device's registration analyzes the table")
+            #expect(try await fixture.timesAnalyzed("push_to_start_tokens") == 1, "a stored device's registration analyzes the table")
             #expect(try await tokens.register(stored) == .unchanged)
-            #expect(try await self.analyzeCount(fixture) == 1, "once")
+            #expect(try await fixture.timesAnalyzed("push_to_start_tokens") == 1, "once")
         }
-    }
-
-    /// How many times push_to_start_tokens was analyzed, autovacuum aside.
-    private func analyzeCount(_ fixture: StoreFixture) async throws -> Int {
-        let rows = try await fixture.client.query("SELECT analyze_count::int FROM pg_stat_user_tables WHERE relname = 'push_to_start_tokens'")
-        for try await count in rows.decode(Int.self) { return count }
-        return -1
     }
 }

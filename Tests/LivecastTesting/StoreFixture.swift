@@ -45,4 +45,12 @@ public struct StoreFixture: Sendable {
         for try await row in rows.decode((String, Bool, String?).self) { result.append(row) }
         return result
     }
+
+    /// How many times `table` was analyzed by an `ANALYZE` statement (autovacuum's not counted), by PostgreSQL's
+    /// statistics, which an `ANALYZE` reports at once.
+    public func timesAnalyzed(_ table: String) async throws -> Int {
+        let rows = try await self.client.query("SELECT analyze_count::int FROM pg_stat_user_tables WHERE relname = \(table)")
+        for try await count in rows.decode(Int.self) { return count }
+        throw StoreError(.notFound, "no table \(table)")
+    }
 }
