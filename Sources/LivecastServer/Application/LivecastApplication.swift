@@ -42,18 +42,10 @@ public struct LivecastApplication: Sendable {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
         onMetricsServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) {
-        var configuration = settings.database
-        configuration.statementTimeout = settings.statementTimeout
-        // No keep-alive queries. The pool sets a keep-alive timer each time a connection goes back idle and cancels
-        // it at the next lease: a task group of two tasks and a libdispatch timer, thousands of times a second under
-        // load (profiled at 1,000 updates a second). Every connection of this pool is opened on demand, and one idle
-        // for `connectionIdleTimeout` (60 s) is closed, so none sits idle long enough to need one.
-        configuration.options.keepAliveBehavior = nil
-        // No just-in-time compilation of plans. PostgreSQL compiles a plan whose estimated cost passes `jit_above_cost`
-        // (100,000), and inlines and optimises it past 500,000: statistics taken while a backlog was pending put a
-        // fan-out claim at 481,000-564,000, and its compilation took 170-815 ms of a statement that runs in well
-        // under a millisecond (auto_explain). Livecast's statements are short; none gains from compiling.
-        configuration.options.additionalStartupParameters.append(("jit", "off"))
+        let configuration = settings.database.forService(
+            statementTimeout: settings.statementTimeout,
+            dispatchWorkers: settings.dispatchWorkers
+        )
         let database = PostgresClient(
             configuration: configuration,
             eventLoopGroup: SpreadEventLoops(base: PostgresClient.defaultEventLoopGroup),
