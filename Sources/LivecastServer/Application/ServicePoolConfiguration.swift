@@ -21,10 +21,11 @@ extension PostgresClient.Configuration {
         ]
         // Connections kept open: the two `LISTEN`s (the outbox's and the key cache's), the two group commits
         // (updates and registrations) and one for each dispatcher worker. The pool closes any connection beyond
-        // them after `idleTimeout`, and so sets it an idle timer each time it goes back idle, cancelled at its next
-        // lease: a `Task.sleep`, whose libdispatch timer wakes the dispatch manager's thread, for every lease (about
-        // 650 a second with 16 connections registering). The pool leases its lowest free connection first, so with
-        // these kept open the leases under load take them and set no timer (about 25 a second left).
+        // them after `connectionIdleTimeout` (60 s), and so sets it an idle timer each time it goes back idle,
+        // cancelled at its next lease: a `Task.sleep`, whose libdispatch timer wakes the dispatch manager's thread,
+        // for every lease (about 650 a second with 16 connections registering). The pool leases its lowest free
+        // connection first, so with these kept open the leases under load take them and set no timer (about 25 a
+        // second left).
         configuration.options.minimumConnections = min(4 + dispatchWorkers, configuration.options.maximumConnections)
         // No just-in-time compilation of plans. PostgreSQL compiles a plan whose estimated cost passes `jit_above_cost`
         // (100,000), and inlines and optimises it past 500,000: statistics taken while a backlog was pending put a
