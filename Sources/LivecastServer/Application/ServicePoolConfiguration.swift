@@ -33,10 +33,7 @@ extension PostgresClient.Configuration {
         // under a millisecond (auto_explain). Livecast's statements are short; none gains from compiling.
         configuration.options.additionalStartupParameters.append(("jit", "off"))
         // Named, so that an operator tells the service's connections apart in `pg_stat_activity`.
-        configuration.options.additionalStartupParameters.append(("application_name", Self.serviceApplicationName))
+        configuration.options.additionalStartupParameters.append(("application_name", "livecast"))
         return configuration
     }
-
-    /// The `application_name` of the service's connections.
-    static let serviceApplicationName = "livecast"
 }
