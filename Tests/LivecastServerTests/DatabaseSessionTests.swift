@@ -15,8 +15,8 @@ import Testing
     }
 
     /// PostgreSQL sends TCP keep-alive probes on the service's connections after a minute of silence, so that a
-    /// connection kept open through a quiet hour is not dropped by a firewall on the way; the fixture's own client,
-    /// opened without the service's settings, has the system's defaults.
+    /// connection that stays quiet for hours, such as a `LISTEN`'s, is not dropped by a firewall on the way; the
+    /// fixture's own client, opened without the service's settings, has the system's defaults.
     @Test func postgreSQLProbesTheServicesIdleConnections() async throws {
         try await APIFixture.with("session_keepalives") { fixture, _ in
             let service = try await Self.keepAlives(fixture.database)
@@ -26,26 +26,14 @@ import Testing
         }
     }
 
-    /// The service keeps four connections open (and one for each dispatcher worker; the fixture runs none) after the
-    /// work that opened more has ended and they have sat idle past the pool's idle timeout, here a second: only the
-    /// connections opened beyond them are closed. A lease of a kept connection sets no idle timer.
-    @Test func theServiceKeepsItsConnectionsOpenWhenIdle() async throws {
-        try await APIFixture.with("session_kept", settings: { $0.database.options.connectionIdleTimeout = .seconds(1) }) { fixture, _ in
-            let database = fixture.database
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<10 { group.addTask { try await database.query("SELECT pg_sleep(0.5)") } }
-                try await group.waitForAll()
-            }
-            let opened = try await Self.serviceConnections(fixture.client)
-            var open = opened
-            // The database watch's own connection may be open too: it probes twice a second.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while open > 5, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
-                open = try await Self.serviceConnections(fixture.client)
-            }
-            #expect(opened > 5)
-            #expect((4...5).contains(open), "\(open) of the service's \(opened) connections open after idling")
+    /// The service's connections are named `livecast`, so that an operator tells them apart in `pg_stat_activity`;
+    /// the fixture's own client is not.
+    @Test func theServicesConnectionsAreNamedLivecast() async throws {
+        try await APIFixture.with("session_name") { fixture, _ in
+            let service = try await Self.applicationName(fixture.database)
+            let fixtures = try await Self.applicationName(fixture.client)
+            #expect(service == "livecast")
+            #expect(fixtures != "livecast")
         }
     }
 
@@ -57,13 +45,9 @@ import Testing
         return []
     }
 
-    /// The open connections to this database named as the service names its own.
-    private static func serviceConnections(_ client: PostgresClient) async throws -> Int {
-        let rows = try await client.query(
-            "SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'livecast'"
-        )
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
+    private static func applicationName(_ client: PostgresClient) async throws -> String? {
+        for try await value in try await client.query("SHOW application_name").decode(String.self) { return value }
+        return nil
     }
 
     private static func jit(_ client: PostgresClient) async throws -> String? {

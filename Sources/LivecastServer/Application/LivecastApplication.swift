@@ -42,10 +42,7 @@ public struct LivecastApplication: Sendable {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
         onMetricsServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) {
-        let configuration = settings.database.forService(
-            statementTimeout: settings.statementTimeout,
-            dispatchWorkers: settings.dispatchWorkers
-        )
+        let configuration = settings.database.forService(statementTimeout: settings.statementTimeout)
         let database = PostgresClient(
             configuration: configuration,
             eventLoopGroup: SpreadEventLoops(base: PostgresClient.defaultEventLoopGroup),
