@@ -165,7 +165,7 @@ import Testing
                 }
                 if pause > .zero { try await Task.sleep(for: pause) }
             }
-            let (received, lastReceived, closed) = try await reader.value
+            let (received, lastReceived, closed) = await reader.value
             return Exchange(received: received, opened: opened, lastReceived: lastReceived, closed: closed)
         }
     }
