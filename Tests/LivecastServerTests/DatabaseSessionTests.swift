@@ -7,8 +7,8 @@ import Testing
     /// on the same database without the service's settings, still has it on.
     @Test func theServicesConnectionsCompileNoPlanJustInTime() async throws {
         try await APIFixture.with("session_jit") { fixture, _ in
-            let service = try await Self.jit(fixture.database)
-            let fixtures = try await Self.jit(fixture.client)
+            let service = try await Self.setting("jit", of: fixture.database)
+            let fixtures = try await Self.setting("jit", of: fixture.client)
             #expect(service == "off")
             #expect(fixtures == "on")
         }
@@ -30,8 +30,8 @@ import Testing
     /// the fixture's own client is not.
     @Test func theServicesConnectionsAreNamedLivecast() async throws {
         try await APIFixture.with("session_name") { fixture, _ in
-            let service = try await Self.applicationName(fixture.database)
-            let fixtures = try await Self.applicationName(fixture.client)
+            let service = try await Self.setting("application_name", of: fixture.database)
+            let fixtures = try await Self.setting("application_name", of: fixture.client)
             #expect(service == "livecast")
             #expect(fixtures != "livecast")
         }
@@ -45,13 +45,9 @@ import Testing
         return []
     }
 
-    private static func applicationName(_ client: PostgresClient) async throws -> String? {
-        for try await value in try await client.query("SHOW application_name").decode(String.self) { return value }
-        return nil
-    }
-
-    private static func jit(_ client: PostgresClient) async throws -> String? {
-        for try await value in try await client.query("SHOW jit").decode(String.self) { return value }
+    /// The value of one of PostgreSQL's settings on a connection of `client`.
+    private static func setting(_ name: String, of client: PostgresClient) async throws -> String? {
+        for try await value in try await client.query("SELECT current_setting(\(name))").decode(String.self) { return value }
         return nil
     }
 }
