@@ -11,18 +11,24 @@ import Testing
 @Suite struct ActivityUpdateQueueTests {
     private static let activityCount = 200
 
-    private static func register(_ keys: [String], _ fixture: StoreFixture) async throws {
+    private static func register(_ keys: [String], _ fixture: StoreFixture, appID: Int64? = nil) async throws {
         let activities = Activities(client: fixture.client, logger: fixture.logger)
         for (index, key) in keys.enumerated() {
             _ = try await activities.register(
-                .init(appID: fixture.appID, activityKey: key, attributesType: "OrderAttributes", pushToken: String(format: "ab%04x", index))
+                .init(appID: appID ?? fixture.appID, activityKey: key, attributesType: "OrderAttributes", pushToken: String(format: "ab%04x", index))
             )
         }
     }
 
-    private static func update(_ fixture: StoreFixture, _ key: String, eta: Int, timestamp: Int? = nil) throws -> ActivityUpdates.Request {
+    private static func update(
+        _ fixture: StoreFixture,
+        _ key: String,
+        eta: Int,
+        timestamp: Int? = nil,
+        appID: Int64? = nil
+    ) throws -> ActivityUpdates.Request {
         .init(
-            appID: fixture.appID,
+            appID: appID ?? fixture.appID,
             activityKey: key,
             event: .update,
             contentState: try RawJSON(validating: #"{"eta":\#(eta)}"#),
@@ -103,6 +109,64 @@ import Testing
                 stored.append("\(key) \(status) \(contentState ?? "-")")
             }
             #expect(stored == [#"fine superseded {"eta":1}"#, #"fine pending {"eta":2}"#])
+        }
+    }
+
+    /// A batch spends each app's hourly priority-10 budget once for all of its updates asking for 10 (`sql/0028`):
+    /// the first of them, in the requests' order, go out at 10 while the budget lasts and the rest at 5, as if each
+    /// had spent one unit in turn; an app without a cap grants them all, and priority 5 spends nothing.
+    @Test func aBatchSpendsEachAppsPriorityTenBudgetInTheRequestsOrder() async throws {
+        try await StoreFixture.with("update_queue_priority_budget") { fixture in
+            try await fixture.client.query("UPDATE apps SET priority10_hourly_cap = 2 WHERE id = \(fixture.appID)")
+            let uncapped = try await fixture.client.query(
+                "INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_path) VALUES ('com.example.news', 'sandbox', 'TEAM123456', 'KEY1234567', '/keys/b.p8') RETURNING id"
+            )
+            let otherApp = try await uncapped.decode(Int64.self).reduce(0) { $1 }
+            try await Self.register(["a0", "a1", "a2", "a3", "a4", "a5"], fixture)
+            try await Self.register(["b0", "b1"], fixture, appID: otherApp)
+            func request(_ key: String, priority: Int, appID: Int64? = nil, eta: Int) throws -> ActivityUpdates.Request {
+                var request = try Self.update(fixture, key, eta: eta, appID: appID)
+                request.content.priority = priority
+                return request
+            }
+            // The budget is the clock hour's: should the hour turn between the two batches (a slow run near the top
+            // of the hour), both go again on an unspent budget, with updates after the first try's.
+            var first: [AcceptedUpdate] = []
+            var second: [AcceptedUpdate] = []
+            for attempt in 0..<2 {
+                try await fixture.client.query("DELETE FROM priority_budget")
+                try await fixture.client.query("DELETE FROM updates")
+                let hour = try await fixture.databaseHour()
+                first = try await ActivityUpdateBatch.write(
+                    [
+                        try request("a0", priority: 10, eta: attempt), try request("b0", priority: 10, appID: otherApp, eta: attempt),
+                        try request("a1", priority: 5, eta: attempt), try request("a2", priority: 10, eta: attempt),
+                        try request("b1", priority: 10, appID: otherApp, eta: attempt), try request("a3", priority: 10, eta: attempt),
+                    ],
+                    client: fixture.client,
+                    logger: fixture.logger
+                ).map { try $0.get() }
+                second = try await ActivityUpdateBatch.write(
+                    [try request("a4", priority: 10, eta: attempt), try request("a5", priority: 5, eta: attempt)],
+                    client: fixture.client,
+                    logger: fixture.logger
+                ).map { try $0.get() }
+                if try await fixture.databaseHour() == hour { break }
+            }
+            #expect(first.map(\.priority) == [10, 10, 5, 10, 10, 5])
+            #expect(first.map(\.priorityDowngraded) == [false, false, false, false, false, true])
+            #expect(second.map(\.priority) == [5, 5] && second.map(\.priorityDowngraded) == [true, false])
+            let rows = try await fixture.client.query("SELECT app_id, used FROM priority_budget ORDER BY app_id")
+            var used: [Int64: Int] = [:]
+            for try await (appID, count) in rows.decode((Int64, Int).self) { used[appID] = count }
+            #expect(used == [fixture.appID: 2, otherApp: 2])
+            // What the outbox holds is what each caller was told.
+            let sent = try await fixture.client.query(
+                "SELECT a.activity_key, u.priority FROM updates u JOIN activities a ON a.id = u.activity_id WHERE u.status = 'pending' ORDER BY a.activity_key"
+            )
+            var priorities: [String] = []
+            for try await (key, priority) in sent.decode((String, Int16).self) { priorities.append("\(key) \(priority)") }
+            #expect(priorities == ["a0 10", "a1 5", "a2 10", "a3 5", "a4 5", "a5 5", "b0 10", "b1 10"])
         }
     }
 

@@ -139,7 +139,7 @@ import Testing
             var priorities: [(Int, Bool)] = []
             for attempt in 0..<2 {
                 try await fixture.client.query("DELETE FROM priority_budget WHERE app_id = \(fixture.appID)")
-                let hour = try await self.databaseHour(fixture)
+                let hour = try await fixture.databaseHour()
                 priorities = []
                 for index in 0..<3 {
                     var request = try self.update(fixture, home: index, timestamp: self.now + attempt * 30 + index * 10)
@@ -147,20 +147,13 @@ import Testing
                     let accepted = try await updates.accept(request)
                     priorities.append((accepted.priority, accepted.priorityDowngraded))
                 }
-                if try await self.databaseHour(fixture) == hour { break }
+                if try await fixture.databaseHour() == hour { break }
             }
             #expect(priorities.map(\.0) == [10, 10, 5])
             #expect(priorities.map(\.1) == [false, false, true])
             // Priority 5 does not spend the budget.
             #expect(try await updates.accept(try self.update(fixture, home: 9, timestamp: self.now + 90)).priorityDowngraded == false)
         }
-    }
-
-    /// The database's clock hour, which the priority-10 budget counts by.
-    private func databaseHour(_ fixture: StoreFixture) async throws -> String {
-        var hour = ""
-        for try await value in try await fixture.client.query("SELECT date_trunc('hour', now())::text").decode(String.self) { hour = value }
-        return hour
     }
 
     @Test func startsCarryBothFormsAndCheckTheirAudience() async throws {

@@ -53,4 +53,11 @@ public struct StoreFixture: Sendable {
         for try await count in rows.decode(Int.self) { return count }
         throw StoreError(.notFound, "no table \(table)")
     }
+
+    /// The database's clock hour, which the priority-10 budget counts by.
+    public func databaseHour() async throws -> String {
+        let rows = try await self.client.query("SELECT date_trunc('hour', now())::text")
+        for try await hour in rows.decode(String.self) { return hour }
+        throw StoreError(.notFound, "no clock")
+    }
 }

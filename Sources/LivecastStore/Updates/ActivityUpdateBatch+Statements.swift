@@ -47,6 +47,20 @@ extension ActivityUpdateBatch {
         }
     }
 
+    /// Spends each app's hourly priority-10 budget once for all of its updates that ask for priority 10: the first
+    /// of them, in the requests' order, go out at 10 while the budget lasts, the rest at 5, as if each had spent
+    /// one unit in turn (``OutboxRules/spendPriorityBudget(_:appID:on:logger:)``). Apps in the order of their ids, so
+    /// that two transactions lock their counts in the same order.
+    static func spendPriorityBudgets(_ admitted: inout [AdmittedUpdate], on connection: PostgresConnection, logger: Logger) async throws {
+        let asking = admitted.indices.filter { admitted[$0].row.requestedPriority == 10 }
+        for (appID, positions) in Dictionary(grouping: asking, by: { admitted[$0].row.appID }).sorted(by: { $0.key < $1.key }) {
+            let granted = try await OutboxRules.spendPriorityBudget(positions.count, appID: appID, on: connection, logger: logger)
+            for (order, position) in positions.enumerated() where order >= granted {
+                admitted[position].row.sentPriority = 5
+            }
+        }
+    }
+
     /// Writes the admitted updates' outbox rows and their activities' new state (``InsertActivityUpdatesStatement``).
     /// - Returns: Each new update's id, by its activity's id, and the transaction's id (`nil` when none was admitted).
     static func insert(

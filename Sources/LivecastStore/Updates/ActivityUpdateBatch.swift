@@ -99,15 +99,7 @@ enum ActivityUpdateBatch {
             }
         }
         try await Self.replacePending(&admitted, on: connection, logger: logger)
-        for position in admitted.indices {
-            let row = admitted[position].row
-            admitted[position].row.sentPriority = try await OutboxRules.budgeted(
-                row.requestedPriority,
-                appID: row.appID,
-                on: connection,
-                logger: logger
-            )
-        }
+        try await Self.spendPriorityBudgets(&admitted, on: connection, logger: logger)
         let (updateIDs, transactionID) = try await Self.insert(admitted, on: connection, logger: logger)
         for update in admitted {
             guard let updateID = updateIDs[update.target.id] else { continue }

@@ -108,18 +108,17 @@ enum OutboxRules {
     /// - Returns: The priority to send with: 5 when the budget of this hour is spent.
     static func budgeted(_ priority: Int, appID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Int {
         guard priority == 10 else { return priority }
-        let rows = try await connection.query(
-            """
-            INSERT INTO priority_budget AS b (app_id, hour, used)
-            SELECT id, date_trunc('hour', now()), 1 FROM apps WHERE id = \(appID) AND coalesce(priority10_hourly_cap, 1) > 0
-            ON CONFLICT (app_id, hour) DO UPDATE SET used = b.used + 1
-                WHERE b.used < coalesce((SELECT priority10_hourly_cap FROM apps WHERE id = \(appID)), b.used + 1)
-            RETURNING used
-            """,
-            logger: logger
-        )
-        for try await _ in rows.decode(Int.self) { return 10 }
-        return 5
+        return try await Self.spendPriorityBudget(1, appID: appID, on: connection, logger: logger) == 1 ? 10 : 5
+    }
+
+    /// Spends up to `wanted` units of the app's hourly priority-10 budget in one statement (`sql/0028`), holding
+    /// the hour's count locked until the transaction ends.
+    /// - Returns: How many units were granted: `wanted` without a cap, else at most what is left of it.
+    static func spendPriorityBudget(_ wanted: Int, appID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        guard wanted > 0 else { return 0 }
+        let rows = try await connection.query("SELECT spend_priority_budget(\(appID), \(Int32(wanted)))", logger: logger)
+        for try await granted in rows.decode(Int32.self) { return Int(granted) }
+        return 0
     }
 
     /// Runs `body` in a transaction, turning what PostgreSQL says into ``StoreError``s; the lease is named by the
