@@ -63,9 +63,15 @@ extension BenchmarkStack {
         self.activity("bench-activity-\(index)", token: Self.token(.activity, index: index))
     }
 
-    /// `POST …/activities/bench-activity-{index % activities}/updates`: updates go round the activities.
-    func activityUpdate(index: Int, activities: Int) -> APIRequest {
-        APIRequest(.POST, "\(self.appPath)/activities/bench-activity-\(index % activities)/updates", json: #"{"contentState":{"eta":\#(index)}}"#)
+    /// `POST …/activities/bench-activity-{index % activities}/updates`: updates go round the activities, asking for
+    /// `priority` when one is given.
+    func activityUpdate(index: Int, activities: Int, priority: Int?) -> APIRequest {
+        let priorityMember = priority.map { #","priority":\#($0)"# } ?? ""
+        return APIRequest(
+            .POST,
+            "\(self.appPath)/activities/bench-activity-\(index % activities)/updates",
+            json: #"{"contentState":{"eta":\#(index)}\#(priorityMember)}"#
+        )
     }
 
     /// `PUT …/activities/bench-warm-up`: a standalone activity whose update opens serve's connection to APNs.

@@ -1,6 +1,7 @@
 import ArgumentParser
 
-/// The options `updates` and `max-updates` share: how long, over which activities, on how many connections.
+/// The options `updates` and `max-updates` share: how long, over which activities, on how many connections, at which
+/// priority.
 struct UpdateLoadOptions: ParsableArguments {
     @Option(help: "Seconds measured.")
     var seconds = 10.0
@@ -13,4 +14,14 @@ struct UpdateLoadOptions: ParsableArguments {
 
     @Option(help: "Connections (open loop: a request due while all are busy waits for one, and its wait counts).")
     var connections = 64
+
+    @Option(help: "The priority every update asks for: 5 or 10 (by default none, and the server sends at 5).")
+    var priority: Int?
+
+    /// The summary line's `priority=P`, when a priority was given.
+    var priorityFields: [(String, String)] { self.priority.map { [("priority", String($0))] } ?? [] }
+
+    func validate() throws {
+        if let priority, priority != 5 && priority != 10 { throw ValidationError("--priority must be 5 or 10") }
+    }
 }
