@@ -5,7 +5,7 @@ import PostgresNIO
 /// What an update or end is accepted into, read and locked by the accepting transaction: a feed (``FeedTarget``)
 /// or a single activity (``ActivityTarget``). ``UpdateAcceptance`` applies the same rules to both; a target only
 /// says what differs.
-protocol UpdateTarget {
+protocol UpdateTarget: SendableMetatype {
     /// The last timestamp accepted for it; the next one must come after it.
     var lastTimestamp: Int? { get }
     /// What the payload is checked for: a device push, or a broadcast when only a channel receives it.
