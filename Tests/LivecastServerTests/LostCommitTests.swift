@@ -19,10 +19,10 @@ import Testing
         try await Self.postWhileItsCommitIsCut("lost_commit_group", headers: [:])
     }
 
-    /// An update with an `Idempotency-Key` is written alone; the server asks whether the outbox holds it, and
-    /// answers `202` for the update it kept. It used to answer `503` for it.
-    @Test(.timeLimit(.minutes(3))) func anUpdateWrittenAloneIsAnsweredAsPostgreSQLKeptIt() async throws {
-        try await Self.postWhileItsCommitIsCut("lost_commit_alone", headers: [.idempotencyKey: "eta-5"])
+    /// An update with an `Idempotency-Key` goes through the group commit too, and its answer is kept in the same
+    /// transaction: it is answered `202` for the update PostgreSQL kept, and the request sent again gets that answer.
+    @Test(.timeLimit(.minutes(3))) func aKeyedUpdateIsAnsweredAsPostgreSQLKeptItAndAgainWhenRetried() async throws {
+        try await Self.postWhileItsCommitIsCut("lost_commit_keyed", headers: [.idempotencyKey: "eta-5"])
     }
 
     /// Registers an activity, posts an update with `headers` while its commit is cut, and checks the answer is
@@ -74,6 +74,11 @@ import Testing
                 #expect(ids.count == 1, "the update was stored \(ids.count) times")
                 let answered = try JSONDecoder().decode(JSONValue.self, from: Data(answerText.utf8))
                 #expect(ids.first.map(Int.init) == answered["updateId"]?.intValue, "\(answerText)")
+                if headers[.idempotencyKey] != nil {
+                    let again = try await Self.send(post, port: port)
+                    #expect(again.head.status == .accepted && String(buffer: again.body ?? ByteBuffer()) == answerText)
+                    #expect(again.head.headerFields[.idempotentReplayed] == "true")
+                }
             }
         } catch {
             await postgres.stop()

@@ -112,6 +112,53 @@ import Testing
         }
     }
 
+    /// Updates with an idempotency key go in batches too (`sql/0029`): the key is stored with the row, a retried
+    /// request is answered as the first time (in a later batch, or in the same batch after its first), and a key
+    /// reused for another body is refused, before any other rule is applied.
+    @Test func aBatchStoresIdempotencyKeysAndReplaysARetriedRequest() async throws {
+        try await StoreFixture.with("update_queue_idempotency") { fixture in
+            try await Self.register(["k0", "k1", "k2"], fixture)
+            func keyed(_ activity: String, key: String, body: String = "{}", eta: Int) throws -> ActivityUpdates.Request {
+                var request = try Self.update(fixture, activity, eta: eta)
+                request.content.idempotencyKey = IdempotencyKey(key: key, scope: "POST /\(activity)/updates", body: Array(body.utf8))
+                return request
+            }
+            let first = try await ActivityUpdateBatch.write(
+                [try keyed("k0", key: "a", eta: 1), try keyed("k1", key: "b", eta: 1), try Self.update(fixture, "k2", eta: 1)],
+                client: fixture.client,
+                logger: fixture.logger
+            ).map { try $0.get() }
+            #expect(first.allSatisfy { !$0.isReplay })
+            let stored = try await fixture.client.query(
+                "SELECT id, idempotency_key, idempotency_scope FROM updates WHERE idempotency_key IS NOT NULL ORDER BY id"
+            )
+            var keys: [String] = []
+            for try await (id, key, scope) in stored.decode((Int64, String, String).self) {
+                keys.append("\(id == first[keys.count].updateID) \(key) \(scope)")
+            }
+            #expect(keys == ["true a POST /k0/updates", "true b POST /k1/updates"])
+            // The retried request comes after its activity was ended: it is still answered as the first time.
+            let ends = ActivityUpdates(client: fixture.client, logger: fixture.logger)
+            _ = try await ends.accept(.init(appID: fixture.appID, activityKey: "k0", event: .end))
+            let second = await ActivityUpdateBatch.write(
+                [
+                    try keyed("k0", key: "a", eta: 1), try keyed("k1", key: "b", body: "{ }", eta: 1),
+                    try keyed("k2", key: "c", eta: 2), try keyed("k2", key: "c", eta: 2),
+                ],
+                client: fixture.client,
+                logger: fixture.logger
+            )
+            let replay = try second[0].get()
+            #expect(replay.isReplay && replay.updateID == first[0].updateID && replay.timestamp == first[0].timestamp)
+            let reused = #expect(throws: StoreError.self) { try second[1].get() }
+            #expect(reused?.code == .idempotencyKeyReused)
+            let (new, again) = (try second[2].get(), try second[3].get())
+            #expect(!new.isReplay && again.isReplay && again.updateID == new.updateID)
+            let count = try await fixture.client.query("SELECT count(*)::int FROM updates WHERE idempotency_key IS NOT NULL")
+            #expect(try await count.decode(Int.self).reduce(0) { $1 } == 3)
+        }
+    }
+
     /// A batch spends each app's hourly priority-10 budget once for all of its updates asking for 10 (`sql/0028`):
     /// the first of them, in the requests' order, go out at 10 while the budget lasts and the rest at 5, as if each
     /// had spent one unit in turn; an app without a cap grants them all, and priority 5 spends nothing.

@@ -55,36 +55,6 @@ struct EndBody: UpdateContentBody {
     }
 }
 
-/// `202` for an accepted update or end, once it is stored.
-struct AcceptedBody: Codable {
-    let updateId: Int64
-    /// The timestamp it goes out with.
-    let timestamp: Int
-    let priority: Int
-    /// Present and `true` when the app's hourly priority-10 budget was spent, so it goes out at priority 5.
-    let priorityDowngraded: Bool?
-    /// Whether it came in the same second as the target's last update: it replaced that one (never sent) if it was
-    /// still waiting, else it goes out at the next second.
-    let coalesced: Bool
-    /// Present and `true` when `dismissalDate` was brought back to 4 hours after the end.
-    let dismissalDateClamped: Bool?
-    /// Notes for the caller, such as the clamping.
-    let warnings: [String]?
-
-    init(_ accepted: AcceptedUpdate) {
-        self.updateId = accepted.updateID
-        self.timestamp = accepted.timestamp
-        self.priority = accepted.priority
-        self.priorityDowngraded = accepted.priorityDowngraded ? true : nil
-        self.coalesced = accepted.coalesced
-        self.dismissalDateClamped = accepted.dismissalDateClamped ? true : nil
-        var warnings: [String] = []
-        if accepted.dismissalDateClamped { warnings.append("dismissalDate was later than 4 hours after the end; it was clamped") }
-        if accepted.priorityDowngraded { warnings.append("the app's hourly priority-10 budget is spent; sent at priority 5") }
-        self.warnings = warnings.isEmpty ? nil : warnings
-    }
-}
-
 /// `202` for a start, update or end kept until its `sendAt`.
 struct ScheduledBody: Encodable {
     /// Its id: `GET …/updates/{updateId}` follows it, `DELETE` cancels it until it is sent.

@@ -11,7 +11,7 @@ extension LivecastAPI {
     /// Answers a start, update or end posted to `route`: replays the answer kept for its `Idempotency-Key` on the
     /// same route and target (`422 idempotency_key_reused` when the body differs); or, when its `sendAt` is ahead,
     /// checks it as of then and keeps it until then (`"status": "scheduled"`); or checks and stores it in the outbox.
-    /// The answer is kept when the request has an idempotency key, and is `202`.
+    /// The answer is kept when the request has an idempotency key (by the store, with the update), and is `202`.
     func acceptOnce(_ request: Request, _ context: APIRequestContext, _ scope: AppScope, route: UpdateRoute) async throws -> Response {
         let target = try context.parameters.decoded(route.targetParameter)
         let body = try await request.bodyBytes(upTo: context.maxUploadSize)
@@ -44,12 +44,8 @@ extension LivecastAPI {
         if accepted.priorityDowngraded, !accepted.isReplay {
             Counter(label: "livecast_priority_downgrades_total").increment()
         }
-        let answer = String(decoding: try JSONEncoder.sorted.encode(AcceptedBody(accepted)), as: UTF8.self)
-        // Only a request with an idempotency key can be replayed: only its answer is kept.
-        if idempotencyKey != nil, !accepted.isReplay {
-            try await responses.record(answer, updateID: accepted.updateID)
-        }
-        return Self.accepted(answer, replayed: accepted.isReplay)
+        // A request with an idempotency key had its answer kept with the update, in the same transaction.
+        return Self.accepted(accepted.answer, replayed: accepted.isReplay)
     }
 
     /// Keeps a request until its `sendAt`, checked as it will be then, for a target the app has.

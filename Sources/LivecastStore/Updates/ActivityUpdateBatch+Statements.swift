@@ -3,6 +3,38 @@ import Logging
 import PostgresNIO
 
 extension ActivityUpdateBatch {
+    /// The first answers to the requests whose idempotency key was used before on the same route and target, by the
+    /// index of their request, as ``OutboxRules/replay(appID:idempotencyKey:on:logger:)`` finds one: the update it
+    /// stored, or ``StoreError`` `idempotencyKeyReused` when that request had another body. One statement for the
+    /// batch, and none without a key.
+    static func replays(
+        _ requests: [ActivityUpdates.Request],
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [Int: Result<AcceptedUpdate, any Error>] {
+        let keyed = requests.indices.compactMap { index in requests[index].content.idempotencyKey.map { (index, $0) } }
+        guard !keyed.isEmpty else { return [:] }
+        let rows = try await connection.query(
+            """
+            SELECT r.n, u.id, u.timestamp, u.priority::int, u.priority_downgraded, u.idempotency_fingerprint
+            FROM unnest(\(keyed.map { requests[$0.0].appID })::bigint[], \(keyed.map(\.1.scope))::text[], \(keyed.map(\.1.key))::text[])
+                WITH ORDINALITY AS r(app_id, scope, key, n)
+            JOIN updates u ON u.app_id = r.app_id AND u.idempotency_scope = r.scope AND u.idempotency_key = r.key
+            WHERE u.idempotency_key IS NOT NULL
+            """,
+            logger: logger
+        )
+        var replays: [Int: Result<AcceptedUpdate, any Error>] = [:]
+        for try await (ordinal, id, timestamp, priority, downgraded, fingerprint) in rows.decode((Int, Int64, Int, Int, Bool, String?).self) {
+            let (index, key) = keyed[ordinal - 1]
+            replays[index] = Result {
+                try key.checkSameRequest(as: fingerprint)
+                return AcceptedUpdate.replay(updateID: id, timestamp: timestamp, priority: priority, priorityDowngraded: downgraded)
+            }
+        }
+        return replays
+    }
+
     /// Locks the requests' activities and reads the database's clock (``LockActivitiesStatement``).
     /// - Returns: Each found activity's row, by the index of its request, and the database's time in UNIX seconds
     ///   (`nil` when no activity was found).
@@ -81,6 +113,20 @@ extension ActivityUpdateBatch {
         return (updateIDs, transactionID)
     }
 
+    /// Keeps the answers of the new updates that came with an idempotency key with their rows
+    /// (``AcceptedUpdate/answer``), in one statement; none without a key.
+    static func keepAnswers(_ accepted: [AcceptedUpdate], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !accepted.isEmpty else { return }
+        try await connection.query(
+            """
+            UPDATE updates u SET response = k.response
+            FROM unnest(\(accepted.map(\.updateID))::bigint[], \(accepted.map(\.answer))::text[]) AS k(id, response)
+            WHERE u.id = k.id
+            """,
+            logger: logger
+        )
+    }
+
     /// One outbox row as the insert's JSON carries it (PostgresNIO's arrays take no optionals).
     private struct InsertedRow: Encodable {
         var appId: Int64
@@ -95,6 +141,9 @@ extension ActivityUpdateBatch {
         var priorityDowngraded: Bool
         var coalesced: Bool
         var payload: String
+        var idempotencyKey: String?
+        var idempotencyScope: String?
+        var idempotencyFingerprint: String?
 
         /// The insert's column names, spelled out: `JSONEncoder`'s snake-case conversion rewrote every key of every
         /// row.
@@ -109,6 +158,9 @@ extension ActivityUpdateBatch {
             case priority
             case priorityDowngraded = "priority_downgraded"
             case coalesced, payload
+            case idempotencyKey = "idempotency_key"
+            case idempotencyScope = "idempotency_scope"
+            case idempotencyFingerprint = "idempotency_fingerprint"
         }
 
         init(_ row: OutboxRow) {
@@ -124,6 +176,9 @@ extension ActivityUpdateBatch {
             self.priorityDowngraded = row.sentPriority != row.requestedPriority
             self.coalesced = row.coalesced
             self.payload = row.payload
+            self.idempotencyKey = row.idempotencyKey?.key
+            self.idempotencyScope = row.idempotencyKey?.scope
+            self.idempotencyFingerprint = row.idempotencyKey?.fingerprint
         }
     }
 

@@ -2,15 +2,16 @@ import Logging
 import PostgresNIO
 
 /// Accepts many standalone activities' updates and ends in one transaction of a few statements, with the rules
-/// ``UpdateAcceptance`` applies to one: each activity locked, timestamps ordered on the database's clock, payloads
-/// checked, the priority budget spent, coalescing, the outbox rows and the activities' new state.
+/// ``UpdateAcceptance`` applies to one: a retried request's first answer replayed, each activity locked, timestamps
+/// ordered on the database's clock, payloads checked, the priority budget spent, coalescing, the outbox rows (with
+/// their idempotency keys) and the activities' new state.
 ///
 /// An activity appears at most once in a transaction; a second update of it goes in the next, after the first is
 /// committed. A request the rules refuse gets its own error and writes nothing. When a transaction fails as a whole
-/// (a lost connection, a deadlock), each of its requests is answered ``WriteAlone``, for its caller to try it again
+/// (a lost connection, a deadlock, a key another transaction stored meanwhile), each of its requests is answered ``WriteAlone``, for its caller to try it again
 /// alone (``ActivityUpdates/accept(_:)``).
 enum ActivityUpdateBatch {
-    /// Accepts `requests` (none with an idempotency key, none a start), answering each in order.
+    /// Accepts `requests` (none a start), answering each in order.
     static func write(_ requests: [ActivityUpdates.Request], client: PostgresClient, logger: Logger) async -> [Result<AcceptedUpdate, any Error>] {
         var results = [Result<AcceptedUpdate, any Error>?](repeating: nil, count: requests.count)
         var remaining = Array(requests.indices)
@@ -88,10 +89,13 @@ enum ActivityUpdateBatch {
         var answers: [Result<AcceptedUpdate, any Error>] = requests.map {
             .failure(StoreError(.notFound, "no activity \($0.activityKey)", field: "activityId"))
         }
+        // A retried request is answered as it was the first time, before any rule is applied to it.
+        let replays = try await Self.replays(requests, on: connection, logger: logger)
+        for (index, replay) in replays { answers[index] = replay }
         let (rows, clock) = try await Self.lock(requests, on: connection, logger: logger)
         guard let now = clock else { return RoundAnswers(results: answers) }
         var admitted: [AdmittedUpdate] = []
-        for (index, row) in rows {
+        for (index, row) in rows where replays[index] == nil {
             do {
                 admitted.append(try AdmittedUpdate(requests[index], index: index, row: row, now: now))
             } catch {
@@ -101,10 +105,14 @@ enum ActivityUpdateBatch {
         try await Self.replacePending(&admitted, on: connection, logger: logger)
         try await Self.spendPriorityBudgets(&admitted, on: connection, logger: logger)
         let (updateIDs, transactionID) = try await Self.insert(admitted, on: connection, logger: logger)
+        var keyed: [AcceptedUpdate] = []
         for update in admitted {
             guard let updateID = updateIDs[update.target.id] else { continue }
-            answers[update.index] = .success(update.accepted(updateID: updateID))
+            let accepted = update.accepted(updateID: updateID)
+            answers[update.index] = .success(accepted)
+            if update.row.idempotencyKey != nil { keyed.append(accepted) }
         }
+        try await Self.keepAnswers(keyed, on: connection, logger: logger)
         return RoundAnswers(results: answers, transactionID: transactionID)
     }
 }

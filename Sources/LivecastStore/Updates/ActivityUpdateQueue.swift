@@ -5,8 +5,8 @@ import PostgresNIO
 /// together in shared transactions (``GroupCommit``, ``ActivityUpdateBatch``): a backend posting to thousands of
 /// activities at once costs PostgreSQL a few statements per batch instead of several per update.
 ///
-/// A request with an idempotency key goes alone, through the idempotency replay; so does one whose shared transaction
-/// failed as a whole. A request whose task is cancelled (answered 503 by the server's database watch) before its
+/// A request with an idempotency key goes in a batch too, which replays its first answer when it was sent before. A
+/// request whose shared transaction failed as a whole goes alone. A request whose task is cancelled (answered 503 by the server's database watch) before its
 /// update is written withdraws it.
 public final class ActivityUpdateQueue: Sendable {
     /// The most updates one transaction accepts.
@@ -27,9 +27,6 @@ public final class ActivityUpdateQueue: Sendable {
     /// Checks and stores an update or end, durably before it returns.
     /// - Throws: What ``ActivityUpdates/accept(_:)`` throws.
     public func accept(_ request: ActivityUpdates.Request) async throws -> AcceptedUpdate {
-        guard request.content.idempotencyKey == nil else {
-            return try await ActivityUpdates(client: self.client, logger: self.logger).accept(request)
-        }
         guard request.content.event != .start else { throw ActivityUpdates.startRefused }
         _ = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
         do {

@@ -25,6 +25,7 @@ struct AdmittedUpdate {
             payload: "",
             requestedPriority: priority,
             sentPriority: priority,
+            idempotencyKey: content.idempotencyKey,
             coalesced: coalesced
         )
         self.target.address(&self.row)

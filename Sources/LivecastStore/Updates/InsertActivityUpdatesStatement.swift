@@ -6,7 +6,7 @@ import PostgresNIO
 /// `0018`: its lookup goes by index whatever the outbox's statistics were when this statement was planned; the final
 /// SELECT joins its one row so that PostgreSQL runs it). It also gives the transaction's id, by which a commit whose
 /// answer was lost is looked up (``LostCommit``). The rows come as one JSON array (PostgresNIO's arrays take no
-/// optionals), read through `admitted_updates` (migration `0021`), which PostgreSQL counts as one row, so that the
+/// optionals), read through `admitted_updates` (migrations `0021` and `0029`), which PostgreSQL counts as one row, so that the
 /// plan it keeps updates the activities by index instead of reading the whole table. Prepared once per connection:
 /// planning it took longer than running it.
 struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
@@ -15,9 +15,11 @@ struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
             SELECT * FROM admitted_updates($1::jsonb)
         ), inserted AS (
             INSERT INTO updates (app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date,
-                                 relevance_score, priority, priority_downgraded, not_before, payload)
+                                 relevance_score, priority, priority_downgraded, not_before, payload, idempotency_key,
+                                 idempotency_scope, idempotency_fingerprint)
             SELECT app_id, activity_id, event, timestamp, content_state, stale_date, dismissal_date, relevance_score,
-                   priority, priority_downgraded, CASE WHEN coalesced THEN to_timestamp(timestamp) ELSE now() END, payload
+                   priority, priority_downgraded, CASE WHEN coalesced THEN to_timestamp(timestamp) ELSE now() END, payload,
+                   idempotency_key, idempotency_scope, idempotency_fingerprint
             FROM r
             RETURNING id, activity_id
         ), retried AS (

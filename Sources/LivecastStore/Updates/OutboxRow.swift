@@ -24,7 +24,8 @@ struct OutboxRow {
     /// A start's audience.
     var audience: FeedStarts.Audience?
 
-    /// Inserts the row; the dispatchers are woken once the transaction commits (``OutboxNotification``).
+    /// Inserts the row, with its answer when it has an idempotency key (``AcceptedUpdate/answer``); the dispatchers
+    /// are woken once the transaction commits (``OutboxNotification``).
     /// - Returns: What the caller is told, with `dismissalDateClamped` as given.
     func insert(dismissalDateClamped: Bool, on connection: PostgresConnection, logger: Logger) async throws -> AcceptedUpdate {
         let timestamp = self.content.timestamp
@@ -45,7 +46,11 @@ struct OutboxRow {
         )
         var updateID: Int64 = 0
         for try await id in rows.decode(Int64.self) { updateID = id }
-        return self.accepted(updateID: updateID, dismissalDateClamped: dismissalDateClamped)
+        let accepted = self.accepted(updateID: updateID, dismissalDateClamped: dismissalDateClamped)
+        if self.idempotencyKey != nil {
+            try await connection.query("UPDATE updates SET response = \(accepted.answer) WHERE id = \(updateID)", logger: logger)
+        }
+        return accepted
     }
 
     /// What the caller is told once the row is written as `updateID`.

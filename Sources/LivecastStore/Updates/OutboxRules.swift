@@ -91,15 +91,7 @@ enum OutboxRules {
         )
         for try await (id, timestamp, priority, downgraded, fingerprint) in rows.decode((Int64, Int, Int, Bool, String?).self) {
             try idempotencyKey.checkSameRequest(as: fingerprint)
-            return AcceptedUpdate(
-                updateID: id,
-                timestamp: timestamp,
-                priority: priority,
-                priorityDowngraded: downgraded,
-                coalesced: false,
-                dismissalDateClamped: false,
-                isReplay: true
-            )
+            return AcceptedUpdate.replay(updateID: id, timestamp: timestamp, priority: priority, priorityDowngraded: downgraded)
         }
         return nil
     }
