@@ -28,7 +28,8 @@
 # 1,000 a second, then 5,000 a second on 128 connections (sustained if every request is accepted at that pace), and
 # closed loop on 128 connections for the highest accepted rate (with one batch written at a time, a group commit
 # holds at most what the connections have in flight: on 64, a quarter of the machine stayed idle), at no priority
-# given and at priority 10 (alerts: each spends the app's hourly priority-10 budget); channel feeds'
+# given, at priority 10 (alerts: each spends the app's hourly priority-10 budget) and with an Idempotency-Key on
+# each; channel feeds'
 # updates and a token feed's fan-out timed from the 202 to the emulator's answer (on the wire); bulk imports of
 # push-to-start tokens, where the server has the endpoint. Each figure is printed beside the target of issue #12.
 set -euo pipefail
@@ -250,8 +251,11 @@ sustained=$(api updates --rate "$api_sustained_rate" --connections "$api_load_co
     --warm-up "$api_warm_up" --activities "$api_activities")
 max_updates=$(api max-updates --connections "$api_load_connections" --seconds "$api_seconds" --warm-up "$api_warm_up" \
     --activities "$api_activities")
-# The same at priority 10, as a sports app's alerts ask: each update spends the app's hourly budget.
+# The same at priority 10, as a sports app's alerts ask: each update spends the app's hourly budget; and with an
+# Idempotency-Key on each, as a backend that retries safely sends.
 max_priority10=$(api max-updates --priority 10 --connections "$api_load_connections" --seconds "$api_seconds" \
+    --warm-up "$api_warm_up" --activities "$api_activities")
+max_keyed=$(api max-updates --idempotency-keys --connections "$api_load_connections" --seconds "$api_seconds" \
     --warm-up "$api_warm_up" --activities "$api_activities")
 broadcast=$(api broadcast-latency --count "$api_broadcasts" --rate "$api_broadcast_rate" --feeds "$api_feeds" \
     --warm-up "$api_broadcast_warm_up")
@@ -281,8 +285,10 @@ row "updates: $api_sustained_rate/s offered, open loop, $api_load_connections co
     ">= 5000/s sustained"
 row "updates: max, $api_load_connections connections, closed loop, ${api_seconds} s" \
     "$(field "$max_updates" rate)/s (p50 $(field "$max_updates" p50_ms), p99 $(field "$max_updates" p99_ms) ms)" ">= 5000/s"
-row "updates: max at priority 10, $api_load_connections connections, closed loop, ${api_seconds} s" \
+row "updates: max, priority 10, $api_load_connections connections, closed loop, ${api_seconds} s" \
     "$(field "$max_priority10" rate)/s (p50 $(field "$max_priority10" p50_ms), p99 $(field "$max_priority10" p99_ms) ms)" ""
+row "updates: max, Idempotency-Key, $api_load_connections connections, closed loop, ${api_seconds} s" \
+    "$(field "$max_keyed" rate)/s (p50 $(field "$max_keyed" p50_ms), p99 $(field "$max_keyed" p99_ms) ms)" ""
 row "broadcast: channel feed update, 202 -> on the wire ($(field "$broadcast" count) at ${api_broadcast_rate}/s)" \
     "p50 $(field "$broadcast" p50_ms), p99 $(field "$broadcast" p99_ms), max $(field "$broadcast" max_ms) ms" "p99 <= 20 ms"
 row "fan-out: $api_followers token followers, 202 -> last push on the wire" \
@@ -293,5 +299,5 @@ if [[ $(field "$import" available) == true ]]; then
 else
     row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
 fi
-for line in "$activities" "$updates" "$sustained" "$max_updates" "$max_priority10" "$broadcast" "$fanout" "$import"; do succeeded "$line"; done
+for line in "$activities" "$updates" "$sustained" "$max_updates" "$max_priority10" "$max_keyed" "$broadcast" "$fanout" "$import"; do succeeded "$line"; done
 fi

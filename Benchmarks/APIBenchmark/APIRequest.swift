@@ -1,17 +1,21 @@
 import NIOCore
 import NIOHTTP1
 
-/// One request of the benchmark to the Livecast API: a method, a path under the server, and a JSON body.
+/// One request of the benchmark to the Livecast API: a method, a path under the server, a JSON body, and headers
+/// of its own.
 struct APIRequest: Sendable {
     var method: HTTPMethod
     var path: String
     var body: ByteBuffer?
+    /// Sent besides those of every request (``HTTPExchangeHandler``).
+    var headers: HTTPHeaders
 
     /// A request with `json` (already encoded) as its body, or none.
-    init(_ method: HTTPMethod, _ path: String, json: String? = nil) {
+    init(_ method: HTTPMethod, _ path: String, json: String? = nil, headers: HTTPHeaders = [:]) {
         self.method = method
         self.path = path
         self.body = json.map { ByteBuffer(string: $0) }
+        self.headers = headers
     }
 }
 

@@ -64,13 +64,14 @@ extension BenchmarkStack {
     }
 
     /// `POST …/activities/bench-activity-{index % activities}/updates`: updates go round the activities, asking for
-    /// `priority` when one is given.
-    func activityUpdate(index: Int, activities: Int, priority: Int?) -> APIRequest {
+    /// `priority` when one is given, each with an `Idempotency-Key` of its own when `keyed`.
+    func activityUpdate(index: Int, activities: Int, priority: Int?, keyed: Bool) -> APIRequest {
         let priorityMember = priority.map { #","priority":\#($0)"# } ?? ""
         return APIRequest(
             .POST,
             "\(self.appPath)/activities/bench-activity-\(index % activities)/updates",
-            json: #"{"contentState":{"eta":\#(index)}\#(priorityMember)}"#
+            json: #"{"contentState":{"eta":\#(index)}\#(priorityMember)}"#,
+            headers: keyed ? ["idempotency-key": UUID().uuidString] : [:]
         )
     }
 

@@ -32,6 +32,7 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
         self.pending = onAnswer
         var headers = self.headers
         headers.add(name: "content-length", value: String(request.body?.readableBytes ?? 0))
+        headers.add(contentsOf: request.headers)
         let head = HTTPRequestHead(version: .http1_1, method: request.method, uri: request.path, headers: headers)
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
         if let body = request.body {

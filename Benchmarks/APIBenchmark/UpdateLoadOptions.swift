@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// The options `updates` and `max-updates` share: how long, over which activities, on how many connections, at which
-/// priority.
+/// priority, with idempotency keys or not.
 struct UpdateLoadOptions: ParsableArguments {
     @Option(help: "Seconds measured.")
     var seconds = 10.0
@@ -18,8 +18,13 @@ struct UpdateLoadOptions: ParsableArguments {
     @Option(help: "The priority every update asks for: 5 or 10 (by default none, and the server sends at 5).")
     var priority: Int?
 
-    /// The summary line's `priority=P`, when a priority was given.
-    var priorityFields: [(String, String)] { self.priority.map { [("priority", String($0))] } ?? [] }
+    @Flag(help: "Send each update with an Idempotency-Key of its own, as a backend that retries safely does.")
+    var idempotencyKeys = false
+
+    /// The summary line's `priority=P` and `keyed=true`, for the options given.
+    var summaryFields: [(String, String)] {
+        (self.priority.map { [("priority", String($0))] } ?? []) + (self.idempotencyKeys ? [("keyed", "true")] : [])
+    }
 
     func validate() throws {
         if let priority, priority != 5 && priority != 10 { throw ValidationError("--priority must be 5 or 10") }

@@ -8,7 +8,7 @@ struct UpdatesCommand: AsyncParsableCommand {
         discussion: """
             Update i goes to bench-activity-(i mod --activities), so each activity gets --rate / --activities updates \
             a second (the server coalesces one activity's updates within a second: they are still accepted). A warm-up \
-            at the same rate comes first and is not counted. Prints `updates offered=R [priority=P] requests=N rate=ACHIEVED \
+            at the same rate comes first and is not counted. Prints `updates offered=R [priority=P] [keyed=true] requests=N rate=ACHIEVED \
             p50_ms=… p99_ms=… p999_ms=… max_ms=… errors=E`.
             """
     )
@@ -21,14 +21,14 @@ struct UpdatesCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await BenchmarkStack.run(self.stack, connections: self.load.connections) { stack in
-            let (activities, priority) = (self.load.activities, self.load.priority)
+            let (activities, priority, keyed) = (self.load.activities, self.load.priority, self.load.idempotencyKeys)
             _ = try await stack.client.openLoop(rate: self.rate, duration: .seconds(self.load.warmUp)) {
-                stack.activityUpdate(index: $0, activities: activities, priority: priority)
+                stack.activityUpdate(index: $0, activities: activities, priority: priority, keyed: keyed)
             }
             let result = try await stack.client.openLoop(rate: self.rate, duration: .seconds(self.load.seconds)) {
-                stack.activityUpdate(index: $0, activities: activities, priority: priority)
+                stack.activityUpdate(index: $0, activities: activities, priority: priority, keyed: keyed)
             }
-            Summary.print("updates", [("offered", String(Int(self.rate)))] + self.load.priorityFields, result)
+            Summary.print("updates", [("offered", String(Int(self.rate)))] + self.load.summaryFields, result)
         }
     }
 }
