@@ -16,38 +16,74 @@ import Testing
     /// An update without a key goes through the group commit, which asks PostgreSQL what became of its transaction
     /// and answers `202` for the update it kept, stored once. It used to write the update again (a second push).
     @Test(.timeLimit(.minutes(3))) func aGroupCommitsUpdateIsAnsweredAsPostgreSQLKeptIt() async throws {
-        try await Self.postWhileItsCommitIsCut("lost_commit_group", headers: [:])
+        try await Self.postWhileItsCommitIsCut("lost_commit_group", to: .activity, headers: [:])
     }
 
     /// An update with an `Idempotency-Key` goes through the group commit too, and its answer is kept in the same
     /// transaction: it is answered `202` for the update PostgreSQL kept, and the request sent again gets that answer.
     @Test(.timeLimit(.minutes(3))) func aKeyedUpdateIsAnsweredAsPostgreSQLKeptItAndAgainWhenRetried() async throws {
-        try await Self.postWhileItsCommitIsCut("lost_commit_keyed", headers: [.idempotencyKey: "eta-5"])
+        try await Self.postWhileItsCommitIsCut("lost_commit_keyed", to: .activity, headers: [.idempotencyKey: "eta-5"])
     }
 
-    /// Registers an activity, posts an update with `headers` while its commit is cut, and checks the answer is
-    /// `202` for the one update stored.
-    private static func postWhileItsCommitIsCut(_ name: String, headers: HTTPFields) async throws {
+    /// A feed's update is written alone; the server asks whether the outbox holds its row, and answers `202` for the
+    /// update it kept. It used to answer `503` for it.
+    @Test(.timeLimit(.minutes(3))) func anUpdateWrittenAloneIsAnsweredAsPostgreSQLKeptIt() async throws {
+        try await Self.postWhileItsCommitIsCut("lost_commit_alone", to: .feed, headers: [:])
+    }
+
+    /// What the update goes to: a standalone activity (its updates share the group commit) or a feed (written alone).
+    enum Target {
+        case activity, feed
+
+        /// The target's path, under the test app.
+        var path: String {
+            switch self {
+            case .activity: "/v1/apps/com.example.game/activities/order-1"
+            case .feed: "/v1/apps/com.example.game/feeds/game-1"
+            }
+        }
+
+        /// The ids of the updates stored for the target.
+        var storedUpdates: PostgresQuery {
+            switch self {
+            case .activity: "SELECT u.id FROM updates u JOIN activities a ON a.id = u.activity_id WHERE a.activity_key = 'order-1'"
+            case .feed: "SELECT u.id FROM updates u JOIN feeds f ON f.id = u.feed_id WHERE f.feed_key = 'game-1'"
+            }
+        }
+    }
+
+    /// Makes `target`, posts an update to it with `headers` while its commit is cut, and checks the answer is `202`
+    /// for the one update stored.
+    private static func postWhileItsCommitIsCut(_ name: String, to target: Target, headers: HTTPFields) async throws {
         // Commits wait for the standby only when they are synchronous (throwaway servers' commits are not).
         let postgres = try await TemporaryPostgres.start(settings: ["synchronous_commit": "on"])
         do {
             try await APIFixture.with(name, testing: .live, server: postgres.configuration) { fixture, client in
-                let activity = "/v1/apps/com.example.game/activities/order-1"
                 let key = fixture.key(.backend)
-                let token = String(repeating: "ab", count: 32)
-                let registered = try await client.send(
-                    .put,
-                    activity,
-                    key: key,
-                    body: #"{"attributesType": "DeliveryAttributes", "pushToken": "\#(token)"}"#
-                )
-                #expect(registered.status == .created, "\(registered.text)")
+                let made =
+                    switch target {
+                    case .activity:
+                        try await client.send(
+                            .put,
+                            target.path,
+                            key: key,
+                            body: #"{"attributesType": "DeliveryAttributes", "pushToken": "\#(String(repeating: "ab", count: 32))"}"#
+                        )
+                    case .feed:
+                        try await client.send(
+                            .put,
+                            target.path,
+                            key: fixture.key(.operator),
+                            body: #"{"attributesType": "DeliveryAttributes", "attributes": {}}"#
+                        )
+                    }
+                #expect(made.status == .created, "\(made.text)")
 
                 try await Self.makeCommitsWaitForAStandby(fixture.client, true)
                 let port = try #require(client.port)
                 let sent = ContinuousClock.now
                 let post = TestClient.Request(
-                    "\(activity)/updates",
+                    "\(target.path)/updates",
                     method: .post,
                     authority: "localhost",
                     headers: .api(key: key, json: true, adding: headers),
@@ -67,9 +103,7 @@ import Testing
                     answer.head.status == .accepted,
                     "\(answerText); its commit was found waiting \(foundAfter) and it was answered \(ContinuousClock.now - sent) after it was sent"
                 )
-                let stored = try await fixture.client.query(
-                    "SELECT u.id FROM updates u JOIN activities a ON a.id = u.activity_id WHERE a.activity_key = 'order-1'"
-                )
+                let stored = try await fixture.client.query(target.storedUpdates)
                 let ids = try await stored.decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
                 #expect(ids.count == 1, "the update was stored \(ids.count) times")
                 let answered = try JSONDecoder().decode(JSONValue.self, from: Data(answerText.utf8))
