@@ -15,18 +15,3 @@ public struct AcceptedUpdate: Sendable, Hashable {
     /// Whether this answers a retried request with the same idempotency key.
     public var isReplay: Bool
 }
-
-extension AcceptedUpdate {
-    /// The answer to a request retried with the same idempotency key, from its first request's stored row.
-    static func replay(updateID: Int64, timestamp: Int, priority: Int, priorityDowngraded: Bool) -> AcceptedUpdate {
-        AcceptedUpdate(
-            updateID: updateID,
-            timestamp: timestamp,
-            priority: priority,
-            priorityDowngraded: priorityDowngraded,
-            coalesced: false,
-            dismissalDateClamped: false,
-            isReplay: true
-        )
-    }
-}

@@ -4,35 +4,15 @@ import PostgresNIO
 
 extension ActivityUpdateBatch {
     /// The first answers to the requests whose idempotency key was used before on the same route and target, by the
-    /// index of their request, as ``OutboxRules/replay(appID:idempotencyKey:on:logger:)`` finds one: the update it
-    /// stored, or ``StoreError`` `idempotencyKeyReused` when that request had another body. One statement for the
-    /// batch, and none without a key.
+    /// index of their request (``OutboxRules/replays(_:on:logger:)``).
     static func replays(
         _ requests: [ActivityUpdates.Request],
         on connection: PostgresConnection,
         logger: Logger
     ) async throws -> [Int: Result<AcceptedUpdate, any Error>] {
         let keyed = requests.indices.compactMap { index in requests[index].content.idempotencyKey.map { (index, $0) } }
-        guard !keyed.isEmpty else { return [:] }
-        let rows = try await connection.query(
-            """
-            SELECT r.n, u.id, u.timestamp, u.priority::int, u.priority_downgraded, u.idempotency_fingerprint
-            FROM unnest(\(keyed.map { requests[$0.0].appID })::bigint[], \(keyed.map(\.1.scope))::text[], \(keyed.map(\.1.key))::text[])
-                WITH ORDINALITY AS r(app_id, scope, key, n)
-            JOIN updates u ON u.app_id = r.app_id AND u.idempotency_scope = r.scope AND u.idempotency_key = r.key
-            WHERE u.idempotency_key IS NOT NULL
-            """,
-            logger: logger
-        )
-        var replays: [Int: Result<AcceptedUpdate, any Error>] = [:]
-        for try await (ordinal, id, timestamp, priority, downgraded, fingerprint) in rows.decode((Int, Int64, Int, Int, Bool, String?).self) {
-            let (index, key) = keyed[ordinal - 1]
-            replays[index] = Result {
-                try key.checkSameRequest(as: fingerprint)
-                return AcceptedUpdate.replay(updateID: id, timestamp: timestamp, priority: priority, priorityDowngraded: downgraded)
-            }
-        }
-        return replays
+        let replays = try await OutboxRules.replays(keyed.map { (requests[$0.0].appID, $0.1) }, on: connection, logger: logger)
+        return Dictionary(uniqueKeysWithValues: replays.map { (keyed[$0.key].0, $0.value) })
     }
 
     /// Locks the requests' activities and reads the database's clock (``LockActivitiesStatement``).
@@ -111,20 +91,6 @@ extension ActivityUpdateBatch {
             transactionID = transaction
         }
         return (updateIDs, transactionID)
-    }
-
-    /// Keeps the answers of the new updates that came with an idempotency key with their rows
-    /// (``AcceptedUpdate/answer``), in one statement; none without a key.
-    static func keepAnswers(_ accepted: [AcceptedUpdate], on connection: PostgresConnection, logger: Logger) async throws {
-        guard !accepted.isEmpty else { return }
-        try await connection.query(
-            """
-            UPDATE updates u SET response = k.response
-            FROM unnest(\(accepted.map(\.updateID))::bigint[], \(accepted.map(\.answer))::text[]) AS k(id, response)
-            WHERE u.id = k.id
-            """,
-            logger: logger
-        )
     }
 
     /// One outbox row as the insert's JSON carries it (PostgresNIO's arrays take no optionals).

@@ -112,7 +112,7 @@ enum ActivityUpdateBatch {
             answers[update.index] = .success(accepted)
             if update.row.idempotencyKey != nil { keyed.append(accepted) }
         }
-        try await Self.keepAnswers(keyed, on: connection, logger: logger)
+        try await UpdateResponses.keep(keyed, on: connection, logger: logger)
         return RoundAnswers(results: answers, transactionID: transactionID)
     }
 }

@@ -48,7 +48,7 @@ struct OutboxRow {
         for try await id in rows.decode(Int64.self) { updateID = id }
         let accepted = self.accepted(updateID: updateID, dismissalDateClamped: dismissalDateClamped)
         if self.idempotencyKey != nil {
-            try await connection.query("UPDATE updates SET response = \(accepted.answer) WHERE id = \(updateID)", logger: logger)
+            try await UpdateResponses.keep([accepted], on: connection, logger: logger)
         }
         return accepted
     }

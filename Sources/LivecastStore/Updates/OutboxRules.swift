@@ -82,18 +82,45 @@ enum OutboxRules {
         logger: Logger
     ) async throws -> AcceptedUpdate? {
         guard let idempotencyKey else { return nil }
+        return try await Self.replays([(appID, idempotencyKey)], on: connection, logger: logger)[0]?.get()
+    }
+
+    /// The first answers to requests whose idempotency key was used before on the same route and target, by the
+    /// place of their key in `keys`: the update its first request stored, or ``StoreError`` `idempotencyKeyReused`
+    /// when that request had another body. One statement for them all, and none for no key.
+    static func replays(
+        _ keys: [(appID: Int64, key: IdempotencyKey)],
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [Int: Result<AcceptedUpdate, any Error>] {
+        guard !keys.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT id, timestamp, priority::int, priority_downgraded, idempotency_fingerprint FROM updates
-            WHERE app_id = \(appID) AND idempotency_scope = \(idempotencyKey.scope) AND idempotency_key = \(idempotencyKey.key)
+            SELECT r.n, u.id, u.timestamp, u.priority::int, u.priority_downgraded, u.idempotency_fingerprint
+            FROM unnest(\(keys.map(\.appID))::bigint[], \(keys.map(\.key.scope))::text[], \(keys.map(\.key.key))::text[])
+                WITH ORDINALITY AS r(app_id, scope, key, n)
+            JOIN updates u ON u.app_id = r.app_id AND u.idempotency_scope = r.scope AND u.idempotency_key = r.key
+            WHERE u.idempotency_key IS NOT NULL
             """,
             logger: logger
         )
-        for try await (id, timestamp, priority, downgraded, fingerprint) in rows.decode((Int64, Int, Int, Bool, String?).self) {
-            try idempotencyKey.checkSameRequest(as: fingerprint)
-            return AcceptedUpdate.replay(updateID: id, timestamp: timestamp, priority: priority, priorityDowngraded: downgraded)
+        var replays: [Int: Result<AcceptedUpdate, any Error>] = [:]
+        for try await (ordinal, id, timestamp, priority, downgraded, fingerprint) in rows.decode((Int, Int64, Int, Int, Bool, String?).self) {
+            let key = keys[ordinal - 1].key
+            replays[ordinal - 1] = Result {
+                try key.checkSameRequest(as: fingerprint)
+                return AcceptedUpdate(
+                    updateID: id,
+                    timestamp: timestamp,
+                    priority: priority,
+                    priorityDowngraded: downgraded,
+                    coalesced: false,
+                    dismissalDateClamped: false,
+                    isReplay: true
+                )
+            }
         }
-        return nil
+        return replays
     }
 
     /// Spends one unit of the app's hourly priority-10 budget when the update asks for priority 10.

@@ -13,6 +13,20 @@ public struct UpdateResponses: Sendable {
         self.logger = logger
     }
 
+    /// Keeps the answers of new updates that came with an idempotency key with their rows (``AcceptedUpdate/answer``),
+    /// in the transaction that wrote them on `connection`: one statement for them all, and none for no update.
+    static func keep(_ accepted: [AcceptedUpdate], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !accepted.isEmpty else { return }
+        try await connection.query(
+            """
+            UPDATE updates u SET response = k.response
+            FROM unnest(\(accepted.map(\.updateID))::bigint[], \(accepted.map(\.answer))::text[]) AS k(id, response)
+            WHERE u.id = k.id
+            """,
+            logger: logger
+        )
+    }
+
     /// The answer kept for the app's update (in the outbox or scheduled) with this idempotency key on the same route
     /// and target, if there is one.
     /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
