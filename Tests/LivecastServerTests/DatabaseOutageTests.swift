@@ -16,11 +16,48 @@ import Testing
     /// wait for good when the restart closed its connection between two of its statements (postgres-nio never
     /// answers a statement issued on a closed connection), and every later update waited behind it.
     @Test(.timeLimit(.minutes(3))) func updatesPostedThroughARestartAreAnsweredAndAcceptedAgainAfterIt() async throws {
+        try await Self.postUpdatesThroughRestarts("restart_under_updates", keyed: false) { fixture, tally in
+            // Each 202 is stored once, and a 503 only when it said it could not tell.
+            let stored = try await fixture.count("updates")
+            let (accepted, inDoubt) = (tally.accepted, tally.inDoubt)
+            print("updates through restarts: \(accepted) answered 202, \(inDoubt) answered 503 in doubt, \(stored) stored")
+            #expect(stored >= accepted, "\(accepted) answered 202, \(stored) stored")
+            #expect(stored - accepted <= inDoubt, "\(stored - accepted) stored though answered 503 (\(inDoubt) in doubt)")
+        }
+    }
+
+    /// The same with an `Idempotency-Key` on each update, each `503` retried with the same key and body until it is
+    /// answered `202`, as the README tells backends to: every update is stored exactly once, whether its retry was a
+    /// replay of a commit the restart cut or the first write of it. Keyed updates go through the group commit's
+    /// batches, which a restart fails as a whole and writes again one by one.
+    @Test(.timeLimit(.minutes(3))) func keyedUpdatesRetriedThroughARestartAreStoredExactlyOnce() async throws {
+        try await Self.postUpdatesThroughRestarts("restart_under_keyed_updates", keyed: true) { fixture, tally in
+            let rows = try await fixture.client.query(
+                "SELECT count(*)::int, count(DISTINCT idempotency_key)::int FROM updates WHERE idempotency_key IS NOT NULL"
+            )
+            var (stored, distinct) = (0, 0)
+            for try await (count, keys) in rows.decode((Int, Int).self) { (stored, distinct) = (count, keys) }
+            let (keys, replayed, inDoubt) = (tally.keysAccepted, tally.replayed, tally.inDoubt)
+            print("keyed updates through restarts: \(keys) keys answered 202 (\(replayed) as replays, \(inDoubt) 503s in doubt), \(stored) stored")
+            #expect(stored == keys, "\(keys) keys answered 202, \(stored) updates stored under a key")
+            #expect(distinct == stored, "\(stored - distinct) keys stored twice")
+            #expect(try await fixture.count("updates") == stored, "updates stored without their key")
+        }
+    }
+
+    /// Registers sixteen activities, posts updates to them without pause through three restarts of PostgreSQL (with
+    /// `keyed`, each under a key of its own, retried on `503` until `202`), checks that every activity had an update
+    /// accepted after each restart and that every answer was `202` or `503`, and then hands the tally to `check`.
+    private static func postUpdatesThroughRestarts(
+        _ name: String,
+        keyed: Bool,
+        check: @Sendable (APIFixture, UpdateTally) async throws -> Void
+    ) async throws {
         let postgres = try await TemporaryPostgres.start()
         do {
             // Posting without pause, the posters would soon be over the per-key rate limit.
             let unlimited = LivecastAPI.Configuration(rateLimit: .init(ratePerSecond: 1_000_000, burst: 1_000_000))
-            try await APIFixture.with("restart_under_updates", configuration: unlimited, server: postgres.configuration) { fixture, client in
+            try await APIFixture.with(name, configuration: unlimited, server: postgres.configuration) { fixture, client in
                 let app = "/v1/apps/com.example.game"
                 let key = fixture.key(.backend)
                 let activities = 16
@@ -38,8 +75,13 @@ import Testing
                             while !tally.isDone {
                                 eta += 1
                                 let body = #"{"contentState": {"eta": \#(eta)}}"#
-                                let answer = try await client.send(.post, "\(app)/activities/order-\(index)/updates", key: key, body: body)
-                                tally.record(answer.status, activity: index, inDoubt: answer.text.contains("cannot tell"))
+                                let headers: HTTPFields = keyed ? [.idempotencyKey: "order-\(index)-eta-\(eta)"] : [:]
+                                var answer: TestResponse
+                                repeat {
+                                    let path = "\(app)/activities/order-\(index)/updates"
+                                    answer = try await client.send(.post, path, key: key, body: body, headers: headers)
+                                    tally.record(answer, activity: index, keyed: keyed)
+                                } while keyed && answer.status == .serviceUnavailable
                             }
                         }
                     }
@@ -60,13 +102,7 @@ import Testing
                     try await posters.waitForAll()
                 }
                 #expect(tally.unexpected.isEmpty, "answers other than 202 and 503: \(Set(tally.unexpected).sorted())")
-                // Each 202 is stored once, and a 503 only when it said it could not tell.
-                let rows = try await fixture.client.query("SELECT count(*)::int FROM updates")
-                let stored = try await rows.decode(Int.self).reduce(0) { $1 }
-                let (accepted, inDoubt) = (tally.accepted, tally.inDoubt)
-                print("updates through restarts: \(accepted) answered 202, \(inDoubt) answered 503 in doubt, \(stored) stored")
-                #expect(stored >= accepted, "\(accepted) answered 202, \(stored) stored")
-                #expect(stored - accepted <= inDoubt, "\(stored - accepted) stored though answered 503 (\(inDoubt) in doubt)")
+                try await check(fixture, tally)
             }
         } catch {
             await postgres.stop()
@@ -130,7 +166,7 @@ import Testing
     }
 }
 
-/// What the posters of `updatesPostedThroughARestartAreAnsweredAndAcceptedAgainAfterIt` were answered.
+/// What the posters of `postUpdatesThroughRestarts` were answered.
 private final class UpdateTally: Sendable {
     private struct State {
         var acceptedSinceRestart: Set<Int> = []
@@ -139,6 +175,8 @@ private final class UpdateTally: Sendable {
         var unexpected: [Int] = []
         var accepted = 0
         var inDoubt = 0
+        var keysAccepted = 0
+        var replayed = 0
     }
 
     private let activities: Int
@@ -155,15 +193,22 @@ private final class UpdateTally: Sendable {
     /// How many were answered `202`, and `503` saying the update may have been kept.
     var accepted: Int { self.state.withLock { $0.accepted } }
     var inDoubt: Int { self.state.withLock { $0.inDoubt } }
+    /// How many keyed updates were answered `202` the first time their key was, and how many `202`s were replays.
+    var keysAccepted: Int { self.state.withLock { $0.keysAccepted } }
+    var replayed: Int { self.state.withLock { $0.replayed } }
 
-    func record(_ status: HTTPResponse.Status, activity: Int, inDoubt: Bool) {
+    /// Counts one answer to an update of `activity`, posted with a key of its own when `keyed`.
+    func record(_ answer: TestResponse, activity: Int, keyed: Bool) {
+        let isReplay = answer.headers[.idempotentReplayed] == "true"
         self.state.withLock { state in
-            switch status {
+            switch answer.status {
             case .accepted:
                 state.accepted += 1
+                if keyed { state.keysAccepted += 1 }
+                if isReplay { state.replayed += 1 }
                 if state.isRestarted { state.acceptedSinceRestart.insert(activity) }
-            case .serviceUnavailable: if inDoubt { state.inDoubt += 1 }
-            default: state.unexpected.append(status.code)
+            case .serviceUnavailable: if answer.text.contains("cannot tell") { state.inDoubt += 1 }
+            default: state.unexpected.append(answer.status.code)
             }
         }
     }
