@@ -106,6 +106,42 @@ import Testing
         }
     }
 
+    /// A retry is answered as its first request was even when the clock has moved past a date in its body: a stale
+    /// date now past (the check that refuses it runs before the outbox, so the kept answer is looked up on that
+    /// refusal), or a `sendAt` now reached (the retry goes to the outbox, whose transaction finds the scheduled
+    /// request's answer). Either way nothing new is stored, and another body under the key is still refused.
+    @Test func aRetryIsReplayedAfterItsStaleDateOrItsSendAtHasPassed() async throws {
+        try await APIFixture.with("upd_idempotent_later") { fixture, client in
+            let key = fixture.key(.backend)
+            let registration = #"{"attributesType": "GameAttributes", "pushToken": "a1a1"}"#
+            #expect(try await client.send(.put, self.activity, key: key, body: registration).status == .created)
+            let soon = Int(Date().timeIntervalSince1970) + 3
+            let stale = #"{"contentState": {"home": 1}, "staleDate": \#(soon)}"#
+            let scheduled = #"{"contentState": {"home": 2}, "sendAt": \#(soon)}"#
+            let path = "\(self.activity)/updates"
+            let first = try await client.send(.post, path, key: key, body: stale, headers: [.idempotencyKey: "stale"])
+            let later = try await client.send(.post, path, key: key, body: scheduled, headers: [.idempotencyKey: "later"])
+            #expect(first.status == .accepted, "\(first.text)")
+            #expect(later.status == .accepted && later.json["status"]?.stringValue == "scheduled", "\(later.text)")
+            try await Task.sleep(until: .now + .seconds(Double(soon + 1) - Date().timeIntervalSince1970))
+
+            let unkeyed = try await client.send(.post, path, key: key, body: stale)
+            #expect(unkeyed.status == .unprocessableContent && unkeyed.errorField == "staleDate", "\(unkeyed.text)")
+            for (body, idempotencyKey, answer) in [(stale, "stale", first), (scheduled, "later", later)] {
+                let again = try await client.send(.post, path, key: key, body: body, headers: [.idempotencyKey: idempotencyKey])
+                #expect(again.status == .accepted && again.text == answer.text, "\(idempotencyKey): \(again.text)")
+                #expect(again.headers[.idempotentReplayed] == "true")
+            }
+            #expect(try await fixture.count("updates") == 1)
+            #expect(try await fixture.count("scheduled_updates") == 1)
+            for other in [#"{"contentState": {"home": 9}}"#, "{"] {
+                let reused = try await client.send(.post, path, key: key, body: other, headers: [.idempotencyKey: "later"])
+                #expect(reused.status == .unprocessableContent && reused.errorCode == "idempotency_key_reused", "\(other): \(reused.text)")
+            }
+            #expect(try await fixture.count("updates") == 1)
+        }
+    }
+
     @Test func orderingIsEnforced() async throws {
         try await APIFixture.with("upd_ordering") { fixture, client in
             let key = fixture.key(.backend)

@@ -12,22 +12,29 @@ extension LivecastAPI {
     /// same route and target (`422 idempotency_key_reused` when the body differs); or, when its `sendAt` is ahead,
     /// checks it as of then and keeps it until then (`"status": "scheduled"`); or checks and stores it in the outbox.
     /// The answer is kept when the request has an idempotency key (by the store, with the update), and is `202`.
+    ///
+    /// A request for the outbox is replayed by the transaction that would store it (``AcceptedUpdate/keptAnswer``),
+    /// with no look-up of its own before. Only a request to be scheduled, or one refused before the outbox, asks for
+    /// a kept answer first: a retry can be refused by checks of the clock (a stale date now past) that its first
+    /// request passed.
     func acceptOnce(_ request: Request, _ context: APIRequestContext, _ scope: AppScope, route: UpdateRoute) async throws -> Response {
         let target = try context.parameters.decoded(route.targetParameter)
         let body = try await request.bodyBytes(upTo: context.maxUploadSize)
-        let responses = UpdateResponses(client: self.database, logger: self.logger)
         var idempotencyKey: IdempotencyKey?
         if let key = request.headers[.idempotencyKey] {
             guard !key.isEmpty else { throw APIError.invalid("Idempotency-Key must not be empty", field: "Idempotency-Key") }
             try InputLimits.checkIdentifier(key, field: "Idempotency-Key", maximumBytes: InputLimits.idempotencyKeyBytes)
             idempotencyKey = IdempotencyKey(key: key, scope: "\(request.method) \(request.uri.path)", body: body)
         }
-        if let idempotencyKey, let kept = try await responses.response(appID: scope.appID, idempotencyKey: idempotencyKey) {
-            return Self.accepted(kept, replayed: true)
-        }
         let now = Int(Date().timeIntervalSince1970)
-        let decoded = try UpdateRequestBody(route, body: body)
+        let decoded: UpdateRequestBody
+        do {
+            decoded = try UpdateRequestBody(route, body: body)
+        } catch {
+            return try await self.replay(refusedWith: error, scope, idempotencyKey)
+        }
         if let sendAt = decoded.sendAt, sendAt > now {
+            if let kept = try await self.keptAnswer(scope, idempotencyKey) { return Self.accepted(kept, replayed: true) }
             return try await self.schedule(
                 route,
                 target: target,
@@ -38,14 +45,33 @@ extension LivecastAPI {
                 idempotencyKey: idempotencyKey
             )
         }
-        let accepted = try await self.store(
-            try self.prepare(route, target: target, body: decoded, appID: scope.appID, idempotencyKey: idempotencyKey, now: now)
-        )
+        let prepared: PreparedUpdate
+        do {
+            prepared = try self.prepare(route, target: target, body: decoded, appID: scope.appID, idempotencyKey: idempotencyKey, now: now)
+        } catch {
+            return try await self.replay(refusedWith: error, scope, idempotencyKey)
+        }
+        let accepted = try await self.store(prepared)
         if accepted.priorityDowngraded, !accepted.isReplay {
             Counter(label: "livecast_priority_downgrades_total").increment()
         }
         // A request with an idempotency key had its answer kept with the update, in the same transaction.
         return Self.accepted(accepted.answer, replayed: accepted.isReplay)
+    }
+
+    /// The answer kept for a retried request that was refused before the outbox, by a check its first request passed
+    /// (the first was answered `202`); otherwise `refusal` is thrown.
+    /// - Throws: `refusal`; ``StoreError`` `idempotencyKeyReused` when the first request had another body.
+    private func replay(refusedWith refusal: any Error, _ scope: AppScope, _ idempotencyKey: IdempotencyKey?) async throws -> Response {
+        guard let kept = try await self.keptAnswer(scope, idempotencyKey) else { throw refusal }
+        return Self.accepted(kept, replayed: true)
+    }
+
+    /// The answer kept for the app's request with this idempotency key on the same route and target, if any.
+    /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
+    private func keptAnswer(_ scope: AppScope, _ idempotencyKey: IdempotencyKey?) async throws -> String? {
+        guard let idempotencyKey else { return nil }
+        return try await UpdateResponses(client: self.database, logger: self.logger).response(appID: scope.appID, idempotencyKey: idempotencyKey)
     }
 
     /// Keeps a request until its `sendAt`, checked as it will be then, for a target the app has.

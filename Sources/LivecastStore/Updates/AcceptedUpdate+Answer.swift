@@ -3,10 +3,12 @@ import Foundation
 extension AcceptedUpdate {
     /// The API's `202` answer to the update, as JSON with sorted keys: what a request with an idempotency key is
     /// answered again, byte for byte, when it is retried. The accepting transaction keeps it with the update
-    /// (``OutboxRow``, ``ActivityUpdateBatch``), so it is never missing once the update is committed.
+    /// (``OutboxRow``, ``ActivityUpdateBatch``), so it is never missing once the update is committed. A replay's is
+    /// the answer kept for the first request (``keptAnswer``).
     public var answer: String {
+        if let keptAnswer { return keptAnswer }
         // Encoding a struct of numbers, booleans and fixed strings cannot fail.
-        String(decoding: (try? Self.encoder.encode(AcceptedAnswer(self))) ?? Data(), as: UTF8.self)
+        return String(decoding: (try? Self.encoder.encode(AcceptedAnswer(self))) ?? Data(), as: UTF8.self)
     }
 
     private static let encoder: JSONEncoder = {

@@ -1,4 +1,5 @@
-/// What the store answers once an update (start, update or end) is durable in the outbox.
+/// What the store answers once an update (start, update or end) is durable in the outbox, or when a request retried
+/// with the same idempotency key was answered before (``keptAnswer``).
 public struct AcceptedUpdate: Sendable, Hashable {
     public var updateID: Int64
     /// The timestamp the update goes out with: when coalesced, the last one's if it replaced it, else one second after.
@@ -12,6 +13,11 @@ public struct AcceptedUpdate: Sendable, Hashable {
     public var coalesced: Bool
     /// Whether `dismissal-date` was brought back to 4 hours after the end.
     public var dismissalDateClamped: Bool
+    /// The answer the first request with this idempotency key was given, when this answers a retry of it. It is what
+    /// the retry is answered (``answer``); the other fields are the stored update's, or, for a request that was
+    /// scheduled, its `updateID` alone.
+    public var keptAnswer: String?
+
     /// Whether this answers a retried request with the same idempotency key.
-    public var isReplay: Bool
+    public var isReplay: Bool { self.keptAnswer != nil }
 }

@@ -1,8 +1,10 @@
 import PostgresNIO
 
 /// The answer kept for an app's update with an idempotency key on a route and target, in the outbox or scheduled,
-/// and the fingerprint of the body it answered (``UpdateResponses/response(appID:idempotencyKey:)``). Every request
-/// with a key asks it first; prepared once per connection, it is not parsed and planned each time.
+/// and the fingerprint of the body it answered (``UpdateResponses/response(appID:idempotencyKey:)``). A request with
+/// a key asks it when it is to be scheduled, or refused before the outbox (one for the outbox is replayed by the
+/// transaction that would store it: ``OutboxRules/replays(_:on:logger:)``); prepared once per connection, it is not
+/// parsed and planned each time.
 struct KeptAnswerStatement: PostgresPreparedStatement {
     static let sql = """
         SELECT response, idempotency_fingerprint FROM updates

@@ -61,8 +61,7 @@ struct OutboxRow {
             priority: self.sentPriority,
             priorityDowngraded: self.sentPriority != self.requestedPriority,
             coalesced: self.coalesced,
-            dismissalDateClamped: dismissalDateClamped,
-            isReplay: false
+            dismissalDateClamped: dismissalDateClamped
         )
     }
 }

@@ -86,8 +86,10 @@ enum OutboxRules {
     }
 
     /// The first answers to requests whose idempotency key was used before on the same route and target, by the
-    /// place of their key in `keys`: the update its first request stored, or ``StoreError`` `idempotencyKeyReused`
-    /// when that request had another body. One statement for them all, and none for no key.
+    /// place of their key in `keys`: the answer kept for the update its first request stored, or for the request
+    /// when it was scheduled (``AcceptedUpdate/keptAnswer``); or ``StoreError`` `idempotencyKeyReused` when that
+    /// request had another body. One statement for them all, and none for no key. Asked first in every transaction
+    /// that accepts updates, it is the only look-up a request with a key makes before it is written.
     static func replays(
         _ keys: [(appID: Int64, key: IdempotencyKey)],
         on connection: PostgresConnection,
@@ -96,28 +98,38 @@ enum OutboxRules {
         guard !keys.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT r.n, u.id, u.timestamp, u.priority::int, u.priority_downgraded, u.idempotency_fingerprint
-            FROM unnest(\(keys.map(\.appID))::bigint[], \(keys.map(\.key.scope))::text[], \(keys.map(\.key.key))::text[])
-                WITH ORDINALITY AS r(app_id, scope, key, n)
-            JOIN updates u ON u.app_id = r.app_id AND u.idempotency_scope = r.scope AND u.idempotency_key = r.key
+            WITH r AS (
+                SELECT * FROM unnest(\(keys.map(\.appID))::bigint[], \(keys.map(\.key.scope))::text[], \(keys.map(\.key.key))::text[])
+                    WITH ORDINALITY AS r(app_id, scope, key, n)
+            )
+            SELECT r.n, u.id, u.timestamp, u.priority::int, u.priority_downgraded, u.idempotency_fingerprint, u.response
+            FROM r JOIN updates u ON u.app_id = r.app_id AND u.idempotency_scope = r.scope AND u.idempotency_key = r.key
             WHERE u.idempotency_key IS NOT NULL
+            UNION ALL
+            SELECT r.n, s.id, 0, 5, false, s.idempotency_fingerprint, s.response
+            FROM r JOIN scheduled_updates s ON s.app_id = r.app_id AND s.idempotency_scope = r.scope AND s.idempotency_key = r.key
+            WHERE s.idempotency_key IS NOT NULL AND s.response IS NOT NULL
             """,
             logger: logger
         )
         var replays: [Int: Result<AcceptedUpdate, any Error>] = [:]
-        for try await (ordinal, id, timestamp, priority, downgraded, fingerprint) in rows.decode((Int, Int64, Int, Int, Bool, String?).self) {
+        let columns = (Int, Int64, Int, Int, Bool, String?, String?).self
+        for try await (ordinal, id, timestamp, priority, downgraded, fingerprint, response) in rows.decode(columns) {
             let key = keys[ordinal - 1].key
             replays[ordinal - 1] = Result {
                 try key.checkSameRequest(as: fingerprint)
-                return AcceptedUpdate(
+                var replay = AcceptedUpdate(
                     updateID: id,
                     timestamp: timestamp,
                     priority: priority,
                     priorityDowngraded: downgraded,
                     coalesced: false,
-                    dismissalDateClamped: false,
-                    isReplay: true
+                    dismissalDateClamped: false
                 )
+                // An update stored by an earlier version, which kept its answer after the commit (and so might not
+                // have), is answered from its row.
+                replay.keptAnswer = response ?? replay.answer
+                return replay
             }
         }
         return replays
