@@ -150,10 +150,12 @@ import Testing
             )
             let replay = try second[0].get()
             #expect(replay.isReplay && replay.updateID == first[0].updateID && replay.timestamp == first[0].timestamp)
+            // The answers the batch kept with its rows are the first answers' bytes.
+            #expect(replay.answer == first[0].answer && replay.answer.contains(#""updateId":\#(first[0].updateID)"#), "\(replay.answer)")
             let reused = #expect(throws: StoreError.self) { try second[1].get() }
             #expect(reused?.code == .idempotencyKeyReused)
             let (new, again) = (try second[2].get(), try second[3].get())
-            #expect(!new.isReplay && again.isReplay && again.updateID == new.updateID)
+            #expect(!new.isReplay && again.isReplay && again.updateID == new.updateID && again.answer == new.answer)
             let count = try await fixture.client.query("SELECT count(*)::int FROM updates WHERE idempotency_key IS NOT NULL")
             #expect(try await count.decode(Int.self).reduce(0) { $1 } == 3)
         }

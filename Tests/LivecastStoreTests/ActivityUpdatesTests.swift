@@ -183,6 +183,8 @@ import Testing
             #expect(again.isReplay)
             #expect(again.updateID == first.updateID)
             #expect(again.timestamp == first.timestamp)
+            // The answer kept with the row is the first answer's bytes.
+            #expect(again.answer == first.answer && again.answer.contains(#""updateId":\#(first.updateID)"#), "\(again.answer)")
             #expect(try await self.statuses(fixture).count == 1)
 
             var otherBody = request
