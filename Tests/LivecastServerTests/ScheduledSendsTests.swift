@@ -1,5 +1,6 @@
 import APNsEmulator
 import Foundation
+import HTTPTypes
 import LivecastCore
 import LivecastService
 import LivecastTesting
@@ -125,6 +126,9 @@ import Testing
             let first = try await client.send(.post, "\(app)/feeds/game-1/updates", key: backend, body: body, headers: [.idempotencyKey: "kick-off"])
             let again = try await client.send(.post, "\(app)/feeds/game-1/updates", key: backend, body: body, headers: [.idempotencyKey: "kick-off"])
             #expect(first.status == .accepted && again.text == first.text && again.headers[.idempotentReplayed] == "true", "\(again.text)")
+            // The insert that kept the request kept its answer too, numbered with the id it drew.
+            let kept = try await fixture.client.query("SELECT response FROM scheduled_updates")
+            #expect(try await kept.decode(String?.self).reduce(nil) { $1 } == first.text)
             let other = try await client.send(
                 .post,
                 "\(app)/feeds/game-1/updates",
@@ -134,6 +138,16 @@ import Testing
             )
             #expect(other.status.code == 422 && other.errorCode == "idempotency_key_reused", "\(other.text)")
             #expect(try await fixture.count("scheduled_updates") == 1)
+            // The same request twice at once: whichever is second is replayed, or told the first is in progress
+            // when both missed the other's answer (the unique key refuses the second row), never a 500.
+            for round in 0..<10 {
+                let headers: HTTPFields = [.idempotencyKey: "twice-\(round)"]
+                async let one = client.send(.post, "\(app)/feeds/game-1/updates", key: backend, body: body, headers: headers)
+                async let two = client.send(.post, "\(app)/feeds/game-1/updates", key: backend, body: body, headers: headers)
+                let statuses = try await [one.status, two.status]
+                #expect(statuses.contains(.accepted) && statuses.allSatisfy { $0 == .accepted || $0 == .conflict }, "\(statuses)")
+            }
+            #expect(try await fixture.count("scheduled_updates") == 11)
             let unknown = try await client.send(.delete, "\(app)/updates/999999", key: backend)
             #expect(unknown.status == .notFound)
         }

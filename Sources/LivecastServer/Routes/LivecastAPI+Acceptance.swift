@@ -93,17 +93,20 @@ extension LivecastAPI {
         guard try await scheduled.targetExists(appID: scope.appID, route: route.rawValue, target: target) else {
             throw APIError.notFound("no \(route.targetParameter == "feedKey" ? "feed" : "activity") \(target)", field: route.targetParameter)
         }
-        let id = try await scheduled.schedule(
+        func answer(_ id: Int64) throws -> String {
+            String(decoding: try JSONEncoder.sorted.encode(ScheduledBody(updateId: id, sendAt: sendAt)), as: UTF8.self)
+        }
+        // With a key, the answer is kept by the insert, which numbers it with the id it draws.
+        let (id, kept) = try await scheduled.schedule(
             appID: scope.appID,
             route: route.rawValue,
             target: target,
             body: body.bytes,
             sendAt: sendAt,
-            idempotencyKey: idempotencyKey
+            idempotencyKey: idempotencyKey,
+            unnumberedAnswer: idempotencyKey == nil ? nil : try answer(0)
         )
-        let answer = String(decoding: try JSONEncoder.sorted.encode(ScheduledBody(updateId: id, sendAt: sendAt)), as: UTF8.self)
-        if idempotencyKey != nil { try await scheduled.record(answer, id: id) }
-        return Self.accepted(answer, replayed: false)
+        return Self.accepted(try kept ?? answer(id), replayed: false)
     }
 
     /// Adds `POST {target}/updates` and `POST {target}/end` (backend) for a kind of target.

@@ -36,33 +36,41 @@ public struct ScheduledUpdates: Sendable {
         self.logger = logger
     }
 
-    /// Keeps a request until `sendAt`.
-    /// - Returns: Its id.
+    /// Keeps a request until `sendAt`, and the answer given to it when it has an idempotency key, in one statement: a
+    /// retry always finds that answer (``UpdateResponses/response(appID:idempotencyKey:)``, and the outbox's
+    /// transaction after `sendAt`: ``OutboxRules/replays(_:on:logger:)``).
+    /// - Parameter unnumberedAnswer: The answer with 0 for its id (its JSON's only `"updateId":0`, since a JSON
+    ///   string holds its quotation marks escaped), which the insert numbers with the id it draws; `nil` without a key.
+    /// - Returns: Its id, and the answer as kept.
+    /// - Throws: ``StoreError`` `conflict` when a request with the same idempotency key was kept meanwhile.
     public func schedule(
         appID: Int64,
         route: String,
         target: String,
         body: [UInt8],
         sendAt: Int,
-        idempotencyKey: IdempotencyKey?
-    ) async throws -> Int64 {
-        let rows = try await self.client.guardedQuery(
-            """
-            INSERT INTO scheduled_updates (app_id, route, target, body, send_at, idempotency_key, idempotency_scope, idempotency_fingerprint)
-            VALUES (\(appID), \(route), \(target), \(String(decoding: body, as: UTF8.self)), to_timestamp(\(sendAt)),
-                    \(idempotencyKey?.key), \(idempotencyKey?.scope), \(idempotencyKey?.fingerprint))
-            RETURNING id
-            """,
-            logger: self.logger
-        )
-        for try await id in rows.decode(Int64.self) { return id }
+        idempotencyKey: IdempotencyKey?,
+        unnumberedAnswer: String?
+    ) async throws -> (id: Int64, answer: String?) {
+        do {
+            let rows = try await self.client.guardedQuery(
+                """
+                WITH drawn AS (SELECT nextval(pg_get_serial_sequence('updates', 'id')) AS id)
+                INSERT INTO scheduled_updates (id, app_id, route, target, body, send_at, idempotency_key, idempotency_scope,
+                                               idempotency_fingerprint, response)
+                SELECT drawn.id, \(appID), \(route), \(target), \(String(decoding: body, as: UTF8.self)), to_timestamp(\(sendAt)),
+                       \(idempotencyKey?.key), \(idempotencyKey?.scope), \(idempotencyKey?.fingerprint),
+                       replace(\(unnumberedAnswer), '"updateId":0', '"updateId":' || drawn.id)
+                FROM drawn
+                RETURNING id, response
+                """,
+                logger: self.logger
+            )
+            for try await (id, answer) in rows.decode((Int64, String?).self) { return (id, answer) }
+        } catch  where StoreError.isUniqueViolation(error) {
+            throw StoreError(.conflict, "a request with this idempotency key is in progress; retry")
+        }
         throw StoreError(.notFound, "the scheduled update vanished")
-    }
-
-    /// Keeps the answer given to the request that scheduled it, for a retry with its idempotency key
-    /// (``UpdateResponses/response(appID:idempotencyKey:)`` finds it).
-    public func record(_ response: String, id: Int64) async throws {
-        try await self.client.guardedQuery("UPDATE scheduled_updates SET response = \(response) WHERE id = \(id)", logger: self.logger)
     }
 
     /// Where one of an app's scheduled requests stands, or `nil`.
