@@ -28,14 +28,12 @@ public struct UpdateResponses: Sendable {
     }
 
     /// The answer kept for the app's update (in the outbox or scheduled) with this idempotency key on the same route
-    /// and target, if there is one.
+    /// and target, if there is one: the look-up the outbox's transactions make (``OutboxRules/replays(_:on:logger:)``),
+    /// for a request that is to be scheduled or was refused before the outbox.
     /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
     public func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
-        let kept = try await self.client.guardedExecute(KeptAnswerStatement(appID: appID, idempotencyKey: idempotencyKey), logger: self.logger)
-        for (response, fingerprint) in kept {
-            try idempotencyKey.checkSameRequest(as: fingerprint)
-            return response
+        try await self.client.withGuardedConnection(logger: self.logger) { [logger] connection in
+            try await OutboxRules.replay(appID: appID, idempotencyKey: idempotencyKey, on: connection, logger: logger)?.answer
         }
-        return nil
     }
 }
