@@ -16,17 +16,6 @@ extension Response {
     }
 }
 
-extension JSONEncoder {
-    /// Compact JSON with sorted keys, slashes left alone (channel ids are base64), dates in ISO 8601. One encoder
-    /// for every response: its settings never change, and it is safe to share.
-    static let sorted: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-}
-
 extension HTTPField.Name {
     /// `Idempotency-Key`: a retried update with the same key gets the first answer.
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!

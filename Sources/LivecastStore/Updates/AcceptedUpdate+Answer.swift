@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 
 extension AcceptedUpdate {
     /// The API's `202` answer to the update, as JSON with sorted keys: what a request with an idempotency key is
@@ -8,14 +9,8 @@ extension AcceptedUpdate {
     public var answer: String {
         if let keptAnswer { return keptAnswer }
         // Encoding a struct of numbers, booleans and fixed strings cannot fail.
-        return String(decoding: (try? Self.encoder.encode(AcceptedAnswer(self))) ?? Data(), as: UTF8.self)
+        return String(decoding: (try? JSONEncoder.sorted.encode(AcceptedAnswer(self))) ?? Data(), as: UTF8.self)
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }
 
 /// `202` for an accepted update or end, once it is stored.
