@@ -22,12 +22,14 @@ struct BenchmarkStack: Sendable {
         try await Self.ensuring {
             let caFile = "\(options.work)/emulator.pem"
             try emulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-            // No rate limit in the way, and no reaper pass (it talks to APNs) in the middle of a measurement.
+            // No rate limit in the way, no reaper pass (it talks to APNs) in the middle of a measurement, and no
+            // connection closed for idling: an open loop leaves the connections it does not need idle, and a run
+            // longer than the default 60 s found some of them closed.
             let serve = try await ServeProcess.start(
                 options.livecast,
                 [
                     "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate-limit", "1000000000", "--rate-burst", "1000000000",
-                    "--reap-interval", "0", "--apns-push-url", "https://localhost:\(emulator.pushPort)",
+                    "--reap-interval", "0", "--http-idle-timeout", "86400", "--apns-push-url", "https://localhost:\(emulator.pushPort)",
                     "--apns-management-url", "https://localhost:\(emulator.managementPort)", "--apns-ca-file", caFile,
                 ],
                 work: options.work
