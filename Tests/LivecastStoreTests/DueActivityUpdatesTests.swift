@@ -7,12 +7,7 @@ import Testing
 @Suite struct DueActivityUpdatesTests {
     @Test func aSearchOverABacklogReadsAFewPagesForEachUpdateItFinds() async throws {
         try await StoreFixture.with("due_activity_backlog") { fixture in
-            try await fixture.client.query(
-                """
-                INSERT INTO activities (app_id, activity_key, attributes_type)
-                SELECT \(fixture.appID), 'order-' || n, 'OrderAttributes' FROM generate_series(1, 1000) AS n
-                """
-            )
+            try await fixture.insertActivities(1000)
             // Updates sent, then vacuumed: statistics taken while the outbox is empty, as after it has drained.
             try await self.insertUpdates(fixture, perActivity: 20)
             try await fixture.client.query("UPDATE updates SET status = 'sent', completed_at = now()")
@@ -34,12 +29,7 @@ import Testing
     /// alone; until then every claim steps over them.
     @Test func aVacuumClearsTheDueIndexOfSentUpdatesEvenWhenFewRowsDied() async throws {
         try await StoreFixture.with("due_activity_vacuum") { fixture in
-            try await fixture.client.query(
-                """
-                INSERT INTO activities (app_id, activity_key, attributes_type)
-                SELECT \(fixture.appID), 'order-' || n, 'OrderAttributes' FROM generate_series(1, 1000) AS n
-                """
-            )
+            try await fixture.insertActivities(1000)
             // An outbox that kept what it sent: 40,000 updates of 1,500-byte payloads, 10,000 pages.
             try await fixture.client.query(
                 """

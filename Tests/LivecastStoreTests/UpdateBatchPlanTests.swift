@@ -22,12 +22,7 @@ import Testing
     {
         try await StoreFixture.with("update_batch_plan_\(name)") { fixture in
             // A thousand activities, as in the API benchmark, with their statistics.
-            try await fixture.client.query(
-                """
-                INSERT INTO activities (app_id, activity_key, attributes_type)
-                SELECT \(fixture.appID), 'order-' || n, 'OrderAttributes' FROM generate_series(1, 1000) AS n
-                """
-            )
+            try await fixture.insertActivities(1000)
             try await fixture.client.query("ANALYZE activities")
             let plan = try await fixture.client.withConnection { connection in
                 // The plan a connection keeps once PostgreSQL settles on one for every execution.

@@ -46,6 +46,16 @@ public struct StoreFixture: Sendable {
         return result
     }
 
+    /// Starts `count` activities of the app, `order-1` to `order-<count>`, of `OrderAttributes`, without tokens.
+    public func insertActivities(_ count: Int) async throws {
+        try await self.client.query(
+            """
+            INSERT INTO activities (app_id, activity_key, attributes_type)
+            SELECT \(self.appID), 'order-' || n, 'OrderAttributes' FROM generate_series(1, \(count)) AS n
+            """
+        )
+    }
+
     /// How many times `table` was analyzed by an `ANALYZE` statement (autovacuum's not counted), by PostgreSQL's
     /// statistics, which an `ANALYZE` reports at once.
     public func timesAnalyzed(_ table: String) async throws -> Int {
