@@ -133,7 +133,7 @@ struct ActivityTarget: UpdateTarget {
     /// The activity's timestamp and stale date move on; an end ends it with its dismissal date.
     /// Records the accepted update on the activity, and supersedes its older updates that APNs asked to retry
     /// (`pending` after a try): this one carries the latest content, and a device would ignore theirs after it. The
-    /// rule is `supersede_retried_updates` (migration `0018`), as for a batch; the update joins its one row so that
+    /// rule is `supersede_retried_updates` (migrations `0018` and `0031`), as for a batch; the update joins its one row so that
     /// PostgreSQL runs it.
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
         let isEnd = payload.event == .end

@@ -2,8 +2,8 @@ import PostgresNIO
 
 /// Writes an ``ActivityUpdateBatch``'s outbox rows and their activities' new state in one statement (the outbox's
 /// trigger wakes the dispatchers once), superseding each activity's older updates that APNs asked to retry, as
-/// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one, through `supersede_retried_updates` (migration
-/// `0018`: its lookup goes by index whatever the outbox's statistics were when this statement was planned; the final
+/// ``ActivityTarget/recordAccepted(_:on:logger:)`` does for one, through `supersede_retried_updates` (migrations
+/// `0018` and `0031`: its lookup probes by index whatever the outbox's statistics, in a plan it keeps; the final
 /// SELECT joins its one row so that PostgreSQL runs it). It also gives the transaction's id, by which a commit whose
 /// answer was lost is looked up (``LostCommit``). The rows come as one JSON array (PostgresNIO's arrays take no
 /// optionals), read through `admitted_updates` (migrations `0021` and `0029`), which PostgreSQL counts as one row, so that the
