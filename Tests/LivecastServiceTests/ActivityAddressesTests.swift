@@ -10,15 +10,11 @@ import Testing
         try await StoreFixture.with("activity_addresses") { fixture in
             // A thousand activities, each with a live update token, just created: no statistics gathered yet, as
             // at a launch.
+            try await fixture.insertActivities(1000)
             try await fixture.client.query(
                 """
-                WITH started AS (
-                    INSERT INTO activities (app_id, activity_key, attributes_type)
-                    SELECT \(fixture.appID), 'order-' || n, 'OrderAttributes' FROM generate_series(1, 1000) AS n
-                    RETURNING id
-                )
                 INSERT INTO activity_tokens (app_id, activity_id, token, generation)
-                SELECT \(fixture.appID), id, lpad(to_hex(id), 64, '0'), 1 FROM started
+                SELECT app_id, id, lpad(to_hex(id), 64, '0'), 1 FROM activities
                 """
             )
             var lastIDs: [Int64] = []
