@@ -84,27 +84,29 @@ extension PushToStartTokens {
                     logger: self.logger
                 )
             }
-            if !inserted.tokens.isEmpty {
+            if !inserted.ids.isEmpty {
+                let columns = inserted.columns
                 try await connection.query(
                     """
                     INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token, user_id, os_version, frequent_updates_enabled)
                     SELECT r.app_id, r.device_id, r.attributes_type, r.token, CASE WHEN r.user_set THEN r.user_id END,
                            CASE WHEN r.os_set THEN r.os_version END, r.frequent
-                    FROM unnest(\(inserted.appIDs)::bigint[], \(inserted.deviceIDs)::text[], \(inserted.attributesTypes)::text[],
-                                \(inserted.tokens)::text[], \(inserted.userIDs.values)::text[], \(inserted.userIDs.isSet)::bool[],
-                                \(inserted.osVersions.values)::text[], \(inserted.osVersions.isSet)::bool[], \(inserted.frequent)::bool[])
+                    FROM unnest(\(columns.appIDs)::bigint[], \(columns.deviceIDs)::text[], \(columns.attributesTypes)::text[],
+                                \(columns.tokens)::text[], \(columns.userIDs.values)::text[], \(columns.userIDs.isSet)::bool[],
+                                \(columns.osVersions.values)::text[], \(columns.osVersions.isSet)::bool[], \(columns.frequentUpdatesEnabled)::bool[])
                          AS r(app_id, device_id, attributes_type, token, user_id, user_set, os_version, os_set, frequent)
                     """,
                     logger: self.logger
                 )
             }
             if !refreshed.ids.isEmpty {
+                let columns = refreshed.columns
                 try await connection.query(
                     """
                     UPDATE push_to_start_tokens AS p SET user_id = CASE WHEN r.user_set THEN r.user_id END,
                         os_version = CASE WHEN r.os_set THEN r.os_version END, frequent_updates_enabled = r.frequent, last_seen_at = now()
-                    FROM unnest(\(refreshed.ids)::bigint[], \(refreshed.userIDs.values)::text[], \(refreshed.userIDs.isSet)::bool[],
-                                \(refreshed.osVersions.values)::text[], \(refreshed.osVersions.isSet)::bool[], \(refreshed.frequent)::bool[])
+                    FROM unnest(\(refreshed.ids)::bigint[], \(columns.userIDs.values)::text[], \(columns.userIDs.isSet)::bool[],
+                                \(columns.osVersions.values)::text[], \(columns.osVersions.isSet)::bool[], \(columns.frequentUpdatesEnabled)::bool[])
                          AS r(id, user_id, user_set, os_version, os_set, frequent)
                     WHERE p.id = r.id
                     """,
@@ -155,26 +157,14 @@ extension PushToStartTokens {
         return (live, holders)
     }
 
-    /// The columns of plain rows, for `unnest(…)`.
+    /// Plain rows for `unnest(…)`: each one's id (0 for a new row) and columns.
     private struct PlainRows {
         var ids: [Int64] = []
-        var appIDs: [Int64] = []
-        var deviceIDs: [String] = []
-        var attributesTypes: [String] = []
-        var tokens: [String] = []
-        var userIDs = OptionalTexts()
-        var osVersions = OptionalTexts()
-        var frequent: [Bool] = []
+        var columns = RegistrationColumns()
 
         mutating func append(_ registration: Registration, token: String, id: Int64 = 0) {
             self.ids.append(id)
-            self.appIDs.append(registration.appID)
-            self.deviceIDs.append(registration.deviceID)
-            self.attributesTypes.append(registration.attributesType)
-            self.tokens.append(token)
-            self.userIDs.append(registration.userID)
-            self.osVersions.append(registration.osVersion)
-            self.frequent.append(registration.frequentUpdatesEnabled)
+            self.columns.append(registration, token: token)
         }
     }
 }

@@ -83,35 +83,20 @@ public struct PushToStartTokens: Sendable {
         return try await Self.write([registration], client: self.client, logger: self.logger)[0].get()
     }
 
-    /// Writes registrations (``Registration/checked()``) in one statement and one transaction, and tells each one's
+    /// Writes registrations (``Registration/checked()``) in one prepared statement and one transaction
+    /// (``RegisterPushToStartTokensStatement``), and tells each one's
     /// result in order: the new devices' tokens by one insert, the others by the rules of migration `0008` each, as if
     /// the new ones had come first (migration `0022`). When the statement fails as a whole (two registrations of one
     /// new device raced another server's, or one of them broke a rule of the table), each is written again on its
     /// own, so only the one that lost fails.
     static func write(_ registrations: [Registration], client: PostgresClient, logger: Logger) async -> [Swift.Result<Result, any Error>] {
         do {
-            // Column by column; the optional fields as values and whether each is set (``OptionalTexts``).
-            var userIDs = OptionalTexts()
-            var osVersions = OptionalTexts()
-            for registration in registrations {
-                userIDs.append(registration.userID)
-                osVersions.append(registration.osVersion)
-            }
-            let rows = try await client.guardedQuery(
-                """
-                SELECT request, outcome FROM register_push_to_start_tokens(
-                    \(registrations.map(\.appID))::bigint[], \(registrations.map(\.deviceID))::text[],
-                    \(registrations.map(\.attributesType))::text[], \(registrations.map(\.token))::text[],
-                    \(userIDs.values)::text[], \(userIDs.isSet)::bool[], \(osVersions.values)::text[], \(osVersions.isSet)::bool[],
-                    \(registrations.map(\.frequentUpdatesEnabled))::bool[])
-                """,
-                logger: logger
-            )
+            let rows = try await client.guardedExecute(RegisterPushToStartTokensStatement(registrations), logger: logger)
             var results = [Swift.Result<Result, any Error>](
                 repeating: .failure(StoreError(.conflict, "not written; retry")),
                 count: registrations.count
             )
-            for try await (ordinal, outcome) in rows.decode((Int, String).self) {
+            for (ordinal, outcome) in rows {
                 results[ordinal - 1] =
                     Result(rawValue: outcome).map { .success($0) }
                     ?? .failure(StoreError(.conflict, "another device or attributes type holds this token", field: "token"))
