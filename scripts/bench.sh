@@ -21,9 +21,11 @@
 # livecast-api-benchmark, whose every mode starts the APNs emulator in its own process and `livecast serve` pointed
 # at it, then loads the API over keep-alive HTTP/1.1 connections (HdrHistogram percentiles): push-to-start
 # registrations of new devices, closed loop, next to pgbench running the equivalent upsert (one INSERT … ON
-# CONFLICT per transaction into push_to_start_tokens) with as many clients on the same PostgreSQL, at 16 connections
-# and at 64 (a launch peak brings many at once; the group commit's batches grow with them), in three rounds that
-# alternate pgbench and Livecast, their medians compared (one round with --smoke); activity updates
+# CONFLICT per transaction into push_to_start_tokens) with as many clients on the same PostgreSQL, once with
+# pgbench's default simple query protocol (the statement parsed and planned each time) and once prepared (`-M
+# prepared`, PostgreSQL's fastest single upsert), the target of issue #12 beside each, at 16 connections and at
+# 64 (a launch peak brings many at once; the group commit's batches grow with them), in three rounds that alternate
+# pgbench and Livecast, their medians compared (one round with --smoke); activity updates
 # offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission):
 # 1,000 a second, then 5,000 a second on 128 connections (sustained if every request is accepted at that pace), and
 # closed loop on 128 connections for the highest accepted rate (with one batch written at a time, a group commit
@@ -220,7 +222,7 @@ succeeded() { # LINE: stops the run unless the mode's summary line counts no err
 cat >"$work/register.sql" <<'SQL'
 \set n random(1, 1000000000000)
 INSERT INTO push_to_start_tokens (app_id, device_id, attributes_type, token, user_id, os_version, frequent_updates_enabled)
-VALUES (:app, 'pgbench-' || :n, 'GameAttributes', lpad(to_hex(:n), 64, 'f'), 'user-' || :n, '17.5', true)
+VALUES (:app::bigint, 'pgbench-' || :n, 'GameAttributes', lpad(to_hex(:n::bigint), 64, 'f'), 'user-' || :n, '17.5', true)
 ON CONFLICT (app_id, device_id, attributes_type) WHERE invalidated_at IS NULL
 DO UPDATE SET token = excluded.token, user_id = excluded.user_id, os_version = excluded.os_version,
     frequent_updates_enabled = excluded.frequent_updates_enabled, last_seen_at = now();
@@ -228,15 +230,18 @@ SQL
 # The tables just grew by tens of thousands of rows: the statistics autovacuum would gather within a minute, now, so
 # that the planner does not take them for empty.
 analyze() { psql -q "$DATABASE_URL" -c ANALYZE; }
-# Rounds of pgbench and of Livecast alternate, so that both see the same moods of a shared machine; each side's
-# median is compared. For each size: the rounds' rates, and the summary line of Livecast's median round.
+# Rounds of pgbench (in each protocol) and of Livecast alternate, so that all see the same moods of a shared machine;
+# each side's median is compared. For each size: the rounds' rates, and the summary line of Livecast's median round.
+pgbench_protocols="simple prepared"
 declare -A pgbench_rounds register_rounds register
 for _ in $(seq "$api_register_rounds"); do
     for clients in $api_register_connections; do
-        tps=$(pgbench -n -c "$clients" -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" "$DATABASE_URL" \
-            2>"$work/pgbench.err" | sed -n 's/^tps = \([0-9]*\).*/\1/p')
-        [[ -n $tps ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
-        pgbench_rounds[$clients]+="$tps "
+        for protocol in $pgbench_protocols; do
+            tps=$(pgbench -n -M "$protocol" -c "$clients" -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" \
+                "$DATABASE_URL" 2>"$work/pgbench.err" | sed -n 's/^tps = \([0-9]*\).*/\1/p')
+            [[ -n $tps ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
+            pgbench_rounds[$clients,$protocol]+="$tps "
+        done
         analyze
         line=$(api register --connections "$clients" --seconds "$api_seconds")
         succeeded "$line"
@@ -268,15 +273,17 @@ row() { printf '  %-62s %-56s %s\n' "$@"; }
 row "" measured "target (issue #12)"
 for connections in $api_register_connections; do
     read -ra rates <<<"${register_rounds[$connections]}"
-    read -ra tps_rounds <<<"${pgbench_rounds[$connections]}"
     rate=$(printf '%s\n' "${rates[@]}" | median)
-    tps=$(printf '%s\n' "${tps_rounds[@]}" | median)
     line=${register[$connections,$rate]}
     row "registrations: $connections connections, closed loop, ${api_seconds} s" \
         "$rate req/s (p50 $(field "$line" p50_ms), p99 $(field "$line" p99_ms) ms); rounds: ${rates[*]}" ""
-    row "pgbench: the same upsert, $connections clients, same PostgreSQL" "$tps tps; rounds: ${tps_rounds[*]}" ""
-    row "registrations / pgbench, $connections each (medians of $api_register_rounds)" \
-        "$(awk -v a="$rate" -v p="$tps" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
+    for protocol in $pgbench_protocols; do
+        read -ra tps_rounds <<<"${pgbench_rounds[$connections,$protocol]}"
+        tps=$(printf '%s\n' "${tps_rounds[@]}" | median)
+        row "pgbench -M $protocol: the same upsert, $connections clients" "$tps tps; rounds: ${tps_rounds[*]}" ""
+        row "registrations / pgbench -M $protocol, $connections each (medians of $api_register_rounds)" \
+            "$(awk -v a="$rate" -v p="$tps" 'BEGIN { printf "%.2f", a / p }')" ">= 1.00"
+    done
 done
 row "updates: $api_rate/s offered, open loop, $api_activities activities, ${api_seconds} s" \
     "p50 $(field "$updates" p50_ms), p99 $(field "$updates" p99_ms), p99.9 $(field "$updates" p999_ms) ms; $(field "$updates" rate)/s" \
