@@ -16,10 +16,8 @@ extension PostgresClient {
     /// postgres-nio (1.33) writes a statement issued on a closed connection nowhere and never answers it. A body
     /// whose connection closed between two of its statements waited for good: with PostgreSQL restarted under load,
     /// the group commit's transaction stuck that way held back every later update, and a dispatcher's round held its
-    /// claims under a live heartbeat. The lease looks at its connection every ``closedConnectionCheck``, and gives up
-    /// on a body still running ``closedConnectionPatience`` after it found the connection closed: a body that
-    /// finished its statements before the close (a transaction committed) has that long to return its result, even
-    /// on a machine too busy to run it at once.
+    /// claims under a live heartbeat. The lease looks at its connection every `patience.check`, and gives up on a
+    /// body still running `patience.closedFor` after it found the connection closed (``GuardedLeasePatience``).
     ///
     /// A connection the server has just closed can still be handed out before the pool has seen it close (the next
     /// lease of the task that saw it fail, say): the lease takes another, up to ``closedConnectionLeases`` times,
@@ -28,6 +26,11 @@ extension PostgresClient {
     /// A lease that gives up on its body logs a warning naming where it was taken (`file:line`), so that a request
     /// or a dispatcher round caught by a restart can be traced to its statement.
     ///
+    /// A lease for one statement (``guardedQuery(_:logger:file:line:)``, ``guardedExecute(_:logger:file:line:)``)
+    /// passes ``GuardedLeasePatience/statement``: its body is the statement alone, so once the connection has closed
+    /// under it the statement either fails at once or is never answered, and waiting ten seconds for it only held
+    /// back everything queued behind it (a group commit's registrations, after a PostgreSQL restart).
+    ///
     /// The lease runs on its connection's event loop (its task executor preference, ``EventLoopExecutors``), so its
     /// statements are written and their answers read without a hop to another thread and back for each: with 16
     /// connections registering, 8,053 → 8,668 registrations a second (medians of three alternating runs).
@@ -35,13 +38,15 @@ extension PostgresClient {
     ///   - logger: Where the warning goes; by default the `livecast.store` logger.
     ///   - file: Where the lease is taken; the caller's by default.
     ///   - line: Where the lease is taken; the caller's by default.
+    ///   - patience: How often the lease looks at its connection, and how long it lets `body` run on once closed.
     public func withGuardedConnection<Result: Sendable>(
         logger: Logger = GuardedLeaseSite.defaultLogger,
         file: String = #fileID,
         line: Int = #line,
+        patience: GuardedLeasePatience = .body,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let site = GuardedLeaseSite(logger: logger, file: file, line: line)
+        let site = GuardedLeaseSite(logger: logger, file: file, line: line, patience: patience)
         for _ in 0..<Self.closedConnectionLeases {
             let outcome: Result? = try await self.withConnection { connection in
                 guard !connection.isClosed else { return nil }
@@ -69,12 +74,23 @@ extension PostgresClient {
         }
     }
 
-    /// How often a guarded lease looks whether its connection has closed.
-    static let closedConnectionCheck = TimeAmount.seconds(1)
-    /// How long a guarded lease lets its body run on after it found the connection closed.
-    static let closedConnectionPatience = TimeAmount.seconds(10)
     /// How many closed connections a guarded lease is handed before it gives up.
     static let closedConnectionLeases = 3
+}
+
+/// How patiently a guarded lease waits for a body whose connection has closed.
+public struct GuardedLeasePatience: Sendable {
+    /// How often the lease looks whether its connection has closed.
+    public let check: TimeAmount
+    /// How long the lease lets its body run on after a look found the connection closed.
+    public let closedFor: TimeAmount
+
+    /// For a body of several statements, or of work between them: one that finished its statements before the close
+    /// (a transaction committed) has ten seconds to return its result, even on a machine too busy to run it at once.
+    public static let body = Self(check: .seconds(1), closedFor: .seconds(10))
+    /// For a body that is one statement and the reading of its rows: once its connection has closed, the statement
+    /// has failed at once or will never be answered.
+    public static let statement = Self(check: .milliseconds(250), closedFor: .milliseconds(500))
 }
 
 /// Where a guarded lease was taken, and the logger that tells when it gives up.
@@ -85,6 +101,7 @@ public struct GuardedLeaseSite: Sendable {
     let logger: Logger
     let file: String
     let line: Int
+    let patience: GuardedLeasePatience
 
     /// Logs that the lease gave up on its body.
     func warnGivenUp() {
@@ -92,14 +109,14 @@ public struct GuardedLeaseSite: Sendable {
             "gave up waiting for database work whose connection closed",
             metadata: [
                 "lease": "\(self.file):\(self.line)",
-                "closedFor": "\(PostgresClient.closedConnectionPatience.nanoseconds / 1_000_000_000) s",
+                "closedFor": "\(self.patience.closedFor.nanoseconds / 1_000_000) ms",
             ]
         )
     }
 }
 
 /// One guarded lease: its body runs in a task of its own, which the lease stops waiting for once the connection
-/// has been closed for ``PostgresClient/closedConnectionPatience``.
+/// has been closed for its site's ``GuardedLeasePatience/closedFor``.
 private final class GuardedLease<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
@@ -127,16 +144,14 @@ private final class GuardedLease<Value: Sendable>: Sendable {
                 self.finish(.failure(error))
             }
         }
-        let watch = connection.eventLoop.scheduleRepeatedTask(
-            initialDelay: PostgresClient.closedConnectionCheck,
-            delay: PostgresClient.closedConnectionCheck
-        ) { _ in
+        let patience = self.site.patience
+        let watch = connection.eventLoop.scheduleRepeatedTask(initialDelay: patience.check, delay: patience.check) { _ in
             guard connection.isClosed else { return }
             let now = NIODeadline.now()
             let givesUp = self.state.withLock { state in
                 let closedSince = state.closedSince ?? now
                 state.closedSince = closedSince
-                return now - closedSince >= PostgresClient.closedConnectionPatience
+                return now - closedSince >= patience.closedFor
             }
             if givesUp {
                 self.finish(.failure(ConnectionClosedError()), whenFirst: self.site.warnGivenUp)

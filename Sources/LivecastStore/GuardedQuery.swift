@@ -7,11 +7,12 @@ extension PostgresClient {
     ///
     /// After a connection loss the pool can hand out a connection PostgreSQL has already closed, before it has seen
     /// the close. postgres-nio (1.33) never answers a statement issued on it, so a plain `query` there waits for
-    /// good; this one ends with ``ConnectionClosedError`` instead. Meant for statements whose rows are few (a page,
-    /// a batch, a count): they are held in memory.
+    /// good; this one ends with ``ConnectionClosedError`` instead, half a second after the lease finds its connection
+    /// closed (``GuardedLeasePatience/statement``). Meant for statements whose rows are few (a page, a batch, a
+    /// count): they are held in memory.
     @discardableResult
     public func guardedQuery(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> StatementRows {
-        try await self.withGuardedConnection(logger: logger, file: file, line: line) { connection in
+        try await self.withGuardedConnection(logger: logger, file: file, line: line, patience: .statement) { connection in
             StatementRows(rows: try await connection.query(query, logger: logger).collect())
         }
     }
@@ -24,7 +25,7 @@ extension PostgresClient {
         file: String = #fileID,
         line: Int = #line
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await self.withGuardedConnection(logger: logger, file: file, line: line) { connection in
+        try await self.withGuardedConnection(logger: logger, file: file, line: line, patience: .statement) { connection in
             var rows: [Statement.Row] = []
             for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
             return rows

@@ -8,12 +8,15 @@ import Testing
 /// A lease whose connection PostgreSQL closes between two of its statements ends with an error instead of waiting
 /// for good: postgres-nio never answers a statement issued on a closed connection.
 @Suite struct GuardedLeasesTests {
-    /// How long a test waits for a lease before it calls it stuck: a guarded lease gives up ten seconds after a look
-    /// found its connection closed, a look a second.
+    /// How long a test waits for a lease before it calls it stuck: a body's guarded lease gives up ten seconds after
+    /// a look found its connection closed, a look a second (``GuardedLeasePatience/body``).
     private static let patience = Duration.seconds(30)
 
-    /// The outcome of `body`, or `nil` when it has not finished within ``patience`` (then it is left running).
-    private static func outcome(of body: @escaping @Sendable () async throws -> Void) async -> Result<Void, any Error>? {
+    /// The outcome of `body`, or `nil` when it has not finished within `patience` (then it is left running).
+    private static func outcome(
+        within patience: Duration = Self.patience,
+        of body: @escaping @Sendable () async throws -> Void
+    ) async -> Result<Void, any Error>? {
         let first = FirstOutcome()
         return await withCheckedContinuation { continuation in
             first.continuation = continuation
@@ -26,7 +29,7 @@ import Testing
                 }
             }
             Task {
-                try? await Task.sleep(for: Self.patience)
+                try? await Task.sleep(for: patience)
                 first.finish(nil)
             }
         }
@@ -41,6 +44,15 @@ import Testing
         try await connection.closeFuture.get()
     }
 
+    /// Expects a lease's `outcome` to be ``ConnectionClosedError``, given within `waited`.
+    private static func expectGaveUp(_ outcome: Result<Void, any Error>?, waited: Duration) {
+        switch outcome {
+        case .failure(let error): #expect(error is ConnectionClosedError, "\(error)")
+        case .success: Issue.record("a statement on a closed connection succeeded")
+        case nil: Issue.record("the lease still waits \(waited) after its connection closed")
+        }
+    }
+
     @Test func aTransactionWhoseConnectionClosesBetweenStatementsEndsWithAnError() async throws {
         try await StoreFixture.with("guarded_transaction") { fixture in
             let lines = LogLines()
@@ -52,11 +64,7 @@ import Testing
                     try await connection.query("SELECT 1", logger: fixture.logger)
                 }
             }
-            switch outcome {
-            case .failure(let error): #expect(error is ConnectionClosedError, "\(error)")
-            case .success: Issue.record("a statement on a closed connection succeeded")
-            case nil: Issue.record("the lease still waits \(Self.patience) after its connection closed")
-            }
+            Self.expectGaveUp(outcome, waited: Self.patience)
             // The lease says it gave up, and where it was taken.
             let site = "lease=\(#fileID):\(leaseLine.withLock { $0 })"
             #expect(lines.written.count == 1, "\(lines.written)")
@@ -65,6 +73,25 @@ import Testing
             // The pool goes on with another connection.
             let rows = try await fixture.client.query("SELECT 1", logger: fixture.logger).collect()
             #expect(rows.count == 1)
+        }
+    }
+
+    /// A statement's lease (``GuardedLeasePatience/statement``, as `guardedQuery` and `guardedExecute` take) gives up
+    /// half a second after it finds its connection closed, not ten: a batch of registrations queued behind it after a
+    /// PostgreSQL restart waits that long, not eleven seconds.
+    @Test func aStatementWhoseConnectionClosedGivesUpWithinASecond() async throws {
+        try await StoreFixture.with("guarded_statement") { fixture in
+            let lines = LogLines()
+            let outcome = await Self.outcome(within: .seconds(5)) {
+                try await fixture.client.withGuardedConnection(logger: lines.logger(label: "test.lease"), patience: .statement) {
+                    connection in
+                    try await Self.terminate(connection, fixture)
+                    try await connection.query("SELECT 1", logger: fixture.logger)
+                }
+            }
+            Self.expectGaveUp(outcome, waited: .seconds(5))
+            #expect(lines.written.count == 1, "\(lines.written)")
+            #expect(lines.written.first?.contains("closedFor=500 ms") == true, "\(lines.written)")
         }
     }
 
