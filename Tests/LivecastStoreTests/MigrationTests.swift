@@ -75,6 +75,25 @@ import Testing
         }
     }
 
+    /// `sql/0031` shipped twice with different comments (953f3d0, then 054034b): a database that applied either
+    /// migrates on, while any other change to an applied file is still refused (above).
+    @Test func aFileReleasedEarlierWithOtherCommentsIsAccepted() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(named: "migrations_released_earlier")
+        let migrations = try self.repositoryMigrations
+        try await TestPostgres.withClient(database) { client in
+            _ = try await MigrationRunner(migrations: migrations).run(on: client, logger: self.logger)
+            let earlier = "b061f96300544d362b8e911503b5428dfed2f26e76d4fcfbfb7c29b22ee93336"
+            try await client.query("UPDATE livecast_migrations SET checksum = \(earlier) WHERE version = 31")
+            let report = try await MigrationRunner(migrations: migrations).run(on: client, logger: self.logger)
+            #expect(report.alreadyApplied == migrations.count)
+            // The same checksum recorded for another file is refused.
+            try await client.query("UPDATE livecast_migrations SET checksum = \(earlier) WHERE version = 30")
+            await #expect(throws: MigrationError.self) {
+                try await MigrationRunner(migrations: migrations).run(on: client, logger: self.logger)
+            }
+        }
+    }
+
     @Test func aFailingFileIsRolledBackAndEarlierFilesStay() async throws {
         let database = try await TestPostgres.shared.makeDatabase(named: "migrations_failing")
         let good = try Migration(name: "0001_good.sql", sql: "CREATE TABLE good (id int);")

@@ -24,6 +24,19 @@ public struct Migration: Sendable, Hashable {
         self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
+    /// Checksums of files as an earlier release shipped them, with the same statements: only a comment differed.
+    /// A database that applied such a file then records that checksum, and is in the state the file makes now.
+    private static let releasedEarlier: [String: Set<String>] = [
+        // 054034b reworded a comment of the file 953f3d0 shipped; bc94f1f put 953f3d0's bytes back.
+        "0031_supersede_retried_updates_keeps_its_plan.sql": ["b061f96300544d362b8e911503b5428dfed2f26e76d4fcfbfb7c29b22ee93336"]
+    ]
+
+    /// Whether a database that recorded `checksum` for this file applied this file: its checksum, or one of
+    /// ``releasedEarlier``'s for it.
+    public func isApplied(asRecorded checksum: String) -> Bool {
+        checksum == self.checksum || Self.releasedEarlier[self.name]?.contains(checksum) == true
+    }
+
     /// Reads every `*.sql` file of a directory, in version order.
     /// - Throws: ``MigrationError`` when the directory cannot be read, a name is malformed, or two files share a
     ///   version.

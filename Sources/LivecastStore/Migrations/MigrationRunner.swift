@@ -86,7 +86,7 @@ public struct MigrationRunner: Sendable {
             guard let migration = byVersion[record.version] else {
                 throw MigrationError(message: "\(record.name) was applied to this database but is no longer among the migrations")
             }
-            guard migration.checksum == record.checksum else {
+            guard migration.isApplied(asRecorded: record.checksum) else {
                 throw MigrationError(
                     message:
                         "\(migration.name) changed after it was applied (checksum \(record.checksum.prefix(12))…, file \(migration.checksum.prefix(12))…); add a new migration instead"
