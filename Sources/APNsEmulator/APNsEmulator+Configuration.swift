@@ -29,6 +29,10 @@ extension APNsEmulator {
         public var broadcastDisabledBundleIDs: Set<String>
         /// Faults to inject from the start. Defaults to none.
         public var faults: FaultPlan
+        /// Whether every device push and broadcast is recorded as it arrived, with its answer (faults included), for
+        /// ``APNsEmulator/wireRecords``, `GET /emulator/wire` and ``WireJudge``. Defaults to `false`, which costs
+        /// nothing per request.
+        public var recordsWire: Bool
 
         /// Creates a configuration with the defaults above.
         public init(
@@ -42,7 +46,8 @@ extension APNsEmulator {
             acceptsUnknownTokens: Bool = false,
             priority10Budget: Int? = nil,
             broadcastDisabledBundleIDs: Set<String> = [],
-            faults: FaultPlan = FaultPlan()
+            faults: FaultPlan = FaultPlan(),
+            recordsWire: Bool = false
         ) {
             self.host = host
             self.pushPort = pushPort
@@ -55,6 +60,7 @@ extension APNsEmulator {
             self.priority10Budget = priority10Budget
             self.broadcastDisabledBundleIDs = broadcastDisabledBundleIDs
             self.faults = faults
+            self.recordsWire = recordsWire
         }
     }
 }

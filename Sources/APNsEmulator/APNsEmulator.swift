@@ -28,7 +28,7 @@ public final class APNsEmulator: Sendable {
     /// The self-signed certificate clients must trust, in PEM form.
     public let certificatePEM: String
 
-    private let state: EmulatorState
+    let state: EmulatorState
     private let connections: ConnectionRegistry
     private let listeners: [any Channel]
 

@@ -19,6 +19,8 @@ final class EmulatorState: Sendable {
     let answeredRequests = Synchronization.Atomic<Int>(0)
     /// HTTP/2 PING frames received from clients (keep-alives), since start.
     let receivedPings = Synchronization.Atomic<Int>(0)
+    /// Device pushes and broadcasts as they arrived, when ``APNsEmulator/Configuration/recordsWire`` is on.
+    let wire: WireLog?
     private let contents: NIOLockedValueBox<Contents>
 
     init(configuration: APNsEmulator.Configuration) {
@@ -27,6 +29,7 @@ final class EmulatorState: Sendable {
             configuration.trustedKeys.map { (ProviderToken.keyName(teamID: $0.teamID, keyID: $0.keyID), $0) },
             uniquingKeysWith: { _, last in last }
         )
+        self.wire = configuration.recordsWire ? WireLog() : nil
         self.contents = NIOLockedValueBox(
             Contents(channels: ChannelStore(limit: configuration.channelLimit), faults: configuration.faults)
         )

@@ -64,6 +64,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "An app without the broadcast capability (FeatureNotEnabled). Repeatable.")
     var broadcastDisabled: [String] = []
 
+    @Flag(help: "Record every device push and broadcast as it arrived, with its answer, for GET /emulator/wire.")
+    var recordWire = false
+
     func validate() throws {
         guard ["sandbox", "production"].contains(self.environment) else {
             throw ValidationError("--environment must be sandbox or production")
@@ -135,7 +138,8 @@ struct EmulatorCommand: AsyncParsableCommand {
             acceptsUnknownTokens: self.acceptUnknownTokens,
             priority10Budget: self.priority10Budget,
             broadcastDisabledBundleIDs: Set(self.broadcastDisabled),
-            faults: try self.makeFaultPlan()
+            faults: try self.makeFaultPlan(),
+            recordsWire: self.recordWire
         )
     }
 

@@ -18,6 +18,11 @@ import NIOCore
 /// | `GET /emulator/connections` | | `{"connections": n, "answeredRequests": n}` |
 /// | `POST /emulator/connections/goaway` | `{"reason"?}` | `{"connections": n}` |
 /// | `POST /emulator/connections/drop` | | `{"connections": n}` |
+/// | `GET /emulator/wire`, `GET /emulator/wire?after=N` | | `{"records": [WireRecord]}`, those with a sequence above N |
+/// | `DELETE /emulator/wire` | | `{"cleared": n}` |
+///
+/// The wire log is kept only when ``APNsEmulator/Configuration/recordsWire`` is on (`livecast emulator --record-wire`);
+/// otherwise `records` is always empty.
 struct ControlPlane: Sendable {
     let state: EmulatorState
     let connections: ConnectionRegistry
@@ -63,6 +68,10 @@ struct ControlPlane: Sendable {
             return .json(["connections": self.connections.goAway(reason: reason, sparing: connection)])
         case ("POST", ["connections", "drop"]):
             return .json(["connections": self.connections.drop(sparing: connection)])
+        case ("GET", ["wire"]):
+            return self.wireRecords(request)
+        case ("DELETE", ["wire"]):
+            return .json(["cleared": self.state.wire?.clear() ?? 0])
         default:
             return Self.error(404, "not_found", "no such control endpoint: \(request.method) \(request.path)")
         }
@@ -91,6 +100,19 @@ struct ControlPlane: Sendable {
         if let problem = plan.problem { return Self.error(400, "invalid_body", problem) }
         self.state.setFaults(plan)
         return .json(plan)
+    }
+
+    private func wireRecords(_ request: EmulatorRequest) -> EmulatorResponse {
+        var after: Int?
+        for item in (request.query ?? "").split(separator: "&") {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.first == "after" else { continue }
+            guard parts.count == 2, let value = Int(parts[1]) else {
+                return Self.error(400, "invalid_query", "after must be a sequence number")
+            }
+            after = value
+        }
+        return .json(["records": self.state.wire?.records(after: after) ?? []])
     }
 
     private static func decode<Body: Decodable>(_ type: Body.Type, _ request: EmulatorRequest) -> Body? {

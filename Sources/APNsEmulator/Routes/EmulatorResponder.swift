@@ -55,6 +55,17 @@ struct EmulatorResponder: Sendable {
             let requestIDName = self.listener == .push ? "apns-id" : "apns-request-id"
             return .apnsError(APNsFailure(404, "BadPath"), headers: [(requestIDName, UUIDText.random())])
         }
+        return self.recordingWire(request, endpoint) {
+            self.answer(request, endpoint: endpoint, authentication: &authentication)
+        }
+    }
+
+    /// Answers a request to an APNs endpoint: request id, method, provider token, then a fault or the endpoint.
+    private func answer(
+        _ request: EmulatorRequest,
+        endpoint: Endpoint,
+        authentication: inout ConnectionAuthentication
+    ) -> EmulatorResponse {
         let requestIDName = endpoint.requestIDHeader
         let requestID: String
         switch request.single(requestIDName) {

@@ -11,6 +11,8 @@ struct EmulatorResponse {
     var body: ByteBuffer
     /// What happens to the connection after (or instead of) answering.
     var connectionAction: ConnectionAction?
+    /// The APNs reason of an error answer made by ``apnsError(_:headers:)``, for the wire log.
+    var apnsReason: String?
 
     init(status: Int, headers: [(String, String)] = [], body: ByteBuffer = ByteBuffer(), connectionAction: ConnectionAction? = nil) {
         self.status = status
@@ -26,11 +28,13 @@ struct EmulatorResponse {
             json += #","timestamp":\#(timestamp)"#
         }
         json += "}"
-        return EmulatorResponse(
+        var response = EmulatorResponse(
             status: error.status,
             headers: [("content-type", "application/json")] + headers,
             body: ByteBuffer(string: json)
         )
+        response.apnsReason = error.reason
+        return response
     }
 
     /// A JSON body made with `JSONEncoder`.
@@ -40,6 +44,14 @@ struct EmulatorResponse {
         // The emulator's snapshot types encode without failing; an empty object is the harmless fallback.
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return EmulatorResponse(status: status, headers: [("content-type", "application/json")], body: ByteBuffer(bytes: data))
+    }
+
+    /// Whether a status goes out: not when the connection is told GOAWAY or dropped instead.
+    var isAnswered: Bool {
+        switch self.connectionAction {
+        case .goAway, .drop: false
+        case .raiseStreamLimit, .none: true
+        }
     }
 
     /// What to do to the connection a response belongs to.

@@ -1,0 +1,34 @@
+import LivecastCore
+
+extension EmulatorResponder {
+    /// Answers with `answer`, recording the request and its answer in the wire log when it is on and the request is
+    /// a device push or a broadcast (`POST`). Every answer is recorded, faults and refusals included; GOAWAY and a
+    /// dropped connection leave the status empty.
+    /// - Parameters:
+    ///   - request: The complete request.
+    ///   - endpoint: The APNs endpoint it is for.
+    ///   - answer: Answers the request.
+    func recordingWire(_ request: EmulatorRequest, _ endpoint: Endpoint, answer: () -> EmulatorResponse) -> EmulatorResponse {
+        guard let wire = self.state.wire, request.method == "POST", let target = Self.wireTarget(endpoint, request) else {
+            return answer()
+        }
+        let sequence = wire.arrive(target: target, body: WireBody(Array(request.body.readableBytesView)))
+        let response = answer()
+        if response.isAnswered {
+            wire.answer(sequence, status: response.status, reason: response.status == 200 ? nil : response.apnsReason)
+        }
+        return response
+    }
+
+    /// `device:<lowercase token>` for a device push, `channel:<apns-channel-id>` for a broadcast, `nil` otherwise.
+    static func wireTarget(_ endpoint: Endpoint, _ request: EmulatorRequest) -> String? {
+        switch endpoint {
+        case .devicePush(let token):
+            "device:" + (DeviceToken.normalized(token) ?? token.lowercased())
+        case .broadcast:
+            "channel:" + (request.first("apns-channel-id") ?? "")
+        case .channel, .allChannels:
+            nil
+        }
+    }
+}
