@@ -9,7 +9,9 @@ import ServiceLifecycle
 import Testing
 
 /// An APNs brownout: 30 % of pushes refused with 503, GOAWAYs and dropped connections now and then. Every device
-/// must end on the final score and ended, however many rounds that takes.
+/// must end on the final score and ended, however many rounds that takes, and every token's timestamps increase at
+/// the wire (the fixture's judge). How long it takes is the game-night benchmark's figure (`scripts/bench.sh
+/// --gamenight`), printed here too.
 @Suite struct BrownoutTests {
     private static let followerCount = 3000
 
@@ -17,7 +19,7 @@ import Testing
         try await DispatchFixture.with("brownout") { fixture in
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(Self.followerCount, feed: "game-1")
-            let settings = Dispatcher.Settings(pageSize: 500, firstRetryBackoff: 0.2)
+            let settings = Dispatcher.Settings(pageSize: 500)
             let service = DispatcherService(
                 dispatcher: fixture.dispatcher(settings),
                 database: fixture.store.client,
@@ -39,6 +41,7 @@ import Testing
                 .init(appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":4}"#))
             )
             updates.append(end)
+            let endAccepted = Date().timeIntervalSince1970
 
             let deadline = ContinuousClock.now + .seconds(300)
             while ContinuousClock.now < deadline {
@@ -60,6 +63,16 @@ import Testing
                 }
             }
             #expect(wrong.isEmpty, "\(wrong.count) of \(followers.count) devices do not show the final score, ended: \(wrong.prefix(5))")
+            let convergence = WireJudge.convergence(
+                fixture.emulator.emulator.wireRecords,
+                timestamp: end.timestamp,
+                since: endAccepted,
+                targets: Set(followers.map { "device:\($0.token)" })
+            )
+            #expect(convergence.missing.isEmpty, "the end never reached \(convergence.missing.count) followers at the wire")
+            print(
+                "brownout: the end reached \(followers.count) followers within \(convergence.maximum ?? .nan) s (p50 \(convergence.percentile(50) ?? .nan) s)"
+            )
         }
     }
 

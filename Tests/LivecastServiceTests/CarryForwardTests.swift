@@ -24,7 +24,7 @@ import Testing
             // The fan-out is done; its followers are owed, not failed, and the update's status says so.
             #expect(try await fixture.status(update.updateID) == "sent")
             #expect(try await fixture.counts(update.updateID) == (0, 0))
-            #expect(try await self.owed(fixture, update: update.updateID) == followers.count)
+            #expect(try await fixture.owed(update: update.updateID) == followers.count)
             let status = try #require(
                 try await UpdateStatus.read(
                     updateID: update.updateID,
@@ -39,7 +39,7 @@ import Testing
             #expect(try await dispatcher.dispatchOnce() == 0, "an owed push went before its backoff")
             try await self.makeOwedDue(fixture)
             #expect(try await dispatcher.drain() == followers.count)
-            #expect(try await self.owed(fixture, update: update.updateID) == 0)
+            #expect(try await fixture.owed(update: update.updateID) == 0)
             #expect(try await fixture.counts(update.updateID) == (followers.count, 0))
             for follower in followers {
                 #expect(fixture.shown(follower.deviceID).first?.contentState == .object(["home": .int(1)]))
@@ -55,12 +55,12 @@ import Testing
             fixture.emulator.emulator.setFaults(Self.refuseEverything)
             let first = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             #expect(try await dispatcher.dispatchOnce() == 1)
-            #expect(try await self.owed(fixture, update: first.updateID) == followers.count)
+            #expect(try await fixture.owed(update: first.updateID) == followers.count)
 
             fixture.emulator.emulator.setFaults(FaultPlan())
             let second = try await fixture.update(feed: "game-1", home: 2, timestamp: fixture.now + 1)
             #expect(try await dispatcher.drain() == 1)
-            #expect(try await self.owed(fixture, update: first.updateID) == 0, "the older update is still owed")
+            #expect(try await fixture.owed(update: first.updateID) == 0, "the older update is still owed")
             try await self.makeOwedDue(fixture)
             #expect(try await dispatcher.drain() == 0)
             for follower in followers {
@@ -83,7 +83,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(1500))
             try await self.makeOwedDue(fixture)
             #expect(try await dispatcher.dispatchOnce() == followers.count)
-            #expect(try await self.owed(fixture, update: update.updateID) == 0)
+            #expect(try await fixture.owed(update: update.updateID) == 0)
             #expect(try await self.deadLetters(fixture, update: update.updateID) == ["ServiceUnavailable": followers.count])
             #expect(try await fixture.counts(update.updateID) == (0, followers.count))
 
@@ -95,7 +95,7 @@ import Testing
             try await self.makeOwedDue(fixture)
             #expect(try await dispatcher.dispatchOnce() == followers.count)
             #expect(try await self.deadLetters(fixture, update: end.updateID).isEmpty, "an end was given up while its activity can show")
-            #expect(try await self.owed(fixture, update: end.updateID) == followers.count)
+            #expect(try await fixture.owed(update: end.updateID) == followers.count)
 
             fixture.emulator.emulator.setFaults(FaultPlan())
             try await self.makeOwedDue(fixture)
@@ -116,11 +116,11 @@ import Testing
             #expect(try await dispatcher.dispatchOnce() == 1)
             #expect(try await fixture.status(update.updateID) == "sent")
             #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(1)]), "the follower waited behind the broadcast")
-            #expect(try await self.owed(fixture, update: update.updateID) == 1)
+            #expect(try await fixture.owed(update: update.updateID) == 1)
 
             try await self.makeOwedDue(fixture)
             #expect(try await dispatcher.drain() == 1)
-            #expect(try await self.owed(fixture, update: update.updateID) == 0)
+            #expect(try await fixture.owed(update: update.updateID) == 0)
             let broadcasts = try await fixture.store.client.query(
                 """
                 SELECT status FROM deliveries WHERE update_id = \(update.updateID) AND target_kind = 'channel' AND target = \(channelID)
@@ -171,13 +171,6 @@ import Testing
             #expect(try await self.deadLetters(fixture, update: third.updateID) == ["ServiceUnavailable": 1])
             #expect(try await fixture.status(second.updateID) == "sent")
         }
-    }
-
-    /// How many targets an update still owes.
-    private func owed(_ fixture: DispatchFixture, update: Int64) async throws -> Int {
-        let rows = try await fixture.store.client.query("SELECT count(*)::int FROM owed_pushes WHERE update_id = \(update)")
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
     }
 
     /// An update's dead letters, counted by reason.

@@ -14,8 +14,11 @@ struct DispatchFixture {
     let store: StoreFixture
     let apns: APNsClient
 
-    static func with(_ name: String, _ body: (DispatchFixture) async throws -> Void) async throws {
-        try await EmulatorFixture.with { emulator in
+    /// Runs `body` with a fresh fixture, then judges every push the emulator received, as it arrived: no target
+    /// got a timestamp older than one it had accepted (an identical re-send aside), nothing reached a token after
+    /// its 410 or a target after its end. A test that sends older pushes on purpose passes `judgesWire: false`.
+    static func with(_ name: String, judgesWire: Bool = true, _ body: (DispatchFixture) async throws -> Void) async throws {
+        try await EmulatorFixture.with({ $0.recordsWire = true }) { emulator in
             let apns = try emulator.makeClient()
             do {
                 try await StoreFixture.with(name) { store in
@@ -26,6 +29,10 @@ struct DispatchFixture {
                 throw error
             }
             await apns.shutdown()
+            if judgesWire {
+                let verdict = WireJudge.judge(emulator.emulator.wireRecords)
+                #expect(verdict.isClean, "at the wire: \(verdict)")
+            }
         }
     }
 
@@ -183,6 +190,13 @@ struct DispatchFixture {
     }
 
     /// How far a fan-out has checkpointed: the last follower or audience row it finished.
+    /// How many pushes an update still owes.
+    func owed(update updateID: Int64) async throws -> Int {
+        let rows = try await self.store.client.query("SELECT count(*)::int FROM owed_pushes WHERE update_id = \(updateID)")
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
     func cursor(_ updateID: Int64) async throws -> Int64 {
         let rows = try await self.store.client.query("SELECT cursor_id FROM updates WHERE id = \(updateID)")
         for try await cursor in rows.decode(Int64.self) { return cursor }

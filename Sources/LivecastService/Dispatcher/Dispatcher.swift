@@ -40,9 +40,12 @@ public struct Dispatcher: Sendable {
         /// Fan-outs of one app sent at once across all dispatchers, so one app's big games leave room for the
         /// others'. Defaults to 2.
         public var fanOutsPerApp: Int
-        /// The wait before the first retry of a push APNs asked to retry later, doubled each try up to a minute.
-        /// Defaults to 2 s.
+        /// The wait before the first retry of a push APNs asked to retry later, doubled each try up to
+        /// ``maximumRetryBackoff``. Defaults to 0.5 s.
         public var firstRetryBackoff: Double
+        /// The longest wait between two tries of a push APNs asks to retry later. Short, because a push still owed
+        /// is the newest content its target lacks (``RetryPolicy``). Defaults to 1 s.
+        public var maximumRetryBackoff: Double
         /// The share of one batch of pushes answered `Unregistered` or `BadDeviceToken` that holds the app's
         /// sending instead of invalidating the tokens (the invalidation guard). Defaults to 0.5.
         public var invalidationGuardShare: Double
@@ -56,7 +59,8 @@ public struct Dispatcher: Sendable {
             fanOutAttempts: Int = 8,
             retryDeadlineSeconds: Int = 3600,
             fanOutsPerApp: Int = 2,
-            firstRetryBackoff: Double = 2,
+            firstRetryBackoff: Double = 0.5,
+            maximumRetryBackoff: Double = 1,
             invalidationGuardShare: Double = 0.5,
             invalidationGuardMinimumBatch: Int = 20
         ) {
@@ -67,6 +71,7 @@ public struct Dispatcher: Sendable {
             self.retryDeadlineSeconds = retryDeadlineSeconds
             self.fanOutsPerApp = fanOutsPerApp
             self.firstRetryBackoff = firstRetryBackoff
+            self.maximumRetryBackoff = max(maximumRetryBackoff, firstRetryBackoff)
             self.invalidationGuardShare = invalidationGuardShare
             self.invalidationGuardMinimumBatch = invalidationGuardMinimumBatch
         }
@@ -86,6 +91,8 @@ public struct Dispatcher: Sendable {
     let clientForApp: ClientForApp
     let settings: Settings
     let retryPolicy: RetryPolicy
+    /// When the earliest push this dispatcher owed comes due.
+    let owedDue = OwedDue()
     let invalidationGuard: InvalidationGuard
     let logger: Logger
 
@@ -93,7 +100,11 @@ public struct Dispatcher: Sendable {
         self.database = database
         self.clientForApp = clientForApp
         self.settings = settings
-        self.retryPolicy = RetryPolicy(deadlineSeconds: settings.retryDeadlineSeconds, firstBackoff: settings.firstRetryBackoff)
+        self.retryPolicy = RetryPolicy(
+            deadlineSeconds: settings.retryDeadlineSeconds,
+            firstBackoff: settings.firstRetryBackoff,
+            maximumBackoff: settings.maximumRetryBackoff
+        )
         self.invalidationGuard = InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch)
         self.logger = logger
     }

@@ -93,8 +93,10 @@ public struct DispatcherService: Service {
             } catch {
                 self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
             }
+            // A worker that takes quick work wakes when this process's earliest owed push is due, if that is sooner.
+            let timeout = lane == .quick || self.workers == 1 ? self.dispatcher.owedDue.wait(atMost: self.pollInterval) : self.pollInterval
             self.waiting.add(1)
-            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
+            await cancelWhenGracefulShutdown { await wake.wait(timeout: timeout) }
             self.waiting.add(-1)
         }
     }

@@ -31,7 +31,7 @@ extension Dispatcher {
                     try await self.release(
                         claimed.updateID,
                         status: .pending,
-                        retryAfter: RetryPolicy.maximumBackoff,
+                        retryAfter: RetryPolicy.unusableKeyPause,
                         resetAttempts: true,
                         on: connection
                     )
@@ -101,33 +101,41 @@ extension Dispatcher {
             try await self.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
             return
         }
-        let outcome = try await self.broadcast(
-            payload,
-            of: claim.updateID,
-            to: channel,
-            priority: claim.priority,
-            client: client,
-            bundleID: bundleID,
-            on: connection
-        )
-        let owed = outcome.classification == .retryLater
-        if owed {
-            try await self.owe(
-                [OwedTarget(kind: .channel, id: channel.rowID, status: outcome.status, reason: outcome.failureReason)],
-                updateID: claim.updateID,
-                appID: claim.appID,
+        let busy = try await self.clearOlderOwed(.channel, [channel.rowID], upTo: claim.updateID, on: connection)
+        if let inFlight = busy[channel.rowID] {
+            // An older broadcast to the channel is in flight: this one goes once that is answered.
+            if inFlight < claim.updateID {
+                try await self.owe([.deferred(.channel, channel.rowID)], updateID: claim.updateID, appID: claim.appID, on: connection)
+            }
+            try await self.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
+        } else {
+            let outcome = try await self.broadcast(
+                payload,
+                of: claim.updateID,
+                to: channel,
+                priority: claim.priority,
+                client: client,
+                bundleID: bundleID,
+                on: connection
+            )
+            let owed = outcome.classification == .retryLater
+            if owed {
+                try await self.owe(
+                    [OwedTarget(kind: .channel, id: channel.rowID, status: outcome.status, reason: outcome.failureReason)],
+                    updateID: claim.updateID,
+                    appID: claim.appID,
+                    on: connection
+                )
+            }
+            try await self.checkpoint(
+                &claim,
+                cursor: claim.cursor,
+                sent: outcome.isSuccess ? 1 : 0,
+                failed: outcome.isSuccess || owed ? 0 : 1,
+                channelDone: true,
                 on: connection
             )
         }
-        try await self.supersedeOwed(.channel, [channel.rowID], before: claim.updateID, on: connection)
-        try await self.checkpoint(
-            &claim,
-            cursor: claim.cursor,
-            sent: outcome.isSuccess ? 1 : 0,
-            failed: outcome.isSuccess || owed ? 0 : 1,
-            channelDone: true,
-            on: connection
-        )
         if claim.event == .end {
             try await connection.query(
                 """
@@ -162,7 +170,10 @@ extension Dispatcher {
                         )
                     )
                 }
-                let delivery = await self.deliver(targets, tokens: .activityTokens, client: client, bundleID: bundleID, priority: claim.priority)
+                let busy = try await self.clearOlderOwed(.activity, activityIDs, upTo: claim.updateID, on: connection)
+                let (ready, deferred) = self.makeWay(for: targets, kind: .activity, busy: busy, updateID: claim.updateID)
+                var delivery = await self.deliver(ready, tokens: .activityTokens, client: client, bundleID: bundleID, priority: claim.priority)
+                delivery.owed += deferred
                 return SentPage(rowIDs: activityIDs, delivery: delivery)
             }
         } finish: { page in

@@ -6,11 +6,13 @@ import PostgresNIO
 extension Dispatcher {
     /// Sends one app's claimed owed pushes again, each to its target's live token or channel, under the
     /// activities' send locks. Delivered and refused ones are settled (a target gone since settles it too); ones
-    /// APNs still asks to retry are due again after a longer backoff; ones past their deadline are given up as
-    /// dead letters without another try.
+    /// APNs still asks to retry are due again after a longer backoff; superseded ones are settled unsent; ones past
+    /// their deadline are given up as dead letters without another try. The claim leaves at most one per target
+    /// (``ClaimOwedPushesStatement``).
     func sendOwed(_ claims: [OwedClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
-        let expired = claims.filter(\.pastDeadline)
-        let due = Self.newestPerTarget(claims.filter { !$0.pastDeadline })
+        let superseded = claims.filter(\.isSuperseded)
+        let expired = claims.filter { $0.pastDeadline && !$0.isSuperseded }
+        let due = claims.filter { !$0.pastDeadline && !$0.isSuperseded }
         try await self.database.withGuardedConnection { connection in
             try await self.deadLetter(
                 expired.map { $0.deadLetter(reason: $0.lastReason) },
@@ -29,7 +31,12 @@ extension Dispatcher {
             }
             if let reason = results.guardReason { try await self.holdSending(appID: appID, reason: reason) }
             try await self.retryOwed(results.retries, on: connection)
-            try await self.settleOwed(expired + results.settled, delivered: results.delivered, failed: results.failed, on: connection)
+            try await self.settleOwed(
+                superseded + expired + results.settled,
+                delivered: results.delivered,
+                failed: results.failed,
+                on: connection
+            )
         }
     }
 
@@ -159,17 +166,5 @@ extension Dispatcher {
         var channels: [Int64: (id: String, storagePolicy: Int)] = [:]
         for try await (rowID, channelID, storagePolicy) in rows.decode((Int64, String, Int).self) { channels[rowID] = (channelID, storagePolicy) }
         return channels
-    }
-
-    /// Of several owed pushes to one target, only the newest update's goes; the older ones are superseded by it
-    /// (settled once it is delivered).
-    private static func newestPerTarget(_ claims: [OwedClaim]) -> [OwedClaim] {
-        var newest: [String: OwedClaim] = [:]
-        for claim in claims {
-            let key = "\(claim.kind.rawValue)/\(claim.targetID)"
-            if let other = newest[key], other.updateID > claim.updateID { continue }
-            newest[key] = claim
-        }
-        return Array(newest.values)
     }
 }

@@ -10,8 +10,8 @@ struct SentPage: Sendable {
 
 extension Dispatcher {
     /// Walks a fan-out from its checkpoint, page by page, until a short page. Each page's failures, owed pushes and
-    /// APNs' verdicts on its tokens are recorded, what older updates still owed its activities is dropped (this
-    /// update replaces it), then `finish` runs, then the page is checkpointed.
+    /// APNs' verdicts on its tokens are recorded, then `finish` runs, then the page is checkpointed. (What older
+    /// updates still owed the page's targets was dropped before the page was sent: ``clearOlderOwed(_:_:upTo:on:)``.)
     /// - Parameters:
     ///   - sendPage: Reads and sends the page after the claim's cursor; an empty page ends the walk.
     ///   - finish: What a page does once sent and recorded, before its checkpoint.
@@ -28,7 +28,6 @@ extension Dispatcher {
             let page = try await sendPage(claim)
             guard let last = page.rowIDs.last else { return }
             try await self.record(page.delivery, updateID: claim.updateID, appID: claim.appID, tokens: tokens, on: connection)
-            if tokens == .activityTokens { try await self.supersedeOwed(.activity, page.rowIDs, before: claim.updateID, on: connection) }
             try await finish(page)
             try await self.checkpoint(
                 &claim,

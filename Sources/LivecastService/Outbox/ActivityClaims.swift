@@ -120,8 +120,8 @@ extension Dispatcher {
         let now = Date().timeIntervalSince1970
         try await self.recordActivityVerdicts(
             claims.map { claim in
-                guard now + RetryPolicy.maximumBackoff >= claim.deadline else {
-                    return ActivityVerdict(updateID: claim.updateID, retryAfter: RetryPolicy.maximumBackoff)
+                guard now + RetryPolicy.unusableKeyPause >= claim.deadline else {
+                    return ActivityVerdict(updateID: claim.updateID, retryAfter: RetryPolicy.unusableKeyPause)
                 }
                 return ActivityVerdict(
                     updateID: claim.updateID,

@@ -31,7 +31,7 @@ public struct DeadLetterReplay: Sendable {
     ///   - retryDeadlineSeconds: How long a requeued push is tried again (`--retry-deadline`). Defaults to an hour.
     public init(database: PostgresClient, retryDeadlineSeconds: Int = 3600, logger: Logger) {
         self.database = database
-        self.retryPolicy = RetryPolicy(deadlineSeconds: retryDeadlineSeconds, firstBackoff: 2)
+        self.retryPolicy = RetryPolicy(deadlineSeconds: retryDeadlineSeconds, firstBackoff: 0.5, maximumBackoff: 1)
         self.logger = logger
     }
 

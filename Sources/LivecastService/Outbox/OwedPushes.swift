@@ -21,6 +21,17 @@ struct OwedTarget: Sendable {
     var usesChannelPayload = false
     var status: Int?
     var reason: String
+    /// Not sent yet: an older push to the target was in flight when this update reached it
+    /// (``Dispatcher/clearOlderOwed(_:_:upTo:on:)``). It is due at once, and goes once that push is answered.
+    var isDeferred = false
+
+    /// The reason kept with a deferred push.
+    static let awaitingEarlierPush = "AwaitingEarlierPush"
+
+    /// A push of this update held back for `target`, because an older push to it is still in flight.
+    static func deferred(_ kind: Kind, _ id: Int64) -> OwedTarget {
+        OwedTarget(kind: kind, id: id, reason: Self.awaitingEarlierPush, isDeferred: true)
+    }
 }
 
 /// An owed push claimed for sending, with what it sends.
@@ -39,6 +50,9 @@ struct OwedClaim: Sendable {
     var priority: Int
     /// The update's feed, if it is a feed's.
     var feedID: Int64?
+    /// A newer push to the same target is owed, or a newer update of the same feed or activity exists: this one
+    /// is settled without being sent (the target gets the newer one).
+    var isSuperseded: Bool
 
     /// This push given up for `reason`.
     func deadLetter(reason: String) -> DeadLetter {
@@ -47,11 +61,13 @@ struct OwedClaim: Sendable {
 }
 
 extension Dispatcher {
-    /// Carries pushes forward: owed to their targets, due after a first backoff, given up at their deadline
-    /// (``RetryPolicy``). A target already owed this update (a crash repeated its page) counts one more try.
+    /// Carries pushes forward: owed to their targets, due after a first backoff (a deferred one at once), given up at
+    /// their deadline (``RetryPolicy``). A target already owed this update (a crash repeated its page) counts one
+    /// more try.
     func owe(_ targets: [OwedTarget], updateID: Int64, appID: Int64, on connection: PostgresConnection) async throws {
         guard !targets.isEmpty else { return }
         let policy = self.retryPolicy
+        let delays = targets.map { $0.isDeferred ? 0 : policy.backoff(afterAttempts: 1) }
         try await connection.query(
             """
             INSERT INTO owed_pushes AS o
@@ -62,7 +78,7 @@ extension Dispatcher {
                      ELSE \(unescaped: policy.deadlineSQL(event: "u.event", since: "now()")) END
             FROM unnest(\(targets.map(\.kind.rawValue))::text[], \(targets.map(\.id))::bigint[], \(targets.map(\.usesChannelPayload))::bool[],
                         \(targets.map { $0.status ?? 0 })::int[], \(targets.map(\.reason))::text[],
-                        \(targets.map { _ in policy.backoff(afterAttempts: 1) })::float8[])
+                        \(delays)::float8[])
                 AS t(kind, id, channel_payload, status, reason, delay)
             JOIN updates u ON u.id = \(updateID)
             LEFT JOIN activities a ON t.kind = 'activity' AND a.id = t.id
@@ -71,16 +87,7 @@ extension Dispatcher {
             """,
             logger: self.logger
         )
-    }
-
-    /// Drops what older updates still owe these targets: the newer update's push replaces it (a device shows the
-    /// latest timestamp it got).
-    func supersedeOwed(_ kind: OwedTarget.Kind, _ ids: [Int64], before updateID: Int64, on connection: PostgresConnection) async throws {
-        guard !ids.isEmpty else { return }
-        try await connection.query(
-            "DELETE FROM owed_pushes WHERE target_kind = \(kind.rawValue) AND target_id = ANY(\(ids)) AND update_id < \(updateID)",
-            logger: self.logger
-        )
+        self.owedDue.note(delays: delays)
     }
 
     /// Claims each app's due owed pushes, oldest first, at most a batch per app, under a lease
@@ -104,7 +111,8 @@ extension Dispatcher {
                 event: LiveActivityEvent(rawValue: row.8) ?? .update,
                 payload: Array(row.9.utf8),
                 priority: row.10,
-                feedID: row.11
+                feedID: row.11,
+                isSuperseded: row.12
             )
         }
     }
@@ -112,21 +120,24 @@ extension Dispatcher {
     /// Owed pushes sent again that APNs still asks to retry later: due again after a longer backoff.
     func retryOwed(_ retries: [(claim: OwedClaim, status: Int?, reason: String)], on connection: PostgresConnection) async throws {
         guard !retries.isEmpty else { return }
+        let delays = retries.map { self.retryPolicy.backoff(afterAttempts: $0.claim.attempts + 1) }
         try await connection.query(
             """
             UPDATE owed_pushes o SET attempts = o.attempts + 1, last_status = nullif(r.status, 0), last_reason = r.reason, claimed_by = NULL,
                 not_before = now() + make_interval(secs => r.delay)
             FROM unnest(\(retries.map(\.claim.id))::bigint[], \(retries.map { $0.status ?? 0 })::int[], \(retries.map(\.reason))::text[],
-                        \(retries.map { self.retryPolicy.backoff(afterAttempts: $0.claim.attempts + 1) })::float8[]) AS r(id, status, reason, delay)
+                        \(delays)::float8[]) AS r(id, status, reason, delay)
             WHERE o.id = r.id AND o.claimed_by = \(self.id)
             """,
             logger: self.logger
         )
+        self.owedDue.note(delays: delays)
     }
 
-    /// Owed pushes settled for good (delivered, refused, given up, or without a live target): no longer owed.
-    /// Delivered and refused ones count as sent and failed targets of their updates; delivered ones replace what
-    /// older updates owed their targets.
+    /// Owed pushes settled for good (delivered, refused, superseded, given up, or without a live target): no longer
+    /// owed. Delivered and refused ones count as sent and failed targets of their updates. Whatever older updates
+    /// still owe the targets of the ones that were sent, delivered or not, goes too: those targets have had a newer
+    /// push, so an older one would arrive out of order.
     func settleOwed(_ settled: [OwedClaim], delivered: [OwedClaim], failed: [OwedClaim], on connection: PostgresConnection) async throws {
         guard !settled.isEmpty else { return }
         try await connection.query(
@@ -146,11 +157,12 @@ extension Dispatcher {
                 logger: self.logger
             )
         }
-        guard !delivered.isEmpty else { return }
+        let sent = delivered + failed
+        guard !sent.isEmpty else { return }
         try await connection.query(
             """
-            DELETE FROM owed_pushes o USING unnest(\(delivered.map(\.kind.rawValue))::text[], \(delivered.map(\.targetID))::bigint[],
-                                                   \(delivered.map(\.updateID))::bigint[]) AS d(kind, target_id, update_id)
+            DELETE FROM owed_pushes o USING unnest(\(sent.map(\.kind.rawValue))::text[], \(sent.map(\.targetID))::bigint[],
+                                                   \(sent.map(\.updateID))::bigint[]) AS d(kind, target_id, update_id)
             WHERE o.target_kind = d.kind AND o.target_id = d.target_id AND o.update_id < d.update_id
             """,
             logger: self.logger
@@ -174,7 +186,7 @@ extension Dispatcher {
             try await self.settleOwed(expired, delivered: [], failed: [], on: connection)
             try await connection.query(
                 """
-                UPDATE owed_pushes SET claimed_by = NULL, not_before = now() + make_interval(secs => \(RetryPolicy.maximumBackoff))
+                UPDATE owed_pushes SET claimed_by = NULL, not_before = now() + make_interval(secs => \(RetryPolicy.unusableKeyPause))
                 WHERE id = ANY(\(waiting.map(\.id))) AND claimed_by = \(self.id)
                 """,
                 logger: self.logger
