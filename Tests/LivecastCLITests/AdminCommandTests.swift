@@ -102,4 +102,31 @@ import Testing
         server.signal(SIGTERM)
         #expect(try await server.waitForExit() == 0, "stderr: \(server.stderr)")
     }
+
+    @Test(.timeLimit(.minutes(2))) func aSecondInstanceOnTheSameAddressesNamesTheFlagToChange() async throws {
+        let (_, url) = try await CLIDatabase.migrated(named: "cli_serve_twice")
+        let (port, metricsPort) = (try FreePort.next(), try FreePort.next())
+        let common = ["serve", "--database-url", url, "--migrations", CLIDatabase.migrations, "--metrics-listen", "127.0.0.1:\(metricsPort)"]
+        let first = try await BackgroundProcess(self.livecast, common + ["--listen", "127.0.0.1:\(port)"])
+        #expect(try await first.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(first.stderr)")
+
+        let sameMetrics = try await ExternalProcess.run(self.livecast, common + ["--listen", "127.0.0.1:0"])
+        #expect(sameMetrics.status != 0)
+        #expect(sameMetrics.stderr.contains("metrics listener cannot bind 127.0.0.1:\(metricsPort)"), "\(sameMetrics.stderr)")
+        #expect(sameMetrics.stderr.contains("--metrics-listen"), "\(sameMetrics.stderr)")
+
+        let sameAPI = try await ExternalProcess.run(
+            self.livecast,
+            [
+                "serve", "--database-url", url, "--migrations", CLIDatabase.migrations, "--metrics-listen", "127.0.0.1:0", "--listen",
+                "127.0.0.1:\(port)",
+            ]
+        )
+        #expect(sameAPI.status != 0)
+        #expect(sameAPI.stderr.contains("API listener cannot bind 127.0.0.1:\(port)"), "\(sameAPI.stderr)")
+        #expect(sameAPI.stderr.contains("--listen (LIVECAST_LISTEN)"), "\(sameAPI.stderr)")
+
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit() == 0, "stderr: \(first.stderr)")
+    }
 }

@@ -111,11 +111,18 @@ public struct LivecastApplication: Sendable {
         }
         if let metricsPort = settings.metricsPort {
             application.addServices(
-                Application(
-                    router: api.buildMetricsRouter(),
-                    configuration: .init(address: .hostname(settings.metricsHost, port: metricsPort), serverName: "livecast"),
-                    onServerRunning: { channel in await onMetricsServerRunning(channel.localAddress?.port ?? metricsPort) },
-                    logger: logger
+                NamedListener(
+                    listener: Application(
+                        router: api.buildMetricsRouter(),
+                        configuration: .init(address: .hostname(settings.metricsHost, port: metricsPort), serverName: "livecast"),
+                        onServerRunning: { channel in await onMetricsServerRunning(channel.localAddress?.port ?? metricsPort) },
+                        logger: logger
+                    ),
+                    failure: ListenerAddressInUse(
+                        listener: "metrics",
+                        address: "\(settings.metricsHost):\(metricsPort)",
+                        setting: "--metrics-listen (LIVECAST_METRICS_LISTEN)"
+                    )
                 )
             )
         }

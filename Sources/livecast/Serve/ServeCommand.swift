@@ -201,7 +201,11 @@ struct ServeCommand: AsyncParsableCommand {
             onServerRunning: { port in FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8)) },
             onMetricsServerRunning: { port in FileHandle.standardOutput.write(Data("metrics on \(metricsHost):\(port)\n".utf8)) }
         )
-        try await livecast.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await livecast.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch  where ListenerAddressInUse.isAddressInUse(error) {
+            throw ListenerAddressInUse(listener: "API", address: "\(host):\(port)", setting: "--listen (LIVECAST_LISTEN)")
+        }
     }
 
     /// `HOST:PORT`, with `[v6]:PORT` for IPv6 addresses.
