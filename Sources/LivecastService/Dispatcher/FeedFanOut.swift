@@ -91,6 +91,7 @@ extension Dispatcher {
     /// One broadcast to the feed's live channel, recorded as a delivery; one APNs asks to retry later is owed to
     /// the channel. A retired channel is never sent to.
     private func broadcast(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
+        let busy = try await self.clearOlderOwed(.channel, ofFeed: claim.feedID, after: 0, upTo: claim.updateID, on: connection)
         let channels = try await connection.query(
             "SELECT id, channel_id, storage_policy::int FROM channels WHERE feed_id = \(claim.feedID) AND state = 'active'",
             logger: self.logger
@@ -101,7 +102,6 @@ extension Dispatcher {
             try await self.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
             return
         }
-        let busy = try await self.clearOlderOwed(.channel, [channel.rowID], upTo: claim.updateID, on: connection)
         if let inFlight = busy[channel.rowID] {
             // An older broadcast to the channel is in flight: this one goes once that is answered.
             if inFlight < claim.updateID {
@@ -151,6 +151,7 @@ extension Dispatcher {
     /// token rotation never crosses it), then checkpointed; an end also ends the page's activities.
     private func sendToFollowers(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
         let (event, timestamp, dismissalDate) = (claim.event, claim.timestamp, claim.dismissalDate)
+        let busy = try await self.clearOlderOwed(.activity, ofFeed: claim.feedID, after: claim.cursor, upTo: claim.updateID, on: connection)
         try await self.walkPages(&claim, tokens: .activityTokens, on: connection) { claim in
             try await self.withSendLocks(SendLocks.feedNamespace, [claim.feedID], on: connection) {
                 var activityIDs: [Int64] = []
@@ -170,7 +171,6 @@ extension Dispatcher {
                         )
                     )
                 }
-                let busy = try await self.clearOlderOwed(.activity, activityIDs, upTo: claim.updateID, on: connection)
                 let (ready, deferred) = self.makeWay(for: targets, kind: .activity, busy: busy, updateID: claim.updateID)
                 var delivery = await self.deliver(ready, tokens: .activityTokens, client: client, bundleID: bundleID, priority: claim.priority)
                 delivery.owed += deferred

@@ -3,30 +3,39 @@ import PostgresNIO
 /// Order per target across the page walk and owed pushes: a target never has two pushes in flight, and never gets
 /// an older update after a newer one (docs/ARCHITECTURE.md, invariant 1). A fan-out's walk reaches each target once
 /// per update, in update order; what crosses it is an owed push of an older update, claimed by a quick round in
-/// this or another instance. So before a page or a broadcast is sent, its targets' older owed pushes are dropped,
-/// and a target whose older push is in flight is sent nothing now: its push is owed instead, due at once, and the
-/// claim takes it only after the one in flight is answered (``ClaimOwedPushesStatement``).
+/// this or another instance. So before a fan-out walks its followers (or broadcasts), what the feed's older updates
+/// still owe them is dropped, and a target whose older push is in flight is sent nothing by the walk: its push is
+/// owed instead, due at once, and the claim takes it only after the one in flight is answered
+/// (``ClaimOwedPushesStatement``).
+///
+/// This runs before the walk reads its first token, not after: a push in flight answered `410` invalidates its
+/// token and only then settles, so a token read after its owed push was found settled is never a stale one.
 extension Dispatcher {
-    /// Makes way for `updateID`'s pushes to these targets, before they are sent: what older updates (or this one,
-    /// from a repeated page) still owe them is dropped, as the newer push replaces it, unless it is in flight (claimed
-    /// under a live lease). Those targets are returned: a push to them now could reach APNs before the one in
-    /// flight, so the caller sends them nothing. Row locks (`FOR UPDATE`) order this against a concurrent claim of
-    /// the same owed pushes: either the claim comes first and its push counts as in flight, or the owed push is gone
-    /// before the claim can see it.
+    /// Makes way for a fan-out's pushes, before it reads its targets: what the feed's older updates (or this one,
+    /// from a repeated walk) still owe the targets it has yet to walk is dropped, as the newer push replaces it,
+    /// unless it is in flight (claimed under a live lease). Those targets are returned: a push to them now could
+    /// reach APNs before the one in flight, so the walk sends them nothing. Row locks (`FOR UPDATE`) order this
+    /// against a concurrent claim of the same owed pushes: either the claim comes first and its push counts as in
+    /// flight, or the owed push is gone before the claim can see it.
+    /// - Parameters:
+    ///   - kind: The targets: the feed's activities, or its channel.
+    ///   - after: The walk's checkpoint: targets up to it have this update's push or owe it already.
     /// - Returns: Each busy target, with the update of its push in flight.
     func clearOlderOwed(
         _ kind: OwedTarget.Kind,
-        _ ids: [Int64],
+        ofFeed feedID: Int64,
+        after cursor: Int64,
         upTo updateID: Int64,
         on connection: PostgresConnection
     ) async throws -> [Int64: Int64] {
-        guard !ids.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
             WITH older AS (
-                SELECT id, target_id, update_id, claimed_by IS NOT NULL AND not_before > now() AS in_flight
-                FROM owed_pushes WHERE target_kind = \(kind.rawValue) AND target_id = ANY(\(ids)) AND update_id <= \(updateID)
-                FOR UPDATE
+                SELECT o.id, o.target_id, o.update_id, o.claimed_by IS NOT NULL AND o.not_before > now() AS in_flight
+                FROM owed_pushes o
+                WHERE o.target_kind = \(kind.rawValue) AND o.target_id > \(cursor)
+                  AND o.update_id IN (SELECT id FROM updates WHERE feed_id = \(feedID) AND id <= \(updateID))
+                FOR UPDATE OF o
             ), cleared AS (
                 DELETE FROM owed_pushes o USING older WHERE o.id = older.id AND NOT older.in_flight
             )
