@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Prints benchmark figures, measured side by side in one run on this machine.
 #
-#   scripts/bench.sh            release build, full size (several minutes after the build)
+#   scripts/bench.sh            release build, full size (several minutes after the build); no game night
 #   scripts/bench.sh --smoke    debug build, a few thousand requests and a few seconds of API load: checks the
-#                               benchmarks run, not the speed (CI runs it)
+#                               benchmarks run, not the speed; then the small game night (CI runs it)
 #   scripts/bench.sh --fanout   the fan-out figures alone
 #   scripts/bench.sh --api      the HTTP API figures alone (with --smoke: their small version)
 #   scripts/bench.sh --emulator the emulator against nghttpd alone
+#   scripts/bench.sh --gamenight  the brownout and the game night alone, full size (about five minutes after the
+#                               build; with --smoke: the small game night, about a minute)
+#
+# Any section fails the run (exit 1) when its requests fail; the game night also when the wire breaks a rule.
 #
 # APNs client: Livecast's client (one event-loop thread, like h2load's default of one) and h2load post the same
 # Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
@@ -29,15 +33,27 @@
 # offered open loop at a fixed rate (latency from each request's intended send time, so no coordinated omission):
 # 1,000 a second, then 5,000 a second on 128 connections (sustained if every request is accepted at that pace), and
 # closed loop on 128 connections for the highest accepted rate (with one batch written at a time, a group commit
-# holds at most what the connections have in flight: on 64, a quarter of the machine stayed idle), at no priority
-# given, at priority 10 (alerts: each spends the app's hourly priority-10 budget) and with an Idempotency-Key on
-# each; channel feeds'
+# holds at most what the connections have in flight: on 64, part of the machine stayed idle; docs/PERFORMANCE.md),
+# at no priority given, at priority 10 (alerts: each spends the app's hourly priority-10 budget) and with an
+# Idempotency-Key on each; channel feeds'
 # updates and a token feed's fan-out timed from the 202 to the emulator's answer (on the wire); bulk imports of
 # push-to-start tokens, where the server has the endpoint. Each figure is printed beside the target of issue #12.
+# Game night (livecast-api-benchmark gamenight, the chaos scenario): its own throwaway PostgreSQL (provisioned with
+# the CLI, as above), two `livecast serve` on it and the APNs emulator recording every push. A feed with a Most Recent
+# Message channel and 4,000 token followers (--smoke: 300) gets 4 updates a second for 90 s (2 for 25 s), posted
+# alternately to the two instances, then its end; meanwhile 20 % of pushes are refused (503, a few GOAWAYs and
+# dropped connections), three followers' tokens answer 410, 200 followers rotate their token (20) and 400 late fans
+# join (40), one instance is killed with SIGKILL at 30 s and restarted 14 s later (8 s, 5 s later), and PostgreSQL
+# restarts at 60 s (16 s). The client retries on the other instance. The wire is then judged: the run fails on any
+# push out of order, sent after a 410 or after an accepted end, a follower or the channel not showing the final end,
+# a rotated-away token pushed after its rotation, or an API call failed after retries. Before it (full size only),
+# issue #44's brownout on the same rig: 3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes
+# refused, no kill and no restart; it also fails when an update takes over 15 s to reach every follower.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api"
+configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api" section_given=false
+gamenight_preset=full
 # The API section's sizes: seconds of load, the registrations' connections (each count beside as many pgbench
 # clients), activities, the update rate offered, the sustained rate and the connections it and the max rate load
 # with, the fan-out's followers, broadcasts (at a rate, over feeds), imported rows (in batches).
@@ -49,26 +65,31 @@ for option in "$@"; do
         configuration=debug requests=3000 rounds=1 followers=20000
         api_seconds=2 api_register_connections="4 16" api_register_rounds=1 api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
         api_feeds=10 api_broadcast_warm_up=2 api_import_rows=2000 api_import_batch=1000
+        gamenight_preset=smoke
         ;;
-    --fanout) sections=fanout ;;
-    --api) sections=api ;;
-    --emulator) sections=emulator ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api | --emulator]" >&2; exit 2 ;;
+    --fanout) sections=fanout section_given=true ;;
+    --api) sections=api section_given=true ;;
+    --emulator) sections=emulator section_given=true ;;
+    --gamenight) sections=gamenight section_given=true ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api | --emulator | --gamenight]" >&2; exit 2 ;;
     esac
 done
+# The small game night is part of the smoke run (CI's chaos scenario); the full one runs only when asked for.
+if [[ $gamenight_preset == smoke && $section_given == false ]]; then sections+=" gamenight"; fi
 
 scripts/prerequisites.sh --bench
 
 swift build -c "$configuration" --product livecast >&2
-if [[ $sections != api ]]; then
+if [[ $sections != api && $sections != gamenight ]]; then
     swift build -c "$configuration" --product livecast-client-benchmark >&2
     swift build -c "$configuration" --product livecast-fanout-benchmark >&2
 fi
-if [[ $sections == *api* ]]; then swift build -c "$configuration" --product livecast-api-benchmark >&2; fi
+if [[ $sections == *api* || $sections == *gamenight* ]]; then swift build -c "$configuration" --product livecast-api-benchmark >&2; fi
 bin="$(swift build -c "$configuration" --show-bin-path)"
 livecast="$bin/livecast"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; } # LINE KEY -> value (of a summary line)
 
 work=$(mktemp -d)
 pids=()
@@ -76,13 +97,17 @@ cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     # The API benchmark's `livecast serve`, should the benchmark have died without stopping it.
     if [[ -f $work/serve.pid ]]; then kill "$(cat "$work/serve.pid")" 2>/dev/null || true; fi
+    # The game night's servers and PostgreSQL, likewise.
+    for pid_file in "$work"/gamenight/*.pid; do
+        if [[ -f $pid_file ]]; then kill "$(cat "$pid_file")" 2>/dev/null || true; fi
+    done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
 
 openssl ecparam -genkey -name prime256v1 -noout | openssl pkcs8 -topk8 -nocrypt -out "$work/key.p8"
-if [[ $sections != api ]]; then
+if [[ $sections != api && $sections != gamenight ]]; then
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/nghttpd-key.pem" \
     -out "$work/nghttpd-cert.pem" -days 1 -subj /CN=localhost 2>/dev/null
 token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
@@ -213,7 +238,6 @@ api() { # MODE [OPTIONS...] -> the mode's summary line
         --bundle-id "$bundle" --api-key "$api_key" --work "$work" "${@:2}" | tail -1 ||
         { echo "scripts/bench.sh: livecast-api-benchmark $1 failed; the server's last words:" >&2; tail -20 "$work/serve.err" >&2; exit 1; }
 }
-field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; } # LINE KEY -> value
 succeeded() { # LINE: stops the run unless the mode's summary line counts no error
     [[ $1 == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $1 (the first error is above)" >&2; exit 1; }
 }
@@ -308,4 +332,41 @@ else
     row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
 fi
 for line in "$activities" "$updates" "$sustained" "$max_updates" "$max_priority10" "$max_keyed" "$broadcast" "$fanout" "$import"; do succeeded "$line"; done
+fi
+
+gamenight() { # PRESET TITLE: runs one game night and prints its figures
+    local status=0 line
+    line=$("$bin/livecast-api-benchmark" gamenight --preset "$1" --livecast "$livecast" \
+        --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" --work "$work/gamenight-$1" | tail -1) || status=$?
+    if [[ $line != "gamenight "* ]]; then
+        echo "scripts/bench.sh: the game night ($1) did not finish; its servers' last words:" >&2
+        for err in "$work/gamenight-$1"/gamenight-serve-*.err; do [[ -f $err ]] && tail -10 "$err" >&2; done
+        exit 1
+    fi
+    echo "$2 ($configuration build; judged at the wire)"
+    row() { printf '  %-46s %s\n' "$@"; }
+    row "followers (late fans included), updates" "$(field "$line" followers), $(field "$line" updates) and the end"
+    row "pushes on the wire" "$(field "$line" requests) ($(field "$line" accepted) accepted, $(field "$line" wasted) wasted)"
+    row "out of order / after 410 / after the end" \
+        "$(field "$line" ordering_violations) / $(field "$line" sent_after_410) / $(field "$line" sent_after_end)"
+    row "followers not showing the final end" "$(field "$line" followers_not_final) (channel showing it: $(field "$line" channel_final))"
+    row "rotated-away tokens pushed after rotation" "$(field "$line" rotated_old_token_after)"
+    row "202 -> every follower, seconds" \
+        "p50 $(field "$line" convergence_p50), p99 $(field "$line" convergence_p99), max $(field "$line" convergence_max); the end: $(field "$line" end_p100)"
+    row "API calls failed after retries" \
+        "$(field "$line" registrations_failed) registrations, $(field "$line" updates_failed) updates ($(field "$line" client_retries) retries)"
+    row "verdict" "$(field "$line" verdict)"
+    [[ $status == 0 ]] || { echo "scripts/bench.sh: the game night ($1) failed (the reasons are above)" >&2; exit 1; }
+}
+
+if [[ $sections == *gamenight* ]]; then
+[[ $sections == gamenight ]] || echo
+# Each has its own PostgreSQL (it restarts it), app and key, and two servers: only the signing key is shared.
+if [[ $gamenight_preset == smoke ]]; then
+    gamenight smoke "Game night, small (two servers, one killed, PostgreSQL restarted, 20 % of pushes refused)"
+else
+    gamenight brownout "Brownout (3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes refused; target: 15 s)"
+    echo
+    gamenight full "Game night (two servers, one killed, PostgreSQL restarted, 20 % of pushes refused)"
+fi
 fi

@@ -1,7 +1,8 @@
 import ArgumentParser
 
 /// Load on Livecast's HTTP API, each mode against its own `livecast serve` and an APNs emulator in this process:
-/// the API half of `scripts/bench.sh --api`. Each mode prints one line, `MODE key=value … errors=N`.
+/// the API half of `scripts/bench.sh --api`, and the game night of `scripts/bench.sh --gamenight`. Each mode prints
+/// one line, `MODE key=value … errors=N`.
 @main
 struct APIBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,11 +13,12 @@ struct APIBenchmark: AsyncParsableCommand {
             and `livecast serve` pointed at it (with DATABASE_URL and LIVECAST_MASTER_KEY_FILE from the environment: \
             a migrated database holding the app), loads the API over keep-alive HTTP/1.1 connections, stops both, and \
             prints one summary line. Latencies are HdrHistogram percentiles in milliseconds; any non-2xx answer is an \
-            error, and the first one's status and body go to standard error.
+            error, and the first one's status and body go to standard error. `gamenight` is the exception: it makes \
+            its own database and runs two servers, and judges what reached the emulator rather than timing it.
             """,
         subcommands: [
             RegisterCommand.self, ActivitiesCommand.self, UpdatesCommand.self, MaxUpdatesCommand.self, BroadcastLatencyCommand.self,
-            FanOutLatencyCommand.self, ImportCommand.self,
+            FanOutLatencyCommand.self, ImportCommand.self, GameNightCommand.self,
         ]
     )
 }

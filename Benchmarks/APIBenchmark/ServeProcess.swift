@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// `livecast serve`, started for one run with its output in the work directory and its process id in
-/// `serve.pid` (so scripts/bench.sh can stop it should this process die first).
+/// `serve.pid` (so scripts/bench.sh can stop it should this process die first); another name than `serve` keeps the
+/// files of several servers apart.
 struct ServeProcess: Sendable {
     /// The address the API listens on.
     let host: String
@@ -15,13 +16,15 @@ struct ServeProcess: Sendable {
     private let pidFile: String
 
     /// Starts `livecast serve ARGUMENTS` and waits (up to a minute) until it prints `listening on HOST:PORT`.
+    /// - Parameter name: The files' name in `work`: `NAME.out`, `NAME.err` (appended to) and `NAME.pid`. Defaults to
+    ///   `serve`.
     /// - Throws: ``BenchmarkFailure`` with the end of its standard error when it exits or does not listen in time.
-    static func start(_ livecast: String, _ arguments: [String], work: String) async throws -> ServeProcess {
-        let output = "\(work)/serve.out"
-        let errors = "\(work)/serve.err"
+    static func start(_ livecast: String, _ arguments: [String], work: String, name: String = "serve") async throws -> ServeProcess {
+        let output = "\(work)/\(name).out"
+        let errors = "\(work)/\(name).err"
         try? FileManager.default.removeItem(atPath: output)
         let program = try await BackgroundProgram.start(livecast, ["serve"] + arguments, standardOutput: output, standardError: errors)
-        let pidFile = "\(work)/serve.pid"
+        let pidFile = "\(work)/\(name).pid"
         try String(program.processID).write(toFile: pidFile, atomically: true, encoding: .utf8)
         for _ in 0..<1_200 {
             let lines = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
@@ -37,6 +40,14 @@ struct ServeProcess: Sendable {
         await Self.stop(program, pidFile: pidFile)
         let tail = ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").split(separator: "\n").suffix(20).joined(separator: "\n")
         throw BenchmarkFailure("livecast serve did not start listening:\n\(tail)")
+    }
+
+    /// Kills the server as a crash would (SIGKILL: no shutdown, its leases and connections left as they were) and
+    /// waits until it has exited.
+    func kill() async {
+        self.program.signal(SIGKILL)
+        _ = try? await self.program.waitForExit()
+        try? FileManager.default.removeItem(atPath: self.pidFile)
     }
 
     /// Stops the server: SIGTERM, then SIGKILL if it still runs after 30 s.
