@@ -35,10 +35,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
     ],
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
-        .target(name: "LivecastCore", swiftSettings: swiftSettings),
+        .target(
+            name: "LivecastCore",
+            dependencies: [.product(name: "Configuration", package: "swift-configuration")],
+            swiftSettings: swiftSettings
+        ),
         // The APNs emulator: TLS + HTTP/2 (libnghttp2) push, broadcast and channel management, with a simulated device fleet.
         .target(
             name: "APNsEmulator",
@@ -79,6 +84,7 @@ let package = Package(
         .target(
             name: "LivecastStore",
             dependencies: [
+                .product(name: "Configuration", package: "swift-configuration"),
                 "LivecastCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -93,6 +99,7 @@ let package = Package(
         .target(
             name: "LivecastService",
             dependencies: [
+                .product(name: "Configuration", package: "swift-configuration"),
                 "APNs",
                 "LivecastCore",
                 "LivecastStore",
@@ -119,6 +126,7 @@ let package = Package(
         .target(
             name: "LivecastServer",
             dependencies: [
+                .product(name: "Configuration", package: "swift-configuration"),
                 "LivecastCore",
                 "LivecastService",
                 "LivecastStore",
@@ -142,6 +150,7 @@ let package = Package(
         .executableTarget(
             name: "livecast",
             dependencies: [
+                .product(name: "Configuration", package: "swift-configuration"),
                 "APNs",
                 "APNsEmulator",
                 "LivecastCore",
@@ -289,7 +298,7 @@ let package = Package(
         .testTarget(
             name: "LivecastCLITests",
             dependencies: [
-                "livecast", "LivecastCore", "LivecastStore", "LivecastTesting",
+                "livecast", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

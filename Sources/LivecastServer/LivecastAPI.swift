@@ -25,31 +25,31 @@ public struct LivecastAPI: Sendable {
         public var trustedProxies: TrustedProxies
         /// Channels an app may have before creation is refused, ahead of APNs. Defaults to APNs' 10,000.
         public var channelLimit: Int
-        /// How far ahead of the server's clock, in seconds, a client's `timestamp` may be (`422
-        /// timestamp_too_far_ahead` beyond): a later one would hold back every update of its target. Defaults to 60.
-        public var maximumClockSkew: Int
-        /// How long a replayed dead letter is tried again, in seconds (the dispatcher's `--retry-deadline`).
-        /// Defaults to an hour.
-        public var retryDeadlineSeconds: Int
-        /// Seconds after a feed's start within which the device's app should register the started activity; a
-        /// feed counts the starts past it with none (`starts.unregistered`). Defaults to 300.
-        public var startRegistrationTimeout: Int
+        /// How far ahead of the server's clock a client's `timestamp` may be (`422 timestamp_too_far_ahead`
+        /// beyond): a later one would hold back every update of its target. Defaults to 60 seconds.
+        public var maximumClockSkew: Duration
+        /// How long a replayed dead letter is tried again (the dispatcher's `--retry-deadline`). Defaults to an
+        /// hour.
+        public var retryDeadline: Duration
+        /// How long after a feed's start the device's app should register the started activity; a feed counts the
+        /// starts past it with none (`starts.unregistered`). Defaults to 5 minutes.
+        public var startRegistrationTimeout: Duration
 
         public init(
             rateLimit: RateLimit = .perKey,
             failedAuthenticationLimit: RateLimit = .failedAuthentications,
             trustedProxies: TrustedProxies = .none,
             channelLimit: Int = Channels.apnsLimit,
-            maximumClockSkew: Int = 60,
-            retryDeadlineSeconds: Int = 3600,
-            startRegistrationTimeout: Int = Feeds.defaultRegistrationTimeout
+            maximumClockSkew: Duration = .seconds(60),
+            retryDeadline: Duration = .seconds(3600),
+            startRegistrationTimeout: Duration = Feeds.defaultRegistrationTimeout
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
             self.trustedProxies = trustedProxies
             self.channelLimit = channelLimit
             self.maximumClockSkew = maximumClockSkew
-            self.retryDeadlineSeconds = retryDeadlineSeconds
+            self.retryDeadline = retryDeadline
             self.startRegistrationTimeout = startRegistrationTimeout
         }
     }

@@ -21,7 +21,7 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try self.config.settings()
         _ = try self.database.configuration(settings)
-        let migrations = try self.migrations.load()
+        let migrations = try self.migrations.load(settings)
         let logger = Logger(label: "livecast.migrate", factory: { _ in SwiftLogNoOpLogHandler() })
         let report = try await self.database.withClient(settings, logger: logger) { client in
             do {

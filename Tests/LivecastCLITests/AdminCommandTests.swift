@@ -129,4 +129,25 @@ import Testing
         first.signal(SIGTERM)
         #expect(try await first.waitForExit() == 0, "stderr: \(first.stderr)")
     }
+
+    @Test func printConfigShowsEachEffectiveSettingAndItsSourceWithSecretsRedacted() async throws {
+        let directory = try TemporaryDirectory()
+        let config = directory.path("livecast.conf")
+        try "reap-interval = 30\n".write(toFile: config, atomically: false, encoding: .utf8)
+        let result = try await ExternalProcess.run(
+            "/usr/bin/env",
+            [
+                "LIVECAST_RATE_BURST=9", self.livecast, "serve", "--print-config", "--config", config, "--rate-limit", "7",
+                "--database-url", "postgres://livecast:hunter2@db.example/livecast", "--migrations", CLIDatabase.migrations,
+            ]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("rate-limit = 7.0  # --rate-limit"), "\(lines)")
+        #expect(lines.contains("rate-burst = 9.0  # LIVECAST_RATE_BURST"), "\(lines)")
+        #expect(lines.contains("reap-interval = 30  # reap-interval in \(config)"), "\(lines)")
+        #expect(lines.contains("listen = 127.0.0.1:8080  # default"), "\(lines)")
+        #expect(lines.contains("database-url = <secret>  # --database-url"), "\(lines)")
+        #expect(!result.stdout.contains("hunter2"))
+    }
 }

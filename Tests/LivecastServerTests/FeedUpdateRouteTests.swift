@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func aTimestampFurtherAheadThanTheClockSkewIsRefused() async throws {
-        try await APIFixture.with("feed_routes_skew", configuration: .init(maximumClockSkew: 30)) { fixture, client in
+        try await APIFixture.with("feed_routes_skew", configuration: .init(maximumClockSkew: .seconds(30))) { fixture, client in
             let backend = fixture.key(.backend)
             let feed = "/v1/apps/com.example.game/feeds/game-1"
             _ = try await client.send(.put, feed, key: fixture.key(.operator), body: #"{"attributesType": "GameAttributes", "attributes": {}}"#)

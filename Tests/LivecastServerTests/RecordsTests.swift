@@ -176,7 +176,7 @@ import Testing
     }
 
     @Test func aFeedCountsTheStartsWhoseActivityWasNeverRegistered() async throws {
-        try await APIFixture.withEmulator("records_unregistered_starts", configuration: .init(startRegistrationTimeout: 1)) {
+        try await APIFixture.withEmulator("records_unregistered_starts", configuration: .init(startRegistrationTimeout: .seconds(1))) {
             fixture,
             client,
             emulator,

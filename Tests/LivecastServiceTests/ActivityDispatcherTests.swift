@@ -98,7 +98,9 @@ import Testing
 
     @Test func throttlingIsRetriedLater() async throws {
         try await DispatchFixture.with("dispatch_retry") { fixture in
-            let dispatcher = fixture.dispatcher()
+            let dispatcher = fixture.dispatcher(
+                Dispatcher.Settings(batchSize: 5, pageSize: 100, firstRetryBackoff: .seconds(2), maximumRetryBackoff: .seconds(2))
+            )
             _ = try await fixture.startedActivity(key: "a1")
             fixture.emulator.emulator.setFaults(FaultPlan(script: [.status(429, reason: "TooManyRequests")]))
             let accepted = try await fixture.update(activity: "a1", home: 5)

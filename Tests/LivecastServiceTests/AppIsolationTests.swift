@@ -51,7 +51,7 @@ import Testing
             let hasty = Dispatcher(
                 database: fixture.store.client,
                 clientForApp: clientForApp,
-                settings: .init(retryDeadlineSeconds: 1),
+                settings: .init(retryDeadline: .seconds(1)),
                 logger: fixture.store.logger
             )
             #expect(try await hasty.dispatchOnce() == 1)

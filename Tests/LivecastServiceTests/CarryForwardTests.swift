@@ -17,7 +17,7 @@ import Testing
         try await DispatchFixture.with("carry_owed") { fixture in
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(20, feed: "game-1")
-            let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 50, pageSize: 100, firstRetryBackoff: 60))
+            let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 50, pageSize: 100, firstRetryBackoff: .seconds(60)))
             fixture.emulator.emulator.setFaults(Self.refuseEverything)
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             #expect(try await dispatcher.dispatchOnce() == 1)
@@ -76,7 +76,7 @@ import Testing
         try await DispatchFixture.with("carry_deadline") { fixture in
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(5, feed: "game-1")
-            let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 50, pageSize: 100, retryDeadlineSeconds: 1))
+            let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 50, pageSize: 100, retryDeadline: .seconds(1)))
             fixture.emulator.emulator.setFaults(Self.refuseEverything)
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             #expect(try await dispatcher.dispatchOnce() == 1)
@@ -165,7 +165,7 @@ import Testing
             fixture.emulator.emulator.setFaults(Self.refuseEverything)
             let third = try await update(3, at: fixture.now + 2)
             try await Task.sleep(for: .milliseconds(1200))
-            let hasty = fixture.dispatcher(Dispatcher.Settings(batchSize: 5, pageSize: 100, retryDeadlineSeconds: 1))
+            let hasty = fixture.dispatcher(Dispatcher.Settings(batchSize: 5, pageSize: 100, retryDeadline: .seconds(1)))
             #expect(try await hasty.dispatchOnce() == 1)
             #expect(try await fixture.status(third.updateID) == "failed")
             #expect(try await self.deadLetters(fixture, update: third.updateID) == ["ServiceUnavailable": 1])

@@ -14,7 +14,7 @@ import Testing
         try await DispatchFixture.with("heartbeat_slow_page") { fixture in
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(20, feed: "game-1")
-            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 5)
+            let settings = Dispatcher.Settings(pageSize: 100, lease: .seconds(5))
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             // The feed's send lock, held exclusively elsewhere, keeps the page waiting more than two leases long.
             let holding = try await SendLockHolder.hold(fixture, feed: "game-1", for: .seconds(12))
@@ -93,7 +93,7 @@ import Testing
             try await fixture.feed("game-2")
             _ = try await fixture.tokenFollowers(5, feed: "game-1")
             let followers = try await fixture.tokenFollowers(5, feed: "game-2")
-            let settings = Dispatcher.Settings(pageSize: 100, leaseSeconds: 5)
+            let settings = Dispatcher.Settings(pageSize: 100, lease: .seconds(5))
             let busy = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             let left = try await fixture.update(feed: "game-2", home: 1, timestamp: fixture.now)
             let dispatcher = fixture.dispatcher(settings)

@@ -81,7 +81,7 @@ import Testing
 
     /// An update of the feed every push of which APNs refuses until its 1-second deadline: dead letters.
     private func giveUp(_ fixture: DispatchFixture, home: Int) async throws -> Int64 {
-        let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 50, pageSize: 100, retryDeadlineSeconds: 1))
+        let dispatcher = fixture.dispatcher(Dispatcher.Settings(batchSize: 50, pageSize: 100, retryDeadline: .seconds(1)))
         fixture.emulator.emulator.setFaults(Self.refuseEverything)
         let update = try await fixture.update(feed: "game-1", home: home, timestamp: fixture.now)
         #expect(try await dispatcher.dispatchOnce() == 1)

@@ -108,7 +108,7 @@ struct DispatchFixture {
                 feedKey: key,
                 attributesType: "GameAttributes",
                 attributes: try RawJSON(validating: #"{"team":"Giants"}"#),
-                staleAfterSeconds: staleAfterSeconds
+                staleAfter: staleAfterSeconds.map { Duration.seconds($0) }
             )
         )
         guard let channelPolicy else { return nil }

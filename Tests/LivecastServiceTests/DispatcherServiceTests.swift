@@ -61,7 +61,7 @@ import Testing
                 // The first round began after the first update was accepted (woken by its NOTIFY), and the second
                 // claim set `not_before` to its own time plus the lease. Both times are PostgreSQL's; the margin is for
                 // its wall clock against the service's monotonic one.
-                let secondClaim = try await Self.leaseEnd(second.updateID, fixture) - DispatchFixture.settings.leaseSeconds
+                let secondClaim = try await Self.leaseEnd(second.updateID, fixture) - DispatchFixture.settings.lease.inSeconds
                 let firstAccepted = try await Self.acceptedAt(first.updateID, fixture)
                 #expect(secondClaim - firstAccepted >= spacing - 0.1, "the next round began before the spacing had passed")
             }

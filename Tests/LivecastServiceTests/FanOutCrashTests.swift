@@ -29,7 +29,7 @@ import Testing
             let first = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
 
             // Dispatcher A, with its own connections, dies once it has checkpointed some pages.
-            let settings = Dispatcher.Settings(pageSize: 500, leaseSeconds: 2)
+            let settings = Dispatcher.Settings(pageSize: 500, lease: .seconds(2))
             let apnsA = try fixture.emulator.makeClient()
             let databaseA = DoomedDatabaseClient(fixture, name: "dispatcher-a")
             let dispatcherA = Dispatcher(

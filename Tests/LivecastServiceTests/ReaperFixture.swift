@@ -6,7 +6,7 @@ import PostgresNIO
 
 extension DispatchFixture {
     /// A reaper on the fixture's database, deleting channels through the fixture's client.
-    func reaper(_ policy: ReaperPolicy = ReaperPolicy(staleDismissalDelay: 600)) -> Reaper {
+    func reaper(_ policy: ReaperPolicy = ReaperPolicy(staleDismissalDelay: .seconds(600))) -> Reaper {
         let apns = self.apns
         return Reaper(database: self.store.client, clientForApp: { _ in (apns, EmulatorFixture.bundleID) }, policy: policy, logger: self.store.logger)
     }

@@ -17,7 +17,7 @@ import Testing
             try await fixture.sql("UPDATE activities SET stale_date = \(fixture.now - 1000) WHERE activity_key = 'a1'")
             try await fixture.sql("UPDATE activities SET stale_date = \(fixture.now - 100) WHERE activity_key = 'a2'")
             let before = fixture.now
-            let reports = try await fixture.reaper(ReaperPolicy(staleGrace: 300, staleDismissalDelay: 600)).pass()
+            let reports = try await fixture.reaper(ReaperPolicy(staleGrace: .seconds(300), staleDismissalDelay: .seconds(600))).pass()
             #expect(reports.map(\.endedActivities) == [1])
             #expect(
                 reports.first?.summary(dryRun: false)
@@ -33,7 +33,7 @@ import Testing
             #expect(fixture.shown(freshID).first?.state == .active)
             #expect(try await fixture.state(ofActivity: "a1") == "ended")
 
-            let again = try await fixture.reaper(ReaperPolicy(staleGrace: 300, staleDismissalDelay: 600)).pass()
+            let again = try await fixture.reaper(ReaperPolicy(staleGrace: .seconds(300), staleDismissalDelay: .seconds(600))).pass()
             #expect(again.allSatisfy { $0.isEmpty })
             #expect(try await fixture.lastReap().summary?.contains("ended 0 activities") == true, "the latest pass replaces it")
             #expect(try await fixture.number("SELECT count(*)::int FROM updates WHERE event = 'end'") == 1)
@@ -54,7 +54,7 @@ import Testing
             #expect(try await fixture.dispatcher().drain() == 2)
             // A feed's own grace wins over the global one.
             try await fixture.sql("UPDATE feeds SET stale_grace_seconds = 10 WHERE feed_key = 'game-1'")
-            let reports = try await fixture.reaper(ReaperPolicy(staleGrace: 3600, staleDismissalDelay: 600)).pass()
+            let reports = try await fixture.reaper(ReaperPolicy(staleGrace: .seconds(3600), staleDismissalDelay: .seconds(600))).pass()
             #expect(reports.map(\.endedFeeds) == [1])
             #expect(reports.map(\.endedActivities) == [0])
             #expect(try await fixture.dispatcher().drain() == 1)
@@ -65,7 +65,11 @@ import Testing
                 #expect(shown.dismissalDate != nil)
             }
             #expect(fixture.shown(other).first?.state == .active)
-            #expect(try await fixture.reaper(ReaperPolicy(staleGrace: 3600, staleDismissalDelay: 600)).pass().allSatisfy { $0.isEmpty })
+            #expect(
+                try await fixture.reaper(ReaperPolicy(staleGrace: .seconds(3600), staleDismissalDelay: .seconds(600))).pass().allSatisfy {
+                    $0.isEmpty
+                }
+            )
         }
     }
 
@@ -140,7 +144,7 @@ import Testing
                 _ = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(end)
             }
             // Not before its end has gone out.
-            #expect(try await fixture.reaper(ReaperPolicy(channelRetirementDelay: 0)).pass().map(\.retiredChannels) == [0])
+            #expect(try await fixture.reaper(ReaperPolicy(channelRetirementDelay: .zero)).pass().map(\.retiredChannels) == [0])
             #expect(try await fixture.dispatcher().drain() == 2)
             try await fixture.sql("UPDATE feeds SET ended_at = now() - interval '61 minutes' WHERE feed_key = 'game-1'")
             let reports = try await fixture.reaper().pass()
@@ -168,7 +172,7 @@ import Testing
             #expect(try await fixture.reaper().pass().map(\.expiredTokens) == [1])
             #expect(try await fixture.store.rows(device: "d1").map { $0.reason } == ["expired"])
             #expect(try await fixture.store.rows(device: "d2").map { $0.live } == [true])
-            #expect(try await fixture.reaper(ReaperPolicy(tokenExpiryDays: 60)).pass().allSatisfy { $0.isEmpty })
+            #expect(try await fixture.reaper(ReaperPolicy(tokenExpiry: .days(60))).pass().allSatisfy { $0.isEmpty })
         }
     }
 
@@ -241,7 +245,7 @@ import Testing
             _ = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now - 30)
             #expect(try await fixture.dispatcher().drain() == 1)
             try await fixture.sql("UPDATE activities SET stale_date = \(fixture.now - 3600) WHERE feed_id IS NULL")
-            let policy = ReaperPolicy(staleGrace: 5, staleDismissalDelay: 600)
+            let policy = ReaperPolicy(staleGrace: .seconds(5), staleDismissalDelay: .seconds(600))
             let reports = try await withThrowingTaskGroup(of: [ReaperReport].self) { group in
                 for reaper in [fixture.reaper(policy), fixture.reaper(policy)] { group.addTask { try await reaper.pass() } }
                 return try await group.reduce(into: []) { $0 += $1 }

@@ -17,7 +17,7 @@ import Testing
                 feedKey: key,
                 attributesType: "GameAttributes",
                 attributes: try RawJSON(validating: #"{"team":"Giants"}"#),
-                staleAfterSeconds: staleAfterSeconds
+                staleAfter: staleAfterSeconds.map { Duration.seconds($0) }
             )
         )
         return FeedUpdates(client: fixture.client, logger: fixture.logger)

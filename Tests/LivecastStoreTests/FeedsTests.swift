@@ -16,7 +16,7 @@ import Testing
                 feedKey: "game-4711",
                 attributesType: "GameAttributes",
                 attributes: attributes,
-                staleAfterSeconds: 900
+                staleAfter: .seconds(900)
             )
             let (created, isNew) = try await feeds.put(definition)
             #expect(isNew)
@@ -44,7 +44,7 @@ import Testing
             let read = try #require(try await feeds.get(appID: fixture.appID, feedKey: "game-4711"))
             #expect(read.tokenFollowers == 2)
             #expect(read.channelFollowers == 0)
-            #expect(read.staleAfterSeconds == 900)
+            #expect(read.staleAfter == .seconds(900))
             #expect(try await feeds.get(appID: fixture.appID, feedKey: "no-such-feed") == nil)
         }
     }

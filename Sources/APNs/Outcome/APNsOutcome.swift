@@ -32,8 +32,8 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
     public var channelID: String?
     /// For 410: when APNs learnt the token is invalid, in milliseconds since 1970.
     public var invalidSince: Int?
-    /// `Retry-After`, in seconds, when the server sent one.
-    public var retryAfter: Int?
+    /// `Retry-After`, when the server sent one (in whole seconds).
+    public var retryAfter: Duration?
     /// Why there was no answer.
     public var transportError: TransportError?
     /// The response body (channel reads and lists carry JSON).
@@ -63,7 +63,7 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
         self.apnsUniqueID = response.header("apns-unique-id")
         self.requestID = response.header("apns-request-id")
         self.channelID = response.header("apns-channel-id")
-        self.retryAfter = response.header("retry-after").flatMap { Int($0) }
+        self.retryAfter = response.header("retry-after").flatMap { Int($0) }.map { Duration.seconds($0) }
         self.body = response.body
         self.attempts = response.attempts
         self.latency = response.latency

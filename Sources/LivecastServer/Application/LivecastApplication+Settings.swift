@@ -39,9 +39,9 @@ extension LivecastApplication {
         public var dispatchWorkers: Int
         /// How the dispatcher claims, leases and retries.
         public var dispatch: Dispatcher.Settings
-        /// Seconds between reaper passes (on the one instance that takes the lock); `0` runs none here. Defaults
-        /// to `0`.
-        public var reapInterval: Int
+        /// The time between reaper passes (on the one instance that takes the lock); zero runs none here. Defaults
+        /// to zero.
+        public var reapInterval: Duration
         /// What the reaper ends, retires, expires and prunes.
         public var reaperPolicy: ReaperPolicy
 
@@ -64,7 +64,7 @@ extension LivecastApplication {
             api: LivecastAPI.Configuration = .init(),
             dispatchWorkers: Int = 4,
             dispatch: Dispatcher.Settings = .init(),
-            reapInterval: Int = 0,
+            reapInterval: Duration = .zero,
             reaperPolicy: ReaperPolicy = ReaperPolicy()
         ) {
             self.database = database

@@ -63,7 +63,7 @@ public struct LivecastApplication: Sendable {
         )
         let isDispatcherRunning: @Sendable () -> Bool = { dispatcher.isRunning }
         var apiConfiguration = settings.api
-        apiConfiguration.retryDeadlineSeconds = settings.dispatch.retryDeadlineSeconds
+        apiConfiguration.retryDeadline = settings.dispatch.retryDeadline
         let api = LivecastAPI(
             database: database,
             appClients: appClients,
@@ -105,9 +105,9 @@ public struct LivecastApplication: Sendable {
             )
         }
         application.addServices(OutboxGauges(database: database, logger: logger))
-        if settings.reapInterval > 0 {
+        if settings.reapInterval > .zero {
             let reaper = Reaper(database: database, clientForApp: clientForApp, policy: settings.reaperPolicy, logger: logger)
-            application.addServices(ReaperService(reaper: reaper, interval: .seconds(settings.reapInterval), logger: logger))
+            application.addServices(ReaperService(reaper: reaper, interval: settings.reapInterval, logger: logger))
         }
         if let metricsPort = settings.metricsPort {
             application.addServices(

@@ -67,7 +67,7 @@ struct FeedResponseBody: Encodable {
         self.contentState = feed.contentState
         self.state = feed.state
         self.lastTimestamp = feed.lastTimestamp
-        self.staleAfterSeconds = feed.staleAfterSeconds
+        self.staleAfterSeconds = feed.staleAfter.map { Int($0.wholeSeconds) }
         self.channelId = feed.channelID
         self.followers = Followers(token: feed.tokenFollowers, channel: feed.channelFollowers)
         self.starts = Starts(sent: feed.startsSent, unregistered: feed.startsUnregistered)

@@ -55,7 +55,7 @@ struct OverviewBody: Encodable {
     init(_ overview: AppOverview, channelLimit: Int, problems: [String]) {
         self.bundleId = overview.bundleID
         self.environment = overview.environment
-        self.outbox = Outbox(depth: overview.outboxDepth, oldestAgeSeconds: overview.outboxOldestAgeSeconds, scheduled: overview.scheduled)
+        self.outbox = Outbox(depth: overview.outboxDepth, oldestAgeSeconds: overview.outboxOldestAge?.wholeSeconds, scheduled: overview.scheduled)
         self.lastHour = overview.lastHour.map { Bucket(start: $0.start, sent: $0.sent, failed: $0.failed) }
         self.failedByReason = overview.failedByReason
         self.channels = Channels(used: overview.channelsUsed, limit: channelLimit)

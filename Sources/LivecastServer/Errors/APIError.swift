@@ -78,11 +78,11 @@ extension APIError {
 
     /// 422: a timestamp further ahead of the server's clock than ``LivecastAPI/Configuration/maximumClockSkew``; it
     /// would hold back every later update of its target.
-    static func timestampTooFarAhead(maximumSkew: Int) -> APIError {
+    static func timestampTooFarAhead(maximumSkew: Duration) -> APIError {
         APIError(
             .unprocessableContent,
             code: "timestamp_too_far_ahead",
-            "timestamp is more than \(maximumSkew) s ahead of the server's clock",
+            "timestamp is more than \(maximumSkew.wholeSeconds) s ahead of the server's clock",
             field: "timestamp"
         )
     }

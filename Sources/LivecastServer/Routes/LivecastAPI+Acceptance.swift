@@ -121,7 +121,7 @@ extension LivecastAPI {
 
     /// Refuses a timestamp further ahead of `now` than the configured ``Configuration/maximumClockSkew``.
     func checkClockSkew(_ timestamp: Int?, now: Int) throws {
-        guard let timestamp, timestamp > now + self.configuration.maximumClockSkew else { return }
+        guard let timestamp, timestamp > now + Int(self.configuration.maximumClockSkew.wholeSeconds) else { return }
         throw APIError.timestampTooFarAhead(maximumSkew: self.configuration.maximumClockSkew)
     }
 

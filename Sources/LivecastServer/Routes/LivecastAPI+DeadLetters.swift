@@ -21,7 +21,7 @@ extension LivecastAPI {
         }
         routes.app(.post, "/v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay", role: .operator) { _, context, scope in
             let id = try context.parameters.id("deadLetterId")
-            let replay = DeadLetterReplay(database: self.database, retryDeadlineSeconds: self.configuration.retryDeadlineSeconds, logger: self.logger)
+            let replay = DeadLetterReplay(database: self.database, retryDeadline: self.configuration.retryDeadline, logger: self.logger)
             let outcome: DeadLetterReplay.Outcome
             do {
                 guard let replayed = try await replay.replay(id: id, appID: scope.appID) else {

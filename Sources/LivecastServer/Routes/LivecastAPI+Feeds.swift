@@ -18,8 +18,8 @@ extension LivecastAPI {
                     feedKey: feedKey,
                     attributesType: body.attributesType,
                     attributes: body.attributes,
-                    staleAfterSeconds: body.staleAfterSeconds,
-                    staleGraceSeconds: body.staleGraceSeconds
+                    staleAfter: body.staleAfterSeconds.map { Duration.seconds($0) },
+                    staleGrace: body.staleGraceSeconds.map { Duration.seconds($0) }
                 )
             )
             if let policy, feed.channelID == nil {

@@ -30,22 +30,22 @@ public struct Dispatcher: Sendable {
         public var pageSize: Int
         /// How long a claim holds without a heartbeat before another dispatcher may take it over. The heartbeat
         /// renews it every third of this. Defaults to 10 s.
-        public var leaseSeconds: Double
+        public var lease: Duration
         /// Claims of a fan-out in a row without a checkpoint (its dispatcher kept dying on it) before it is given
         /// up as a dead letter, so the feed's later updates go on. Defaults to 8.
         public var fanOutAttempts: Int
         /// How long a push APNs keeps asking to retry later (429, 5xx, connection lost) stays owed before it is
         /// given up as a dead letter; an end is kept at least while its activity can show. Defaults to one hour.
-        public var retryDeadlineSeconds: Int
+        public var retryDeadline: Duration
         /// Fan-outs of one app sent at once across all dispatchers, so one app's big games leave room for the
         /// others'. Defaults to 2.
         public var fanOutsPerApp: Int
         /// The wait before the first retry of a push APNs asked to retry later, doubled each try up to
         /// ``maximumRetryBackoff``. Defaults to 0.5 s.
-        public var firstRetryBackoff: Double
+        public var firstRetryBackoff: Duration
         /// The longest wait between two tries of a push APNs asks to retry later. Short, because a push still owed
         /// is the newest content its target lacks (``RetryPolicy``). Defaults to 1 s.
-        public var maximumRetryBackoff: Double
+        public var maximumRetryBackoff: Duration
         /// The share of one batch of pushes answered `Unregistered` or `BadDeviceToken` that holds the app's
         /// sending instead of invalidating the tokens (the invalidation guard). Defaults to 0.5.
         public var invalidationGuardShare: Double
@@ -55,20 +55,20 @@ public struct Dispatcher: Sendable {
         public init(
             batchSize: Int = 500,
             pageSize: Int = 5000,
-            leaseSeconds: Double = 10,
+            lease: Duration = .seconds(10),
             fanOutAttempts: Int = 8,
-            retryDeadlineSeconds: Int = 3600,
+            retryDeadline: Duration = .seconds(3600),
             fanOutsPerApp: Int = 2,
-            firstRetryBackoff: Double = 0.5,
-            maximumRetryBackoff: Double = 1,
+            firstRetryBackoff: Duration = .milliseconds(500),
+            maximumRetryBackoff: Duration = .seconds(1),
             invalidationGuardShare: Double = 0.5,
             invalidationGuardMinimumBatch: Int = 20
         ) {
             self.batchSize = batchSize
             self.pageSize = pageSize
-            self.leaseSeconds = leaseSeconds
+            self.lease = lease
             self.fanOutAttempts = fanOutAttempts
-            self.retryDeadlineSeconds = retryDeadlineSeconds
+            self.retryDeadline = retryDeadline
             self.fanOutsPerApp = fanOutsPerApp
             self.firstRetryBackoff = firstRetryBackoff
             self.maximumRetryBackoff = max(maximumRetryBackoff, firstRetryBackoff)
@@ -101,7 +101,7 @@ public struct Dispatcher: Sendable {
         self.clientForApp = clientForApp
         self.settings = settings
         self.retryPolicy = RetryPolicy(
-            deadlineSeconds: settings.retryDeadlineSeconds,
+            deadline: settings.retryDeadline,
             firstBackoff: settings.firstRetryBackoff,
             maximumBackoff: settings.maximumRetryBackoff
         )

@@ -60,7 +60,7 @@ extension Dispatcher {
                 WHERE ap.sending_held_at IS NULL
             )
             UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.id), attempts = u.attempts + 1,
-                not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
+                not_before = now() + make_interval(secs => \(self.settings.lease.inSeconds))
             FROM next, activities a
             WHERE u.id = next.id AND a.id = u.activity_id
             RETURNING u.id, u.app_id, u.activity_id, u.event, u.payload, u.priority::int, u.attempts,
@@ -120,8 +120,8 @@ extension Dispatcher {
         let now = Date().timeIntervalSince1970
         try await self.recordActivityVerdicts(
             claims.map { claim in
-                guard now + RetryPolicy.unusableKeyPause >= claim.deadline else {
-                    return ActivityVerdict(updateID: claim.updateID, retryAfter: RetryPolicy.unusableKeyPause)
+                guard now + RetryPolicy.unusableKeyPause.inSeconds >= claim.deadline else {
+                    return ActivityVerdict(updateID: claim.updateID, retryAfter: RetryPolicy.unusableKeyPause.inSeconds)
                 }
                 return ActivityVerdict(
                     updateID: claim.updateID,

@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// Claims each app's due owed pushes, oldest first, at most a batch per app, under a dispatcher's lease, with what
 /// sending them needs. Prepared once per connection: the dispatcher asks on every round, nearly always to find
-/// nothing, and planning the question took 0.3-0.4 ms where running it took 0.02.
+/// nothing, and planning the question took far longer than running it (docs/PERFORMANCE.md).
 ///
 /// A target has at most one push in flight, and never an older one after a newer: an owed push whose target has
 /// another in flight (claimed under a live lease) is left for a later round, and one that a newer push to its

@@ -29,9 +29,9 @@ public struct DeadLetterReplay: Sendable {
 
     /// - Parameters:
     ///   - retryDeadlineSeconds: How long a requeued push is tried again (`--retry-deadline`). Defaults to an hour.
-    public init(database: PostgresClient, retryDeadlineSeconds: Int = 3600, logger: Logger) {
+    public init(database: PostgresClient, retryDeadline: Duration = .seconds(3600), logger: Logger) {
         self.database = database
-        self.retryPolicy = RetryPolicy(deadlineSeconds: retryDeadlineSeconds, firstBackoff: 0.5, maximumBackoff: 1)
+        self.retryPolicy = RetryPolicy(deadline: retryDeadline, firstBackoff: .milliseconds(500), maximumBackoff: .seconds(1))
         self.logger = logger
     }
 

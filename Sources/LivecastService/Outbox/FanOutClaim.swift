@@ -50,12 +50,12 @@ extension Dispatcher {
                 FOR UPDATE SKIP LOCKED
             )
             UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.id), attempts = u.attempts + 1,
-                not_before = now() + make_interval(secs => \(self.settings.leaseSeconds))
+                not_before = now() + make_interval(secs => \(self.settings.lease.inSeconds))
             FROM next, feeds f
             WHERE u.id = next.id AND f.id = u.feed_id
             RETURNING u.id, u.app_id, u.feed_id, u.event, u.timestamp, u.dismissal_date, u.payload, u.channel_payload, u.priority::int,
                 u.cursor_id, u.channel_done, u.audience_kind, u.audience, f.attributes_type, u.attempts,
-                u.created_at + make_interval(secs => \(self.settings.retryDeadlineSeconds)) < now()
+                u.created_at + make_interval(secs => \(self.settings.retryDeadline.inSeconds)) < now()
             """,
             logger: self.logger
         )
@@ -97,7 +97,7 @@ extension Dispatcher {
         let rows = try await connection.query(
             """
             UPDATE updates SET cursor_id = \(cursor), sent_count = sent_count + \(sent), failed_count = failed_count + \(failed),
-                channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.settings.leaseSeconds)),
+                channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.settings.lease.inSeconds)),
                 attempts = 1
             WHERE id = \(claim.updateID) AND claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
             RETURNING id
@@ -117,7 +117,7 @@ extension Dispatcher {
     func release(
         _ updateID: Int64,
         status: OutboxStatus,
-        retryAfter seconds: Double? = nil,
+        retryAfter delay: Duration = .zero,
         resetAttempts: Bool = false,
         on connection: PostgresConnection
     ) async throws {
@@ -125,7 +125,7 @@ extension Dispatcher {
             """
             UPDATE updates SET status = \(status.rawValue), claimed_by = NULL,
                 completed_at = CASE WHEN \(status.rawValue) = \(unescaped: OutboxStatus.pending.sql) THEN NULL ELSE now() END,
-                not_before = now() + make_interval(secs => \(seconds ?? 0)),
+                not_before = now() + make_interval(secs => \(delay.inSeconds)),
                 attempts = CASE WHEN \(resetAttempts) THEN 0 ELSE attempts END
             WHERE id = \(updateID) AND claimed_by = \(self.id)
             """,

@@ -1,3 +1,4 @@
+import LivecastCore
 import LivecastStore
 import NIOPosix
 import PostgresNIO
@@ -44,8 +45,8 @@ extension Dispatcher {
     }
 
     private func beat(_ claims: RoundClaims) async {
-        let lease = self.settings.leaseSeconds
-        while (try? await MultiThreadedEventLoopGroup.singleton.any().sleep(for: .seconds(lease / 3))) != nil {
+        let lease = self.settings.lease.inSeconds
+        while (try? await MultiThreadedEventLoopGroup.singleton.any().sleep(for: self.settings.lease / 3)) != nil {
             let (updates, owedPushes) = claims.current
             do {
                 if !updates.isEmpty {

@@ -96,7 +96,7 @@ extension Dispatcher {
         let statement = ClaimOwedPushesStatement(
             batchSize: self.settings.batchSize,
             dispatcherID: self.id,
-            leaseSeconds: self.settings.leaseSeconds
+            leaseSeconds: self.settings.lease.inSeconds
         )
         return try await self.database.guardedExecute(statement, logger: self.logger).map { row in
             OwedClaim(
@@ -186,7 +186,7 @@ extension Dispatcher {
             try await self.settleOwed(expired, delivered: [], failed: [], on: connection)
             try await connection.query(
                 """
-                UPDATE owed_pushes SET claimed_by = NULL, not_before = now() + make_interval(secs => \(RetryPolicy.unusableKeyPause))
+                UPDATE owed_pushes SET claimed_by = NULL, not_before = now() + make_interval(secs => \(RetryPolicy.unusableKeyPause.inSeconds))
                 WHERE id = ANY(\(waiting.map(\.id))) AND claimed_by = \(self.id)
                 """,
                 logger: self.logger

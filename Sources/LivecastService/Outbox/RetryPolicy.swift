@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 
 /// How the outbox retries what APNs asks to retry later (429, 5xx, or a connection lost before the answer), the
 /// same for a standalone activity's update and for a feed's owed pushes: a backoff doubling from the first (0.5 s
@@ -11,19 +12,19 @@ import Foundation
 /// The quick lane sends at most a batch per app a round, which bounds the retries' rate in an outage.
 struct RetryPolicy: Sendable {
     /// How long an update is retried after it was first owed (`--retry-deadline`).
-    var deadlineSeconds: Int
+    var deadline: Duration
     /// The wait after the first try.
-    var firstBackoff: Double
+    var firstBackoff: Duration
     /// The longest wait between two tries.
-    var maximumBackoff: Double
+    var maximumBackoff: Duration
 
     /// How long the work of an app whose signing key cannot be opened waits before it is tried again.
-    static let unusableKeyPause = 60.0
+    static let unusableKeyPause = Duration.seconds(60)
 
-    /// The wait before the next try after `attempts` tries: the first backoff, doubled each try, at most
-    /// ``maximumBackoff``.
+    /// The wait before the next try after `attempts` tries, in seconds (as SQL binds it): the first backoff,
+    /// doubled each try, at most ``maximumBackoff``.
     func backoff(afterAttempts attempts: Int) -> Double {
-        min(self.firstBackoff * pow(2, Double(max(attempts, 1) - 1)), self.maximumBackoff) * Double.random(in: 0.8...1.2)
+        min(self.firstBackoff.inSeconds * pow(2, Double(max(attempts, 1) - 1)), self.maximumBackoff.inSeconds) * Double.random(in: 0.8...1.2)
     }
 
     /// SQL for when a push of an update to an activity is given up, counted from `since`: an update not later
@@ -33,8 +34,8 @@ struct RetryPolicy: Sendable {
     ///   retry period.
     func activityDeadlineSQL(event: String, startedAt: String, since: String) -> String {
         """
-        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.deadlineSeconds) seconds', \(startedAt) + interval '12 hours')
-             ELSE least(\(since) + interval '\(self.deadlineSeconds) seconds', \(startedAt) + interval '8 hours') END
+        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.deadline.wholeSeconds) seconds', \(startedAt) + interval '12 hours')
+             ELSE least(\(since) + interval '\(self.deadline.wholeSeconds) seconds', \(startedAt) + interval '8 hours') END
         """
     }
 
@@ -42,8 +43,8 @@ struct RetryPolicy: Sendable {
     /// end is kept for 12 hours, the longest its activities can show.
     func deadlineSQL(event: String, since: String) -> String {
         """
-        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.deadlineSeconds) seconds', \(since) + interval '12 hours')
-             ELSE \(since) + interval '\(self.deadlineSeconds) seconds' END
+        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.deadline.wholeSeconds) seconds', \(since) + interval '12 hours')
+             ELSE \(since) + interval '\(self.deadline.wholeSeconds) seconds' END
         """
     }
 }

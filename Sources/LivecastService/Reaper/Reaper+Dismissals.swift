@@ -31,7 +31,7 @@ extension Reaper {
         """
         SELECT a.id FROM activities a
         WHERE a.app_id = \(app.id) AND a.state = 'ended'
-          AND coalesce(a.dismissal_date, extract(epoch FROM a.ended_at)::bigint + \(ReaperPolicy.maximumDismissalDelay)) <= \(now)
+          AND coalesce(a.dismissal_date, extract(epoch FROM a.ended_at)::bigint + \(ReaperPolicy.maximumDismissalDelay.wholeSeconds)) <= \(now)
           AND NOT EXISTS (SELECT 1 FROM updates u WHERE u.activity_id = a.id AND u.status IN \(unescaped: OutboxStatus.unfinishedSQL))
         ORDER BY a.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF a SKIP LOCKED" : "")
         """

@@ -27,7 +27,7 @@ extension Reaper {
     /// Running activities older than the 8-hour limit less the margin, leaving out what the stale rules end (a
     /// stale standalone activity, the followers of a stale or ended feed: the feed's end reaches them).
     func agingActivities(_ app: App, now: Int, after: Int64, limit: Int?) -> PostgresQuery {
-        let cutoff = Double(now - ReaperPolicy.activityLifetime + self.policy.lifetimeMargin)
+        let cutoff = Double(now) - (ReaperPolicy.activityLifetime - self.policy.lifetimeMargin).inSeconds
         return """
             SELECT a.id, a.activity_key, a.state, a.feed_id IS NOT NULL, a.channel_id IS NOT NULL
             FROM activities a LEFT JOIN feeds f ON f.id = a.feed_id
@@ -52,7 +52,7 @@ extension Reaper {
     /// SQL that is true for a stale activity `alias`: past its `stale-date` plus the grace, with no update since
     /// (NULL when it has no stale date). Only integers are spliced in.
     private func activityIsStale(_ alias: String, now: Int) -> String {
-        let deadline = "\(alias).stale_date + \(self.policy.staleGrace)"
+        let deadline = "\(alias).stale_date + \(self.policy.staleGrace.wholeSeconds)"
         return "(\(deadline) < \(now) AND coalesce(\(alias).last_timestamp, 0) < \(deadline))"
     }
 
@@ -61,7 +61,7 @@ extension Reaper {
         """
         coalesce((SELECT u.stale_date FROM updates u WHERE u.feed_id = \(alias).id AND u.status <> \(OutboxStatus.superseded.sql) ORDER BY u.id DESC LIMIT 1),
                  \(alias).last_timestamp + \(alias).stale_after_seconds)
-            + coalesce(\(alias).stale_grace_seconds, \(self.policy.staleGrace)) < \(now)
+            + coalesce(\(alias).stale_grace_seconds, \(self.policy.staleGrace.wholeSeconds)) < \(now)
         """
     }
 
@@ -70,14 +70,14 @@ extension Reaper {
         return try await self.forEachCandidate({ self.staleActivities(app, now: now, after: $0, limit: $1) }) { candidate in
             if candidate.state == "starting" { return try await self.markEnded(candidate.id) }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
-            end.content.dismissalDate = now + self.policy.staleDismissalDelay
+            end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
             return try await self.end(candidate) { _ = try await updates.accept(end) }
         }
     }
 
     func endAgingActivities(_ app: App, now: Int) async throws -> Int {
         let updates = ActivityUpdates(client: self.database, logger: self.logger)
-        let dismissalDate = now + ReaperPolicy.maximumDismissalDelay
+        let dismissalDate = now + Int(ReaperPolicy.maximumDismissalDelay.wholeSeconds)
         return try await self.forEachCandidate({ self.agingActivities(app, now: now, after: $0, limit: $1) }) { candidate in
             // Nothing reaches an activity without a token alone, nor one follower of a channel: the device ends
             // them at 8 hours by itself; the store stops counting them as running.
@@ -109,7 +109,7 @@ extension Reaper {
             for (id, key) in page {
                 after = id
                 var end = FeedUpdates.Request(appID: app.id, feedKey: key, event: .end)
-                end.content.dismissalDate = now + self.policy.staleDismissalDelay
+                end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
                 do {
                     _ = try await updates.accept(end)
                     ended += 1

@@ -26,12 +26,12 @@ extension Reaper {
         return pruned
     }
 
-    private func cutoff(_ now: Int, days: Int) -> Double { Double(now - days * 86_400) }
+    private func cutoff(_ now: Int, keeping retention: Duration) -> Double { Double(now) - retention.inSeconds }
 
     private func oldDeliveries(_ app: App, now: Int, limit: Int?, locking: Bool) -> PostgresQuery {
         """
         SELECT d.id FROM deliveries d JOIN updates u ON u.id = d.update_id
-        WHERE u.app_id = \(app.id) AND d.attempted_at < to_timestamp(\(self.cutoff(now, days: app.retention.deliveriesDays)))
+        WHERE u.app_id = \(app.id) AND d.attempted_at < to_timestamp(\(self.cutoff(now, keeping: app.retention.deliveries)))
         ORDER BY d.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF d SKIP LOCKED" : "")
         """
     }
@@ -40,7 +40,7 @@ extension Reaper {
         """
         SELECT u.id FROM updates u
         WHERE u.app_id = \(app.id) AND u.status IN \(unescaped: OutboxStatus.finishedSQL)
-          AND u.completed_at < to_timestamp(\(self.cutoff(now, days: app.retention.updatesDays)))
+          AND u.completed_at < to_timestamp(\(self.cutoff(now, keeping: app.retention.updates)))
           AND NOT EXISTS (SELECT 1 FROM feed_starts s JOIN feeds f ON f.id = s.feed_id WHERE s.update_id = u.id AND f.state <> 'ended')
         ORDER BY u.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF u SKIP LOCKED" : "")
         """
@@ -49,7 +49,7 @@ extension Reaper {
     private func doneScheduledUpdates(_ app: App, now: Int, limit: Int?, locking: Bool) -> PostgresQuery {
         """
         SELECT s.id FROM scheduled_updates s
-        WHERE s.app_id = \(app.id) AND s.status <> 'scheduled' AND s.done_at < to_timestamp(\(self.cutoff(now, days: app.retention.updatesDays)))
+        WHERE s.app_id = \(app.id) AND s.status <> 'scheduled' AND s.done_at < to_timestamp(\(self.cutoff(now, keeping: app.retention.updates)))
         ORDER BY s.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF s SKIP LOCKED" : "")
         """
     }
@@ -58,7 +58,7 @@ extension Reaper {
         """
         SELECT a.id FROM activities a
         WHERE a.app_id = \(app.id) AND a.state = 'dismissed'
-          AND coalesce(a.dismissed_at, a.ended_at) < to_timestamp(\(self.cutoff(now, days: app.retention.dismissedActivitiesDays)))
+          AND coalesce(a.dismissed_at, a.ended_at) < to_timestamp(\(self.cutoff(now, keeping: app.retention.dismissedActivities)))
         ORDER BY a.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF a SKIP LOCKED" : "")
         """
     }

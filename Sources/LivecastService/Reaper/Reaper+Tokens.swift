@@ -17,7 +17,7 @@ extension Reaper {
     private func unseenTokens(_ app: App, now: Int, limit: Int?, locking: Bool) -> PostgresQuery {
         """
         SELECT id FROM push_to_start_tokens
-        WHERE app_id = \(app.id) AND invalidated_at IS NULL AND last_seen_at < to_timestamp(\(Double(now - self.policy.tokenExpiryDays * 86_400)))
+        WHERE app_id = \(app.id) AND invalidated_at IS NULL AND last_seen_at < to_timestamp(\(Double(now) - self.policy.tokenExpiry.inSeconds))
         ORDER BY id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE SKIP LOCKED" : "")
         """
     }

@@ -86,9 +86,9 @@ public struct Reaper: Sendable {
         let defaults = self.policy.retention
         for try await (id, bundleID, environment, updates, deliveries, activities) in rows.decode((Int64, String, String, Int?, Int?, Int?).self) {
             let retention = ReaperPolicy.Retention(
-                updatesDays: updates ?? defaults.updatesDays,
-                deliveriesDays: deliveries ?? defaults.deliveriesDays,
-                dismissedActivitiesDays: activities ?? defaults.dismissedActivitiesDays
+                updates: updates.map(Duration.days) ?? defaults.updates,
+                deliveries: deliveries.map(Duration.days) ?? defaults.deliveries,
+                dismissedActivities: activities.map(Duration.days) ?? defaults.dismissedActivities
             )
             apps.append(App(id: id, bundleID: bundleID, environment: environment, retention: retention))
         }

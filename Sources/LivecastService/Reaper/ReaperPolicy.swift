@@ -1,50 +1,53 @@
-/// When the reaper ends, dismisses, retires, expires and prunes. Every period is in seconds unless it says days.
+import LivecastCore
+
+/// When the reaper ends, dismisses, retires, expires and prunes.
 public struct ReaperPolicy: Sendable, Hashable {
     /// How long rows are kept once finished; an app's own periods (columns on `apps`) replace these.
     public struct Retention: Sendable, Hashable {
         /// Finished updates (sent, superseded, failed), by their completion. Defaults to 7 days.
-        public var updatesDays: Int
+        public var updates: Duration
         /// Deliveries, by their attempt. Defaults to 7 days.
-        public var deliveriesDays: Int
+        public var deliveries: Duration
         /// Dismissed activities (with their tokens and updates), by their dismissal. Defaults to 30 days.
-        public var dismissedActivitiesDays: Int
+        public var dismissedActivities: Duration
 
-        public init(updatesDays: Int = 7, deliveriesDays: Int = 7, dismissedActivitiesDays: Int = 30) {
-            self.updatesDays = updatesDays
-            self.deliveriesDays = deliveriesDays
-            self.dismissedActivitiesDays = dismissedActivitiesDays
+        public init(updates: Duration = .days(7), deliveries: Duration = .days(7), dismissedActivities: Duration = .days(30)) {
+            self.updates = updates
+            self.deliveries = deliveries
+            self.dismissedActivities = dismissedActivities
         }
     }
 
     /// ActivityKit ends an activity 8 hours after its start.
-    public static let activityLifetime = 8 * 3600
+    public static let activityLifetime = Duration.seconds(8 * 3600)
     /// An ended activity stays at most 4 hours on the Lock Screen.
-    public static let maximumDismissalDelay = 4 * 3600
+    public static let maximumDismissalDelay = Duration.seconds(4 * 3600)
 
     /// How long after its `stale-date` an activity or feed without a newer update is ended; a feed's own
     /// `stale_grace_seconds` replaces it. Defaults to 15 minutes.
-    public var staleGrace: Int
+    public var staleGrace: Duration
     /// How long after the reaper's end a stale activity leaves the Lock Screen (its `dismissal-date`). Defaults to
     /// 0: its content is out of date, so it goes at once.
-    public var staleDismissalDelay: Int
+    public var staleDismissalDelay: Duration
     /// How long before ActivityKit's 8-hour limit the reaper ends an activity itself, so the backend's last state
     /// stays on the Lock Screen (for 4 hours, the most ActivityKit allows). Defaults to 15 minutes.
-    public var lifetimeMargin: Int
+    public var lifetimeMargin: Duration
     /// How long after a feed's end its channel is deleted at APNs and retired. Defaults to 1 hour.
-    public var channelRetirementDelay: Int
-    /// Days a push-to-start token may go without being registered again before it expires. Defaults to 30.
-    public var tokenExpiryDays: Int
+    public var channelRetirementDelay: Duration
+    /// How long a push-to-start token may go without being registered again before it expires. Defaults to 30
+    /// days.
+    public var tokenExpiry: Duration
     /// The retention periods of apps that set none.
     public var retention: Retention
     /// Rows changed or deleted per statement, so no statement holds many locks for long. Defaults to 1,000.
     public var batchSize: Int
 
     public init(
-        staleGrace: Int = 900,
-        staleDismissalDelay: Int = 0,
-        lifetimeMargin: Int = 900,
-        channelRetirementDelay: Int = 3600,
-        tokenExpiryDays: Int = 30,
+        staleGrace: Duration = .seconds(900),
+        staleDismissalDelay: Duration = .zero,
+        lifetimeMargin: Duration = .seconds(900),
+        channelRetirementDelay: Duration = .seconds(3600),
+        tokenExpiry: Duration = .days(30),
         retention: Retention = Retention(),
         batchSize: Int = 1000
     ) {
@@ -52,7 +55,7 @@ public struct ReaperPolicy: Sendable, Hashable {
         self.staleDismissalDelay = staleDismissalDelay
         self.lifetimeMargin = lifetimeMargin
         self.channelRetirementDelay = channelRetirementDelay
-        self.tokenExpiryDays = tokenExpiryDays
+        self.tokenExpiry = tokenExpiry
         self.retention = retention
         self.batchSize = max(batchSize, 1)
     }

@@ -12,25 +12,25 @@ public struct Feeds: Sendable {
         public var attributesType: String
         /// The static `ActivityAttributes`, as JSON kept byte for byte.
         public var attributes: RawJSON
-        /// How long after an update the activity turns stale, for `stale-date` defaults.
-        public var staleAfterSeconds: Int?
+        /// How long after an update the activity turns stale, for `stale-date` defaults (whole seconds are kept).
+        public var staleAfter: Duration?
         /// How long after its `stale-date` the reaper ends the feed; the reaper's global grace when `nil`.
-        public var staleGraceSeconds: Int?
+        public var staleGrace: Duration?
 
         public init(
             appID: Int64,
             feedKey: String,
             attributesType: String,
             attributes: RawJSON,
-            staleAfterSeconds: Int? = nil,
-            staleGraceSeconds: Int? = nil
+            staleAfter: Duration? = nil,
+            staleGrace: Duration? = nil
         ) {
             self.appID = appID
             self.feedKey = feedKey
             self.attributesType = attributesType
             self.attributes = attributes
-            self.staleAfterSeconds = staleAfterSeconds
-            self.staleGraceSeconds = staleGraceSeconds
+            self.staleAfter = staleAfter
+            self.staleGrace = staleGrace
         }
     }
 
@@ -45,7 +45,8 @@ public struct Feeds: Sendable {
         public var state: String
         /// The last accepted timestamp (UNIX seconds).
         public var lastTimestamp: Int64?
-        public var staleAfterSeconds: Int?
+        /// How long after an update the activity turns stale, if the feed says.
+        public var staleAfter: Duration?
         /// The feed's live channel (APNs id), if it has one.
         public var channelID: String?
         /// Running activities that follow it with their own token.
@@ -89,10 +90,10 @@ public struct Feeds: Sendable {
         guard definition.attributes.isObject else {
             throw StoreError(.invalid, "attributes must be a JSON object", field: "attributes")
         }
-        if let stale = definition.staleAfterSeconds, stale <= 0 {
+        if let stale = definition.staleAfter, stale <= .zero {
             throw StoreError(.invalid, "staleAfterSeconds must be positive", field: "staleAfterSeconds")
         }
-        if let grace = definition.staleGraceSeconds, grace < 0 {
+        if let grace = definition.staleGrace, grace < .zero {
             throw StoreError(.invalid, "staleGraceSeconds must not be negative", field: "staleGraceSeconds")
         }
         let created: Bool
@@ -109,7 +110,7 @@ public struct Feeds: Sendable {
                         """
                         INSERT INTO feeds (app_id, feed_key, attributes_type, attributes, stale_after_seconds, stale_grace_seconds)
                         VALUES (\(definition.appID), \(definition.feedKey), \(definition.attributesType), \(definition.attributes.text),
-                                \(definition.staleAfterSeconds), \(definition.staleGraceSeconds))
+                                \(definition.staleAfter?.wholeSeconds), \(definition.staleGrace?.wholeSeconds))
                         """,
                         logger: self.logger
                     )
@@ -123,8 +124,8 @@ public struct Feeds: Sendable {
                 }
                 try await connection.query(
                     """
-                    UPDATE feeds SET attributes = \(definition.attributes.text), stale_after_seconds = \(definition.staleAfterSeconds),
-                        stale_grace_seconds = \(definition.staleGraceSeconds), updated_at = now()
+                    UPDATE feeds SET attributes = \(definition.attributes.text), stale_after_seconds = \(definition.staleAfter?.wholeSeconds),
+                        stale_grace_seconds = \(definition.staleGrace?.wholeSeconds), updated_at = now()
                     WHERE app_id = \(definition.appID) AND feed_key = \(definition.feedKey)
                     """,
                     logger: self.logger
@@ -144,12 +145,12 @@ public struct Feeds: Sendable {
 
     /// How long after a start its device's app has to register the activity before the start counts as
     /// unregistered (``Feed/startsUnregistered``), unless a read says otherwise: 5 minutes.
-    public static let defaultRegistrationTimeout = 300
+    public static let defaultRegistrationTimeout = Duration.seconds(300)
 
     /// A feed with its channel, follower counts, last update and starts, or `nil`.
-    /// - Parameter registrationTimeout: Seconds after which a start with no registered activity counts as
+    /// - Parameter registrationTimeout: How long after which a start with no registered activity counts as
     ///   unregistered.
-    public func get(appID: Int64, feedKey: String, registrationTimeout: Int = Self.defaultRegistrationTimeout) async throws -> Feed? {
+    public func get(appID: Int64, feedKey: String, registrationTimeout: Duration = Self.defaultRegistrationTimeout) async throws -> Feed? {
         try await self.feeds(appID: appID, only: feedKey, after: nil, limit: 1, registrationTimeout: registrationTimeout).first
     }
 
@@ -159,12 +160,12 @@ public struct Feeds: Sendable {
         appID: Int64,
         after: String? = nil,
         limit: Int = .max,
-        registrationTimeout: Int = Self.defaultRegistrationTimeout
+        registrationTimeout: Duration = Self.defaultRegistrationTimeout
     ) async throws -> [Feed] {
         try await self.feeds(appID: appID, only: nil, after: after, limit: limit, registrationTimeout: registrationTimeout)
     }
 
-    private func feeds(appID: Int64, only feedKey: String?, after: String?, limit: Int, registrationTimeout: Int) async throws -> [Feed] {
+    private func feeds(appID: Int64, only feedKey: String?, after: String?, limit: Int, registrationTimeout: Duration) async throws -> [Feed] {
         let rows = try await self.client.guardedQuery(
             """
             SELECT f.id, f.feed_key, f.attributes_type, f.attributes, f.content_state, f.state, f.last_timestamp, f.stale_after_seconds,
@@ -178,7 +179,7 @@ public struct Feeds: Sendable {
             LEFT JOIN LATERAL (
                 SELECT count(*)::int AS sent,
                     count(*) FILTER (
-                        WHERE s.started_at < now() - make_interval(secs => \(registrationTimeout))
+                        WHERE s.started_at < now() - make_interval(secs => \(registrationTimeout.inSeconds))
                           AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.feed_id = f.id AND a.device_id = s.device_id))::int AS unregistered
                 FROM feed_starts s
                 WHERE s.feed_id = f.id
@@ -214,7 +215,7 @@ public struct Feeds: Sendable {
                     contentState: try cells[4].decode(String?.self).map { try RawJSON(validating: $0) },
                     state: try cells[5].decode(String.self),
                     lastTimestamp: try cells[6].decode(Int64?.self),
-                    staleAfterSeconds: try cells[7].decode(Int?.self),
+                    staleAfter: try cells[7].decode(Int?.self).map { Duration.seconds($0) },
                     channelID: try cells[8].decode(String?.self),
                     tokenFollowers: try cells[9].decode(Int.self),
                     channelFollowers: try cells[10].decode(Int.self),

@@ -16,9 +16,9 @@ public struct AppOverview: Sendable, Hashable {
 
     public var bundleID: String
     public var environment: String
-    /// Updates waiting in the outbox or being sent, and how long the oldest has waited (seconds).
+    /// Updates waiting in the outbox or being sent, and how long the oldest has waited (whole seconds).
     public var outboxDepth: Int
-    public var outboxOldestAgeSeconds: Int64?
+    public var outboxOldestAge: Duration?
     /// Scheduled sends not yet due.
     public var scheduled: Int
     /// The last hour in twelve buckets of five minutes, oldest first (empty buckets included).
@@ -57,7 +57,7 @@ public struct AppOverview: Sendable, Hashable {
                 bundleID: row.0,
                 environment: row.1,
                 outboxDepth: row.2,
-                outboxOldestAgeSeconds: row.3,
+                outboxOldestAge: row.3.map { Duration.seconds($0) },
                 scheduled: row.4,
                 lastHour: [],
                 failedByReason: [:],

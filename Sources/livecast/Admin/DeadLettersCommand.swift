@@ -59,17 +59,13 @@ struct DeadLettersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let settings = try self.config.settings()
-            let retryDeadline = try settings.integer(
-                self.retryDeadline,
-                env: "LIVECAST_RETRY_DEADLINE",
-                key: "retry-deadline",
-                minimum: 1,
-                default: 3600
-            )
+            let retryDeadline = try settings.read(flags: ["retry-deadline": self.retryDeadline.map(String.init)]) {
+                try Dispatcher.Settings(reader: $0).retryDeadline
+            }
             let outcome = try await self.database.withClient(settings, logger: .disabled) { client in
                 let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
                 do {
-                    return try await DeadLetterReplay(database: client, retryDeadlineSeconds: retryDeadline, logger: .disabled)
+                    return try await DeadLetterReplay(database: client, retryDeadline: retryDeadline, logger: .disabled)
                         .replay(id: self.id, appID: app.id)
                 } catch DeadLetterReplay.Refusal.alreadyReplayed(let earlier) {
                     throw ValidationError("dead letter \(self.id) was replayed already (\(earlier.rawValue))")

@@ -37,7 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let migrations = try self.migrations.load()
+        let migrations = try self.migrations.load(try LivecastConfig(configFile: nil))
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning

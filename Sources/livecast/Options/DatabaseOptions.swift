@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// `--database-url` (or `DATABASE_URL`, or `database-url` in the config file) and `--database-ca-file` (or
-/// `LIVECAST_DATABASE_CA_FILE`, or `database-ca-file`).
+/// `LIVECAST_DATABASE_CA_FILE`, or `database-ca-file`), as ``LivecastConfig`` reads them.
 struct DatabaseOptions: ParsableArguments {
     @Option(
         help: """
@@ -20,23 +20,19 @@ struct DatabaseOptions: ParsableArguments {
     )
     var databaseCaFile: String?
 
-    /// The client configuration. - Throws: `ValidationError` when no URL is given or it cannot be used.
-    func configuration(_ settings: Settings) throws -> PostgresClient.Configuration {
-        guard let url = settings.value(self.databaseUrl, env: "DATABASE_URL", key: "database-url") else {
-            throw ValidationError("give --database-url or set DATABASE_URL")
-        }
-        do {
-            let caFile = settings.value(self.databaseCaFile, env: "LIVECAST_DATABASE_CA_FILE", key: "database-ca-file")
-            return try PostgresClient.Configuration(url: url, caFile: caFile)
-        } catch {
-            throw ValidationError("--database-url: \(error.message)")
-        }
+    /// These flags, by setting key.
+    var flags: [String: String?] { ["database-url": self.databaseUrl, "database-ca-file": self.databaseCaFile] }
+
+    /// The client configuration (`PostgresClient.Configuration(reader:)`). - Throws: `ValidationError` when no URL
+    /// is given or it cannot be used.
+    func configuration(_ settings: LivecastConfig) throws -> PostgresClient.Configuration {
+        try settings.read(flags: self.flags) { try PostgresClient.Configuration(reader: $0) }
     }
 
     /// Runs `body` with a running client, closed when it returns. Database errors become a `ValidationError`
     /// with PostgreSQL's message.
     func withClient<Result: Sendable>(
-        _ settings: Settings,
+        _ settings: LivecastConfig,
         logger: Logger,
         _ body: (PostgresClient) async throws -> Result
     ) async throws -> Result {

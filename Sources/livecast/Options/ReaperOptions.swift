@@ -1,8 +1,7 @@
 import ArgumentParser
 import LivecastService
 
-/// The reaper's periods, shared by `reap` and `serve`. Each comes from its flag, else its environment variable, else
-/// the config file.
+/// The reaper's periods, shared by `reap` and `serve`, as ``LivecastConfig`` reads them.
 struct ReaperOptions: ParsableArguments {
     @Option(
         help:
@@ -19,38 +18,17 @@ struct ReaperOptions: ParsableArguments {
     @Option(help: "Days without a new registration before a push-to-start token expires (default: $LIVECAST_TOKEN_EXPIRY_DAYS, else 30).")
     var tokenExpiryDays: Int?
 
-    /// The policy. - Throws: `ValidationError` for a value that is not a whole number in range.
-    func policy(_ settings: Settings) throws -> ReaperPolicy {
-        let defaults = ReaperPolicy()
-        return ReaperPolicy(
-            staleGrace: try settings.integer(
-                self.staleGrace,
-                env: "LIVECAST_STALE_GRACE",
-                key: "stale-grace",
-                minimum: 0,
-                default: defaults.staleGrace
-            ),
-            lifetimeMargin: try settings.integer(
-                self.lifetimeMargin,
-                env: "LIVECAST_LIFETIME_MARGIN",
-                key: "lifetime-margin",
-                minimum: 0,
-                default: defaults.lifetimeMargin
-            ),
-            channelRetirementDelay: try settings.integer(
-                self.channelRetirementDelay,
-                env: "LIVECAST_CHANNEL_RETIREMENT_DELAY",
-                key: "channel-retirement-delay",
-                minimum: 0,
-                default: defaults.channelRetirementDelay
-            ),
-            tokenExpiryDays: try settings.integer(
-                self.tokenExpiryDays,
-                env: "LIVECAST_TOKEN_EXPIRY_DAYS",
-                key: "token-expiry-days",
-                minimum: 1,
-                default: defaults.tokenExpiryDays
-            )
-        )
+    /// These flags, by setting key.
+    var flags: [String: String?] {
+        [
+            "stale-grace": self.staleGrace.map(String.init), "lifetime-margin": self.lifetimeMargin.map(String.init),
+            "channel-retirement-delay": self.channelRetirementDelay.map(String.init), "token-expiry-days": self.tokenExpiryDays.map(String.init),
+        ]
+    }
+
+    /// The policy (`ReaperPolicy(reader:)`). - Throws: `ValidationError` for a value that is not a whole number in
+    /// range.
+    func policy(_ settings: LivecastConfig) throws -> ReaperPolicy {
+        try settings.read(flags: self.flags) { try ReaperPolicy(reader: $0) }
     }
 }

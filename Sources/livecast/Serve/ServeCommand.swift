@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import LivecastCore
 import LivecastServer
 import Logging
 import Metrics
@@ -13,13 +14,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the HTTP API and the dispatcher: apply the migrations, then serve until SIGTERM or SIGINT.",
         discussion: """
             Each setting comes from its flag, else its environment variable, else the --config file (JSON, or \
-            key = value lines; keys are the flags without dashes: database-url, database-ca-file, listen, \
-            metrics-listen, trusted-proxies, master-key-file, apns-push-url, apns-management-url, apns-ca-file, \
-            rate-limit, rate-burst, failed-auth-rate, failed-auth-burst, max-clock-skew, http-idle-timeout, http-read-timeout, statement-timeout, \
-            database-wait-timeout, dispatch-workers, retry-deadline, reap-interval, stale-grace, lifetime-margin, \
-            channel-retirement-delay, token-expiry-days, start-registration-timeout). Prints `listening on HOST:PORT` once the API accepts \
-            connections and `metrics on HOST:PORT` once the metrics listener does, and exits 0 after a graceful \
-            shutdown.
+            key = value lines; keys are the flags without dashes, such as database-url), else its default; \
+            --print-config shows the effective settings and where each came from. Prints `listening on HOST:PORT` \
+            once the API accepts connections and `metrics on HOST:PORT` once the metrics listener does, and exits 0 \
+            after a graceful shutdown.
             """
     )
 
@@ -105,97 +103,43 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between reaper passes on the one instance holding the lock (default: $LIVECAST_REAP_INTERVAL, else 60; 0 disables).")
     var reapInterval: Int?
 
+    @Flag(help: "Print the effective settings, each with its source (secrets redacted), and exit.")
+    var printConfig = false
+
+    /// Every flag of the command, by setting key.
+    private var flags: [String: String?] {
+        let own: [String: String?] = [
+            "listen": self.listen, "metrics-listen": self.metricsListen, "trusted-proxies": self.trustedProxies,
+            "http-idle-timeout": self.httpIdleTimeout.map(String.init), "http-read-timeout": self.httpReadTimeout.map(String.init),
+            "statement-timeout": self.statementTimeout.map(String.init), "database-wait-timeout": self.databaseWaitTimeout.map(String.init),
+            "rate-limit": self.rateLimit.map { "\($0)" }, "rate-burst": self.rateBurst.map { "\($0)" },
+            "failed-auth-rate": self.failedAuthRate.map { "\($0)" }, "failed-auth-burst": self.failedAuthBurst.map { "\($0)" },
+            "max-clock-skew": self.maxClockSkew.map(String.init), "start-registration-timeout": self.startRegistrationTimeout.map(String.init),
+            "dispatch-workers": self.dispatchWorkers.map(String.init), "retry-deadline": self.retryDeadline.map(String.init),
+            "reap-interval": self.reapInterval.map(String.init),
+        ]
+        return [own, self.database.flags, self.apns.flags, self.masterKey.flags, self.migrations.flags, self.reaper.flags]
+            .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } }
+    }
+
     func run() async throws {
-        let settings = try self.config.settings()
-        let (host, port) = try Self.address(settings.value(self.listen, env: "LIVECAST_LISTEN", key: "listen") ?? "127.0.0.1:8080")
-        let (metricsHost, metricsPort) = try Self.address(
-            settings.value(self.metricsListen, env: "LIVECAST_METRICS_LISTEN", key: "metrics-listen") ?? "127.0.0.1:9464",
-            flag: "--metrics-listen"
-        )
-        let trustedProxies = try Self.trustedProxies(settings.value(self.trustedProxies, env: "LIVECAST_TRUSTED_PROXIES", key: "trusted-proxies"))
-        let idleTimeout = try settings.integer(
-            self.httpIdleTimeout,
-            env: "LIVECAST_HTTP_IDLE_TIMEOUT",
-            key: "http-idle-timeout",
-            minimum: 1,
-            default: 60
-        )
-        let readTimeout = try settings.integer(
-            self.httpReadTimeout,
-            env: "LIVECAST_HTTP_READ_TIMEOUT",
-            key: "http-read-timeout",
-            minimum: 1,
-            default: 30
-        )
-        let statementTimeout = try settings.integer(
-            self.statementTimeout,
-            env: "LIVECAST_STATEMENT_TIMEOUT",
-            key: "statement-timeout",
-            minimum: 0,
-            default: 60
-        )
-        let waitTimeout = try settings.integer(
-            self.databaseWaitTimeout,
-            env: "LIVECAST_DATABASE_WAIT_TIMEOUT",
-            key: "database-wait-timeout",
-            minimum: 1,
-            default: 10
-        )
-        let rateLimit = try settings.positiveNumber(self.rateLimit, env: "LIVECAST_RATE_LIMIT", key: "rate-limit", default: 50)
-        let rateBurst = try settings.positiveNumber(self.rateBurst, env: "LIVECAST_RATE_BURST", key: "rate-burst", default: 100)
-        let failedAuthRate = try settings.positiveNumber(self.failedAuthRate, env: "LIVECAST_FAILED_AUTH_RATE", key: "failed-auth-rate", default: 1)
-        let failedAuthBurst = try settings.positiveNumber(
-            self.failedAuthBurst,
-            env: "LIVECAST_FAILED_AUTH_BURST",
-            key: "failed-auth-burst",
-            default: 20
-        )
-        let maxClockSkew = try settings.integer(self.maxClockSkew, env: "LIVECAST_MAX_CLOCK_SKEW", key: "max-clock-skew", minimum: 0, default: 60)
-        let startRegistrationTimeout = try settings.integer(
-            self.startRegistrationTimeout,
-            env: "LIVECAST_START_REGISTRATION_TIMEOUT",
-            key: "start-registration-timeout",
-            minimum: 1,
-            default: 300
-        )
-        let migrations = try self.migrations.load()
-        let masterKey = try self.masterKey.masterKey(settings)
-        let overrides = try self.apns.overrides(settings)
-        let workers = try settings.integer(self.dispatchWorkers, env: "LIVECAST_DISPATCH_WORKERS", key: "dispatch-workers", minimum: 0, default: 4)
-        let retryDeadline = try settings.integer(self.retryDeadline, env: "LIVECAST_RETRY_DEADLINE", key: "retry-deadline", minimum: 1, default: 3600)
-        let reapInterval = try settings.integer(self.reapInterval, env: "LIVECAST_REAP_INTERVAL", key: "reap-interval", minimum: 0, default: 60)
-        let reaperPolicy = try self.reaper.policy(settings)
+        let config = try self.config.settings()
+        let ledger = SettingsLedger()
+        let settings = try config.read(flags: self.flags, ledger: ledger) { try LivecastApplication.Settings(reader: $0) }
+        if self.printConfig {
+            for entry in ledger.settings {
+                print("\(entry.key) = \(entry.value ?? "(none)")  # \(config.source(of: entry.key, flags: self.flags))")
+            }
+            return
+        }
         LoggingSystem.bootstrap { DeferredMetadataLogHandler(writingTo: StreamLogHandler.standardError(label: $0)) }
         let logger = Logger(label: "livecast")
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(LivecastMetrics.factory(registry: registry))
+        let (host, metricsHost) = (settings.host, settings.metricsHost)
         let livecast = LivecastApplication(
-            settings: .init(
-                database: try self.database.configuration(settings),
-                host: host,
-                port: port,
-                metricsHost: metricsHost,
-                metricsPort: metricsPort,
-                httpIdleTimeout: .seconds(idleTimeout),
-                httpReadTimeout: .seconds(readTimeout),
-                statementTimeout: statementTimeout > 0 ? .seconds(statementTimeout) : nil,
-                databaseWaitTimeout: .seconds(waitTimeout),
-                migrations: migrations,
-                masterKey: masterKey,
-                apnsOverrides: overrides,
-                api: .init(
-                    rateLimit: .init(ratePerSecond: rateLimit, burst: rateBurst),
-                    failedAuthenticationLimit: .init(ratePerSecond: failedAuthRate, burst: failedAuthBurst),
-                    trustedProxies: trustedProxies,
-                    maximumClockSkew: maxClockSkew,
-                    startRegistrationTimeout: startRegistrationTimeout
-                ),
-                dispatchWorkers: workers,
-                dispatch: .init(retryDeadlineSeconds: retryDeadline),
-                reapInterval: reapInterval,
-                reaperPolicy: reaperPolicy
-            ),
+            settings: settings,
             metrics: registry,
             logger: logger,
             onServerRunning: { port in FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8)) },
@@ -204,27 +148,11 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await livecast.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch  where ListenerAddressInUse.isAddressInUse(error) {
-            throw ListenerAddressInUse(listener: "API", address: "\(host):\(port)", setting: "--listen (LIVECAST_LISTEN)")
-        }
-    }
-
-    /// `HOST:PORT`, with `[v6]:PORT` for IPv6 addresses.
-    static func address(_ text: String, flag: String = "--listen") throws -> (host: String, port: Int) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ValidationError("\(flag) must be HOST:PORT, such as 127.0.0.1:8080")
-        }
-        let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard !host.isEmpty else { throw ValidationError("\(flag) must name a host, such as 0.0.0.0:8080") }
-        return (host, port)
-    }
-
-    /// The `--trusted-proxies` list; none when not given.
-    static func trustedProxies(_ text: String?) throws -> TrustedProxies {
-        guard let text else { return .none }
-        do {
-            return try TrustedProxies(parsing: text)
-        } catch {
-            throw ValidationError("--trusted-proxies: \(error)")
+            throw ListenerAddressInUse(
+                listener: "API",
+                address: ListenAddress(host: settings.host, port: settings.port).description,
+                setting: "--listen (LIVECAST_LISTEN)"
+            )
         }
     }
 }

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// The settings a reading took and their effective values, defaults included, in the order they were read; secrets
+/// as `<secret>`. `livecast serve --print-config` prints it. The readings of ``ConfigReader`` note into the ledger
+/// of the task, if it has one (``SettingsLedger/current``).
+public final class SettingsLedger: Sendable {
+    /// A setting as read.
+    public struct Entry: Sendable, Hashable {
+        /// The setting's key (`rate-limit`).
+        public var key: String
+        /// Its effective value; `nil` when it has none (an optional setting left out).
+        public var value: String?
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    /// The ledger that the readings in this task note into.
+    @TaskLocal public static var current: SettingsLedger?
+
+    public init() {}
+
+    /// Each setting read, once, in the order first read.
+    public var settings: [Entry] {
+        self.entries.withLock { $0 }
+    }
+
+    /// Notes `key`'s effective value.
+    func note(_ key: String, _ value: String?) {
+        self.entries.withLock { entries in
+            guard !entries.contains(where: { $0.key == key }) else { return }
+            entries.append(Entry(key: key, value: value))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import APNs
+public import Configuration
+import LivecastCore
+
+extension Dispatcher.Settings {
+    /// How a dispatcher works, as settings give it; what they leave out keeps its default.
+    ///
+    /// - Configuration keys:
+    ///   - `retry-deadline` (whole seconds, 1 or more, default 3600): how long a push APNs keeps asking to retry
+    ///     stays owed before it is a dead letter; an end is kept while its activity can show.
+    /// - Throws: ``InvalidSetting`` for a value out of range.
+    public init(reader: ConfigReader) throws {
+        self.init()
+        self.retryDeadline = try reader.seconds("retry-deadline", atLeast: 1, default: self.retryDeadline)
+    }
+}
+
+extension ReaperPolicy {
+    /// When the reaper ends, retires and expires, as settings give it; what they leave out keeps its default.
+    ///
+    /// - Configuration keys:
+    ///   - `stale-grace` (whole seconds, 0 or more, default 900): after an activity's or feed's stale-date before
+    ///     it is ended; a feed's own grace wins.
+    ///   - `lifetime-margin` (whole seconds, 0 or more, default 900): before the 8-hour limit that activities are
+    ///     ended.
+    ///   - `channel-retirement-delay` (whole seconds, 0 or more, default 3600): after a feed's end that its channel
+    ///     is retired.
+    ///   - `token-expiry-days` (whole days, 1 or more, default 30): without a new registration before a
+    ///     push-to-start token expires.
+    /// - Throws: ``InvalidSetting`` for a value out of range.
+    public init(reader: ConfigReader) throws {
+        self.init()
+        self.staleGrace = try reader.seconds("stale-grace", atLeast: 0, default: self.staleGrace)
+        self.lifetimeMargin = try reader.seconds("lifetime-margin", atLeast: 0, default: self.lifetimeMargin)
+        self.channelRetirementDelay = try reader.seconds("channel-retirement-delay", atLeast: 0, default: self.channelRetirementDelay)
+        self.tokenExpiry = try reader.days("token-expiry-days", atLeast: 1, default: self.tokenExpiry)
+    }
+}
+
+extension AppClients.Overrides {
+    /// The APNs hosts and trust that settings give instead of Apple's (the emulator, a proxy).
+    ///
+    /// - Configuration keys:
+    ///   - `apns-push-url` (`https://HOST:PORT`, optional): pushes and broadcasts go there instead of Apple's host.
+    ///   - `apns-management-url` (`https://HOST:PORT`, optional): channels are managed there.
+    ///   - `apns-ca-file` (path, optional): also trust the certificates in this PEM file.
+    /// - Throws: ``InvalidSetting`` for a URL that is not `https://HOST:PORT`.
+    public init(reader: ConfigReader) throws {
+        func endpoint(_ key: String) throws -> APNsClient.Endpoint? {
+            guard let url = reader.text(key) else { return nil }
+            guard let endpoint = APNsClient.Endpoint(url: url) else {
+                throw InvalidSetting(key: key, value: url, allowed: "must look like https://HOST:PORT")
+            }
+            return endpoint
+        }
+        self.init(
+            pushEndpoint: try endpoint("apns-push-url"),
+            managementEndpoint: try endpoint("apns-management-url"),
+            caFile: reader.text("apns-ca-file")
+        )
+    }
+}
