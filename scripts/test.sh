@@ -11,8 +11,7 @@
 #
 # Swift Testing runs at most SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH tests at once (default here 6). The suite
 # is CPU-bound on two cores, and its tests that time a takeover, a lease or an HTTP answer failed when too many others
-# ran beside them in a slow hour: unbounded, two of three runs on such a day failed on timing (a different test each
-# time); capped at 6 or 16, none did, in about the same time (226 and 208 s against 184-232 s).
+# ran beside them in a slow hour; capped, none did, in about the same time (docs/TESTING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/prerequisites.sh --tests

@@ -6,8 +6,8 @@ import Synchronization
 /// A submission that finds no write in flight starts one at once, so a lone submission waits for nothing; those
 /// that arrive meanwhile wait for it to finish and go together in the next, up to ``maximumBatch`` at a time. One
 /// write at a time: with two or four in flight, activity updates waited for each other (their activities' locks,
-/// the outbox's `NOTIFY` at commit) and 1,000 a second waited longer (p50 7.8 and 10 ms against 6.2 ms with one),
-/// and registrations went no faster. Each caller gets its own item's result or error from `write`. A caller whose
+/// the outbox's `NOTIFY` at commit) and 1,000 a second waited longer than with one (docs/PERFORMANCE.md), and
+/// registrations went no faster. Each caller gets its own item's result or error from `write`. A caller whose
 /// task is cancelled while its item still waits withdraws it (`CancellationError`): it is never written.
 final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     /// Writes one batch, answering each item in order.

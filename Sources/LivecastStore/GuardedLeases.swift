@@ -32,8 +32,8 @@ extension PostgresClient {
     /// back everything queued behind it (a group commit's registrations, after a PostgreSQL restart).
     ///
     /// The lease runs on its connection's event loop (its task executor preference, ``EventLoopExecutors``), so its
-    /// statements are written and their answers read without a hop to another thread and back for each: with 16
-    /// connections registering, 8,053 → 8,668 registrations a second (medians of three alternating runs).
+    /// statements are written and their answers read without a hop to another thread and back for each
+    /// (docs/PERFORMANCE.md).
     /// - Parameters:
     ///   - logger: Where the warning goes; by default the `livecast.store` logger.
     ///   - file: Where the lease is taken; the caller's by default.

@@ -9,7 +9,7 @@ import Testing
 @testable import LivecastServer
 
 /// The console in a real browser: Debian's headless Chromium over WebDriver, against the served API with
-/// PostgreSQL and the emulator. Screenshots go to `.build/console-screenshots/` (the README shows copies from
+/// PostgreSQL and the emulator. Screenshots go to `.build/console-screenshots/` (docs/OPERATIONS.md shows copies from
 /// `docs/console/`).
 @Suite struct ConsoleBrowserTests {
     private static let followerCount = 5000

@@ -55,8 +55,8 @@ extension RawJSON: Codable {
     /// as compact JSON text.
     ///
     /// A kept member is decoded as a ``JSONValue`` only when that could fail (``mayNotDecode``), so that it is refused
-    /// just as a decoded one would be; building the value for every member was about 5% of `livecast serve`'s time
-    /// under activity updates.
+    /// just as a decoded one would be; building the value for every member showed in `livecast serve`'s profile
+    /// under activity updates (docs/PERFORMANCE.md).
     public init(from decoder: any Decoder) throws {
         if decoder.codingPath.count == 1,
             let members = (decoder.userInfo[Self.rawMembersKey] as? Members)?.members,

@@ -9,8 +9,8 @@ extension PostgresClient.Configuration {
         var configuration = self
         configuration.statementTimeout = statementTimeout
         // No keep-alive queries. The pool sets a keep-alive timer each time a connection goes back idle and cancels
-        // it at the next lease: a task group of two tasks and a libdispatch timer, thousands of times a second under
-        // load (profiled at 1,000 updates a second). PostgreSQL keeps the connections alive instead, with TCP
+        // it at the next lease: a task group of two tasks and a libdispatch timer at every lease under load
+        // (docs/PERFORMANCE.md). PostgreSQL keeps the connections alive instead, with TCP
         // keep-alive probes after 60 s of silence (every 10 s, 6 unanswered close it), so that no firewall or load
         // balancer between them forgets a connection that stays quiet: the two `LISTEN`s (the outbox's and the key
         // cache's) hold theirs for as long as the service runs.
@@ -26,8 +26,8 @@ extension PostgresClient.Configuration {
         // leases to catch it).
         // No just-in-time compilation of plans. PostgreSQL compiles a plan whose estimated cost passes `jit_above_cost`
         // (100,000), and inlines and optimises it past 500,000: statistics taken while a backlog was pending put a
-        // fan-out claim at 481,000-564,000, and its compilation took 170-815 ms of a statement that runs in well
-        // under a millisecond (auto_explain). Livecast's statements are short; none gains from compiling.
+        // fan-out claim past both, and compiling it took far longer than the statement runs (docs/PERFORMANCE.md).
+        // Livecast's statements are short; none gains from compiling.
         configuration.options.additionalStartupParameters.append(("jit", "off"))
         // Named, so that an operator tells the service's connections apart in `pg_stat_activity`.
         configuration.options.additionalStartupParameters.append(("application_name", "livecast"))

@@ -6,8 +6,8 @@ import NIOCore
 /// NIO's own group is sticky: `any()` called on one of its loops returns that loop. PostgreSQL's connections are made
 /// with `any()`, from whichever loop the pool happens to run on, so they all landed on one loop; and with NIO's loops as
 /// Swift concurrency's executor, every request's work after its first query followed them there (a profile of the API
-/// under load: three quarters of the server's time on one of its two threads). Handing the connections out in turn lets
-/// that work run on every loop: at 1,000 updates a second, p50 5.1 ms instead of 6.2 (one thread still does more).
+/// under load: most of the server's time on one of its two threads). Handing the connections out in turn lets that
+/// work run on every loop (docs/PERFORMANCE.md; one thread still does more).
 final class SpreadEventLoops: EventLoopGroup, Sendable {
     let base: any EventLoopGroup
 

@@ -112,7 +112,8 @@ struct APIKeyMiddleware: RouterMiddleware {
     }
 
     /// The key of a `Bearer` authorization (the scheme in any case, then a space), if the request has one, without
-    /// the spaces and tabs around it. Read byte by byte: Foundation's lower-casing and trimming were 4% of a request.
+    /// the spaces and tabs around it. Read byte by byte: Foundation's lower-casing and trimming showed in a request's
+    /// profile (docs/PERFORMANCE.md).
     private static func bearerKey(_ request: Request) -> String? {
         guard let authorization = request.headers[.authorization] else { return nil }
         let bytes = authorization.utf8

@@ -59,7 +59,7 @@ extension ActivityBody {
 
 /// The answer to a registration, `{"result":"…"}` with what it did: `created` (`201`), or `rotated`, `tokenAdded`,
 /// `tokenRotated`, `unchanged` (`200`). There are only these few answers, so each is written once, not for every
-/// request (`JSONEncoder` was about 5% of `livecast serve`'s time under registrations).
+/// request (`JSONEncoder` showed in `livecast serve`'s profile under registrations: docs/PERFORMANCE.md).
 enum RegistrationAnswer {
     private static let bodies: [String: ByteBuffer] = Dictionary(
         (PushToStartTokens.Result.allCases.map(\.rawValue) + Activities.Result.allCases.map(\.rawValue)).map { ($0, body($0)) },

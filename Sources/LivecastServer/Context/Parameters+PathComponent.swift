@@ -7,7 +7,8 @@ extension Parameters {
     /// control character.
     /// - Throws: ``APIError`` 400 when the encoding is broken or the value is empty; 422 when it is out of its limits.
     func decoded(_ name: String) throws -> String {
-        // Most identifiers hold no escape; Foundation's decoding of one that has none was 3% of a registration.
+        // Most identifiers hold no escape; Foundation's decoding of one that has none showed in a registration's profile
+        // (docs/PERFORMANCE.md).
         guard let raw = self.get(name), let value = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding : String(raw),
             !value.isEmpty
         else {

@@ -54,7 +54,8 @@ public struct ImportReport: Sendable, Encodable {
 
 extension ImportReport {
     /// The report as `JSONEncoder.sorted` writes it, with the rows that were written put together by hand: encoding
-    /// 10,000 rows through `JSONEncoder` was a tenth of an import's server time. The counts and the refused rows
+    /// 10,000 rows through `JSONEncoder` took a large share of an import's server time (docs/PERFORMANCE.md). The
+    /// counts and the refused rows
     /// (few, with messages to escape) still go through `JSONEncoder`.
     func json() throws -> [UInt8] {
         let encoder = JSONEncoder.sorted

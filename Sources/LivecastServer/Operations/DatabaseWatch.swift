@@ -141,7 +141,7 @@ public final class DatabaseWatch: Service, Sendable {
             }
             // The work runs in a task of its own, so that the request can be answered while it still waits, with the
             // request's executor preference (its connection's loop, `ConnectionLoopHTTP1Channel`), which a new task
-            // does not inherit: 6,498 → 6,885 registrations a second, medians of four alternating runs.
+            // does not inherit (docs/PERFORMANCE.md).
             let task = Task(executorPreference: currentTaskExecutorPreference()) {
                 do {
                     let result = try await work()

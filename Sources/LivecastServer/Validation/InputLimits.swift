@@ -2,7 +2,7 @@ import LivecastCore
 
 /// The bounds the API puts on what it takes, so that hostile or absurd input gets a `422 invalid` naming the field
 /// instead of a database error: PostgreSQL's `text` holds no NUL, its `integer` is 32 bits, and a btree index entry
-/// holds about 2,700 bytes. The OpenAPI document and the README state the same limits.
+/// holds about 2,700 bytes. The OpenAPI document and docs/API.md state the same limits.
 enum InputLimits {
     /// Bundle ids (`com.example.game`): at most 255 bytes.
     static let bundleIDBytes = 255

@@ -4,12 +4,12 @@ import PostgresNIO
 ///
 /// Each activity's token and channel are looked up in `LATERAL` subqueries, by the unique index
 /// `activity_tokens_live` and the channels' key. As a plain join, on activities just created (a launch), before
-/// autovacuum had gathered statistics on them, PostgreSQL read every live token for each send: 1.5-1.7 ms for
-/// three activities among a thousand, against 0.2 ms this way.
+/// autovacuum had gathered statistics on them, PostgreSQL read every live token for each send, several times slower
+/// than this way (docs/PERFORMANCE.md).
 ///
 /// Not prepared, like the outbox's statements: a generic plan made while a table is empty can go on scanning it
 /// whole until autovacuum next analyzes it (seen with the dispatcher's update of sent updates, prepared: a
-/// sequential scan, 42 ms a statement once `updates` held 200,000 rows).
+/// sequential scan of `updates`; docs/PERFORMANCE.md).
 enum ActivityAddressQuery {
     /// The statement, for the activities' ids as `$1`; rows of activity id, token id and token, channel row id,
     /// channel id and storage policy.

@@ -11,8 +11,8 @@ import Synchronization
 /// those never wait behind fan-outs.
 ///
 /// After a quick round that found work, the next one starts no sooner than `quickRoundSpacing` after it began. Under
-/// a steady stream of updates each round then carries more of them: at 1,000 updates a second, back-to-back rounds
-/// carried four to six each, and every round costs PostgreSQL the same few statements, planned each time, on a
+/// a steady stream of updates each round then carries more of them: back-to-back rounds carried only a few each
+/// (docs/PERFORMANCE.md), and every round costs PostgreSQL the same few statements, planned each time, on a
 /// machine the API shares. A round that found nothing does not hold back the next, so after a pause an update goes
 /// at once.
 ///

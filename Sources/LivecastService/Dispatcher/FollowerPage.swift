@@ -5,8 +5,8 @@ import PostgresNIO
 /// hot query.
 ///
 /// The cursor bounds both sides: PostgreSQL does not carry `a.id > $2` over to `t.activity_id`, and without it the
-/// merge join reads every token below the cursor again on each page (measured: 340 ms instead of 7 ms a page at
-/// 900,000 followers).
+/// merge join reads every token below the cursor again on each page, far slower on a large feed
+/// (docs/PERFORMANCE.md).
 struct FollowerPage: PostgresPreparedStatement {
     static let sql = """
         SELECT a.id, t.id, t.token FROM activities a

@@ -10,8 +10,8 @@ import PostgresNIO
 /// A chunk finds its rows' database rows by probes: each key is looked up on its own through its unique index, and
 /// the rows found are then locked in id order (`WHERE id = ANY(ARRAY(SELECT (SELECT id FROM … WHERE (key) = (r.key))
 /// FROM unnest(…) AS r))`). Written as a join of the keys with the table, the lookup was often planned as a scan of
-/// the whole table (the planner prices each probe as a read from disk): 74 ms against 14 ms for 5,500 keys among
-/// 200,000 push-to-start tokens, growing with the table.
+/// the whole table (the planner prices each probe as a read from disk), several times slower than the probes and
+/// growing with the table (docs/PERFORMANCE.md).
 public enum RegistrationImport {
     /// The most rows one transaction writes.
     public static let chunkSize = 5_000

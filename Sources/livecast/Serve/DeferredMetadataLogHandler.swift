@@ -2,7 +2,7 @@ import Logging
 
 /// Writes what swift-log's `StreamLogHandler` writes, but renders a logger's metadata only when a message is
 /// logged. `StreamLogHandler` renders it again each time a value is set: Hummingbird sets each request's id, so every
-/// request paid for rendering metadata that was almost never written (about 4% of serve's time under registrations).
+/// request paid for rendering metadata that was almost never written (docs/PERFORMANCE.md).
 struct DeferredMetadataLogHandler: LogHandler {
     /// Writes the messages; its own metadata stays empty.
     private var output: StreamLogHandler
