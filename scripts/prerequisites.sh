@@ -10,6 +10,7 @@
 #                             already there
 #   with --fuzz, for scripts/fuzz.sh: curl, python3 and python3-venv (schemathesis goes into a venv), and PostgreSQL's
 #                             server binaries unless initdb is already there
+# In a git checkout it also installs the commit-msg hook (scripts/git-hooks/commit-msg; CONTRIBUTING.md).
 set -euo pipefail
 
 wanted=(libnghttp2-dev pkg-config)
@@ -35,6 +36,36 @@ for option in "$@"; do
     *) echo "scripts/prerequisites.sh: unknown option $option" >&2; exit 2 ;;
     esac
 done
+
+# In a git checkout, the commit-msg hook that checks CONTRIBUTING.md's commit convention goes into the checkout's
+# hooks directory (core.hooksPath if set), unless the same file is already there. A different commit-msg hook of
+# one's own is left alone. Outside a checkout, or without git, nothing happens; this never fails the script.
+install_commit_msg_hook() {
+    local root hook hooks target
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." 2>/dev/null && pwd -P) || return 0
+    hook=$root/scripts/git-hooks/commit-msg
+    [[ -f $hook ]] && command -v git >/dev/null || return 0
+    # Only in a checkout of Livecast itself, not of a repository it sits in.
+    [[ $(cd "$root" && git rev-parse --show-toplevel 2>/dev/null) == "$root" ]] || return 0
+    hooks=$(cd "$root" && git rev-parse --git-path hooks 2>/dev/null) || return 0
+    [[ -n $hooks ]] || return 0
+    [[ $hooks == /* ]] || hooks=$root/$hooks
+    target=$hooks/commit-msg
+    cmp -s "$hook" "$target" && return 0
+    if [[ -e $target ]] && ! grep -q "Livecast commit-msg hook" "$target" 2>/dev/null; then
+        echo "scripts/prerequisites.sh: $target is not Livecast's commit-msg hook; left as it is" >&2
+        return 0
+    fi
+    if mkdir -p "$hooks" 2>/dev/null && cp "$hook" "$target.tmp.$$" 2>/dev/null && chmod +x "$target.tmp.$$" &&
+        mv -f "$target.tmp.$$" "$target"; then
+        echo "scripts/prerequisites.sh: installed the commit-msg hook in $hooks" >&2
+    else
+        rm -f "$target.tmp.$$" 2>/dev/null
+        echo "scripts/prerequisites.sh: could not install the commit-msg hook in $hooks" >&2
+    fi
+    return 0
+}
+install_commit_msg_hook || true
 
 missing=()
 for package in "${wanted[@]}"; do
