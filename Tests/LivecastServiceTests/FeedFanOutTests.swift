@@ -57,7 +57,12 @@ import Testing
     }
 
     /// A start half a minute ago, so the game's updates at the current second come after it.
-    private func start(_ fixture: DispatchFixture, feed: String, audience: FeedStarts.Audience) async throws -> AcceptedUpdate {
+    private func start(
+        _ fixture: DispatchFixture,
+        feed: String,
+        audience: FeedStarts.Audience,
+        secondsAgo: Int = 30
+    ) async throws -> AcceptedUpdate {
         var request = FeedStarts.Request(
             appID: fixture.store.appID,
             feedKey: feed,
@@ -65,8 +70,27 @@ import Testing
             contentState: try RawJSON(validating: #"{"home":0}"#),
             alert: .init(title: "Kick-off")
         )
-        request.timestamp = fixture.now - 30
+        request.timestamp = fixture.now - secondsAgo
         return try await FeedStarts(client: fixture.store.client, logger: fixture.store.logger).start(request)
+    }
+
+    @Test func startsOfTwoFeedsOwedToOneDeviceAreBothSent() async throws {
+        try await DispatchFixture.with("fanout_two_starts_owed") { fixture in
+            _ = try await fixture.feed("game-1")
+            _ = try await fixture.feed("game-2")
+            let device = try #require(try await self.devices(fixture, count: 1, osVersion: "17.5").first)
+            let dispatcher = fixture.dispatcher()
+            fixture.emulator.emulator.setFaults(FaultPlan(failureShare: 1, failureAnswers: [.status(503, reason: "ServiceUnavailable")]))
+            _ = try await self.start(fixture, feed: "game-1", audience: .everyone, secondsAgo: 30)
+            _ = try await self.start(fixture, feed: "game-2", audience: .everyone, secondsAgo: 20)
+            #expect(try await dispatcher.dispatchOnce(lane: .any) == 1)
+            #expect(try await dispatcher.dispatchOnce(lane: .any) == 1)
+            fixture.emulator.emulator.setFaults(FaultPlan())
+            // Each start is a different activity's: the newer one does not supersede the older.
+            try await fixture.store.client.query("UPDATE owed_pushes SET not_before = now()")
+            #expect(try await dispatcher.drain() == 2)
+            #expect(fixture.shown(device.id).count == 2, "\(fixture.shown(device.id))")
+        }
     }
 
     @Test func aStartSentAgainCarriesItsCollapseIDAndStartsNoSecondActivity() async throws {

@@ -7,9 +7,12 @@ import PostgresNIO
 extension Dispatcher {
     /// Walks a start's audience of push-to-start tokens page by page. Each device is recorded in `feed_starts`
     /// before its push, so a device is started at most once per feed, even when a crash repeats a page. An iOS 18
-    /// device starts on the feed's channel (while the channel lives), any other with `input-push-token: 1`.
+    /// device starts on the feed's channel (while the channel lives), any other with `input-push-token: 1`. A token
+    /// that still owes an older start gets this one after it (owed, ``tokensOwedOlderStarts(appID:before:on:)``), so
+    /// its timestamps increase too.
     func sendStarts(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
         let channelPayload = try await self.channelIsLive(claim.feedID, on: connection) ? claim.channelPayload : nil
+        let waiting = try await self.tokensOwedOlderStarts(appID: claim.appID, before: claim.updateID, on: connection)
         try await self.walkPages(&claim, tokens: .pushToStartTokens, on: connection) { claim in
             let page = try await self.audiencePage(claim, on: connection)
             let fresh = page.isEmpty ? [] : try await self.recordStarts(page.map(\.deviceID), claim: claim, on: connection)
@@ -24,7 +27,9 @@ extension Dispatcher {
                     usesChannelPayload: $0.onIOS18 && channelPayload != nil
                 )
             }
-            let delivery = await self.deliver(targets, tokens: .pushToStartTokens, client: client, bundleID: bundleID, priority: claim.priority)
+            let (ready, deferred) = self.makeWay(for: targets, kind: .pushToStart, busy: waiting, updateID: claim.updateID)
+            var delivery = await self.deliver(ready, tokens: .pushToStartTokens, client: client, bundleID: bundleID, priority: claim.priority)
+            delivery.owed += deferred
             return SentPage(rowIDs: page.map(\.tokenRowID), delivery: delivery)
         }
     }

@@ -48,7 +48,25 @@ extension Dispatcher {
         return busy
     }
 
-    /// Splits a page's pushes around its busy targets (``clearOlderOwed(_:_:upTo:on:)``): the ones to send now,
+    /// The push-to-start tokens of an app that still owe a start older than `updateID`, read before a start's walk
+    /// reads a token: each start is a different activity's, so none replaces another, but a token gets them in
+    /// order (the claim takes the oldest first, ``ClaimOwedPushesStatement``).
+    /// - Returns: Each such token, as a busy target for ``makeWay(for:kind:busy:updateID:)``.
+    func tokensOwedOlderStarts(appID: Int64, before updateID: Int64, on connection: PostgresConnection) async throws -> [Int64: Int64] {
+        let rows = try await connection.query(
+            """
+            SELECT target_id, max(update_id) FROM owed_pushes
+            WHERE app_id = \(appID) AND target_kind = 'push_to_start' AND update_id < \(updateID)
+            GROUP BY target_id
+            """,
+            logger: self.logger
+        )
+        var waiting: [Int64: Int64] = [:]
+        for try await (tokenID, older) in rows.decode((Int64, Int64).self) { waiting[tokenID] = older }
+        return waiting
+    }
+
+    /// Splits a page's pushes around its busy targets (``clearOlderOwed(_:ofFeed:after:upTo:on:)``): the ones to send now,
     /// and the ones deferred behind an older push in flight, to be owed. A target whose push of this very update
     /// is in flight (a repeated page) gets neither: that push is this one. A push's target is its
     /// ``PageTarget/ownerID``.

@@ -22,7 +22,7 @@ struct OwedTarget: Sendable {
     var status: Int?
     var reason: String
     /// Not sent yet: an older push to the target was in flight when this update reached it
-    /// (``Dispatcher/clearOlderOwed(_:_:upTo:on:)``). It is due at once, and goes once that push is answered.
+    /// (``Dispatcher/clearOlderOwed(_:ofFeed:after:upTo:on:)``). It is due at once, and goes once that push is answered.
     var isDeferred = false
 
     /// The reason kept with a deferred push.
@@ -137,7 +137,7 @@ extension Dispatcher {
     /// Owed pushes settled for good (delivered, refused, superseded, given up, or without a live target): no longer
     /// owed. Delivered and refused ones count as sent and failed targets of their updates. Whatever older updates
     /// still owe the targets of the ones that were sent, delivered or not, goes too: those targets have had a newer
-    /// push, so an older one would arrive out of order.
+    /// push, so an older one would arrive out of order. Starts are kept: each is a different activity's.
     func settleOwed(_ settled: [OwedClaim], delivered: [OwedClaim], failed: [OwedClaim], on connection: PostgresConnection) async throws {
         guard !settled.isEmpty else { return }
         try await connection.query(
@@ -163,7 +163,7 @@ extension Dispatcher {
             """
             DELETE FROM owed_pushes o USING unnest(\(sent.map(\.kind.rawValue))::text[], \(sent.map(\.targetID))::bigint[],
                                                    \(sent.map(\.updateID))::bigint[]) AS d(kind, target_id, update_id)
-            WHERE o.target_kind = d.kind AND o.target_id = d.target_id AND o.update_id < d.update_id
+            WHERE o.target_kind = d.kind AND o.target_id = d.target_id AND o.update_id < d.update_id AND d.kind <> 'push_to_start'
             """,
             logger: self.logger
         )
