@@ -78,6 +78,8 @@ done
 if [[ $gamenight_preset == smoke && $section_given == false ]]; then sections+=" gamenight"; fi
 
 scripts/prerequisites.sh --bench
+# The benchmark targets are in the package only when asked for (Package.swift).
+export LIVECAST_BENCHMARKS=1
 
 swift build -c "$configuration" --product livecast >&2
 if [[ $sections != api && $sections != gamenight ]]; then
