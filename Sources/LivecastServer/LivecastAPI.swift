@@ -12,30 +12,30 @@ import Prometheus
 /// let api = LivecastAPI(database: client, appClients: clients, metrics: registry, readiness: .init(migrations: migrations), logger: logger)
 /// let app = Application(router: api.buildRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
 /// ```
-public struct LivecastAPI: Sendable {
+package struct LivecastAPI: Sendable {
     /// Settings of the API.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// The per-key rate limit. Defaults to 50 requests a second with bursts of 100.
-        public var rateLimit: RateLimit
+        package var rateLimit: RateLimit
         /// Failed authentications one client address, and one key prefix, may make before more are refused (`429`)
         /// for a while. Defaults to 20 at once, then one a second.
-        public var failedAuthenticationLimit: RateLimit
+        package var failedAuthenticationLimit: RateLimit
         /// The reverse proxies whose `X-Forwarded-For` names the client's address. Defaults to none: the client's
         /// address is the peer's.
-        public var trustedProxies: TrustedProxies
+        package var trustedProxies: TrustedProxies
         /// Channels an app may have before creation is refused, ahead of APNs. Defaults to APNs' 10,000.
-        public var channelLimit: Int
+        package var channelLimit: Int
         /// How far ahead of the server's clock a client's `timestamp` may be (`422 timestamp_too_far_ahead`
         /// beyond): a later one would hold back every update of its target. Defaults to 60 seconds.
-        public var maximumClockSkew: Duration
+        package var maximumClockSkew: Duration
         /// How long a replayed dead letter is tried again (the dispatcher's `--retry-deadline`). Defaults to an
         /// hour.
-        public var retryDeadline: Duration
+        package var retryDeadline: Duration
         /// How long after a feed's start the device's app should register the started activity; a feed counts the
         /// starts past it with none (`starts.unregistered`). Defaults to 5 minutes.
-        public var startRegistrationTimeout: Duration
+        package var startRegistrationTimeout: Duration
 
-        public init(
+        package init(
             rateLimit: RateLimit = .perKey,
             failedAuthenticationLimit: RateLimit = .failedAuthentications,
             trustedProxies: TrustedProxies = .none,
@@ -78,7 +78,7 @@ public struct LivecastAPI: Sendable {
     ///   - databaseWatch: Whether PostgreSQL answers; requests get `503 database_unavailable` while it does not.
     ///   - configuration: Rate limits and caps. Defaults to ``Configuration/init(rateLimit:channelLimit:)``'s.
     ///   - logger: The store's logger; requests log through Hummingbird's per-request logger.
-    public init(
+    package init(
         database: PostgresClient,
         appClients: AppClients,
         metrics: PrometheusCollectorRegistry,
@@ -100,7 +100,7 @@ public struct LivecastAPI: Sendable {
     }
 
     /// The router with every route and middleware, and the operator console at `/console` (``Console``).
-    public func buildRouter() -> Router<APIRequestContext> {
+    package func buildRouter() -> Router<APIRequestContext> {
         let router = self.makeRouter().router
         let console = Console(
             // Built before the console's routes are added: the console calls the API's routes only.
@@ -117,7 +117,7 @@ public struct LivecastAPI: Sendable {
 
     /// The router of the metrics listener, apart from the API's so tenants see nothing of each other: `GET /metrics`
     /// in Prometheus' text format, no key needed, and `404` in the API's error shape for anything else.
-    public func buildMetricsRouter() -> Router<APIRequestContext> {
+    package func buildMetricsRouter() -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
         router.add(middleware: APIErrorMiddleware())
         router.get("/metrics") { _, _ in

@@ -6,7 +6,7 @@ extension StoreError {
     /// connections, `clientClosedConnection` included (a statement sent while it was closing a connection the server
     /// had ended); and SQLSTATE classes 08 (connection exception) and 57P (the server shutting down, crashed, or
     /// starting up). Also inside a transaction's error.
-    public static func isConnectionLoss(_ error: any Error) -> Bool {
+    package static func isConnectionLoss(_ error: any Error) -> Bool {
         if error is ConnectionClosedError { return true }
         if let transaction = error as? PostgresTransactionError {
             return transaction.cause.map(Self.isConnectionLoss) ?? false

@@ -17,7 +17,7 @@ extension PostgresClient.Configuration {
     ///   - text: The URL.
     ///   - caFile: A PEM file of the certificate authorities to trust; the URL's `sslrootcert` when `nil`.
     /// - Throws: ``DatabaseURLError`` naming what is missing.
-    public init(url text: String, caFile: String? = nil) throws(DatabaseURLError) {
+    package init(url text: String, caFile: String? = nil) throws(DatabaseURLError) {
         guard let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme ?? "") else {
             throw DatabaseURLError(message: "expected postgres://USER@HOST:PORT/DATABASE")
         }
@@ -38,7 +38,7 @@ extension PostgresClient.Configuration {
 }
 
 /// libpq's `sslmode` values that Livecast honours.
-public enum DatabaseTLSMode: String, Sendable, CaseIterable {
+package enum DatabaseTLSMode: String, Sendable, CaseIterable {
     /// No TLS.
     case disable
     /// TLS when the server offers it (Livecast treats it as `prefer`).
@@ -53,22 +53,22 @@ public enum DatabaseTLSMode: String, Sendable, CaseIterable {
     case verifyFull = "verify-full"
 
     /// The mode of a URL without `sslmode`: encrypted, not downgradable.
-    public static let `default` = DatabaseTLSMode.require
+    package static let `default` = DatabaseTLSMode.require
 }
 
 /// How the service's connections to PostgreSQL use TLS: a URL's `sslmode` and the CA file to trust.
-public struct DatabaseTLS: Sendable, Hashable {
+package struct DatabaseTLS: Sendable, Hashable {
     /// The `sslmode`; ``DatabaseTLSMode/default`` when the URL has none.
-    public let mode: DatabaseTLSMode
+    package let mode: DatabaseTLSMode
     /// The PEM file of the CAs to trust: the one given, else the URL's `sslrootcert`, else none (the system's roots).
-    public let caFile: String?
+    package let caFile: String?
 
     /// Reads the TLS settings of a database URL.
     /// - Parameters:
     ///   - url: The URL's components.
     ///   - caFile: A CA file that takes the place of the URL's `sslrootcert`.
     /// - Throws: ``DatabaseURLError`` for an unknown `sslmode`.
-    public init(url: URLComponents, caFile: String? = nil) throws(DatabaseURLError) {
+    package init(url: URLComponents, caFile: String? = nil) throws(DatabaseURLError) {
         let query = url.queryItems ?? []
         let mode = query.first { $0.name == "sslmode" }?.value ?? DatabaseTLSMode.default.rawValue
         guard let parsed = DatabaseTLSMode(rawValue: mode) else { throw DatabaseURLError(message: "unsupported sslmode \(mode)") }
@@ -78,7 +78,7 @@ public struct DatabaseTLS: Sendable, Hashable {
 
     /// The TLS configuration the client uses, or `nil` for `disable`.
     /// - Throws: ``DatabaseURLError`` when the CA file holds no readable PEM certificate.
-    public func clientConfiguration() throws(DatabaseURLError) -> TLSConfiguration? {
+    package func clientConfiguration() throws(DatabaseURLError) -> TLSConfiguration? {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let caFile = self.caFile {
             guard let certificates = try? NIOSSLCertificate.fromPEMFile(caFile), !certificates.isEmpty else {
@@ -109,8 +109,8 @@ public struct DatabaseTLS: Sendable, Hashable {
 }
 
 /// A database URL that cannot be used. Its message never repeats the password.
-public struct DatabaseURLError: Error, CustomStringConvertible {
+package struct DatabaseURLError: Error, CustomStringConvertible {
     /// What is wrong.
-    public let message: String
-    public var description: String { self.message }
+    package let message: String
+    package var description: String { self.message }
 }

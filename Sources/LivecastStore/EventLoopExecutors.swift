@@ -6,13 +6,13 @@ import NIOPosix
 /// Work that reads and writes a channel runs with the channel's loop as its task executor preference, so it does not
 /// hop between that loop and another at every step: an HTTP connection's requests (`ConnectionLoopHTTP1Channel`) and
 /// a PostgreSQL lease's statements (``PostgresNIO/PostgresClient/withGuardedConnection(logger:file:line:_:)``).
-public final class EventLoopExecutors: Sendable {
+package final class EventLoopExecutors: Sendable {
     /// The executors of NIO's shared group, whose loops the server and its PostgreSQL connections use.
-    public static let singleton = EventLoopExecutors(group: MultiThreadedEventLoopGroup.singleton)
+    package static let singleton = EventLoopExecutors(group: MultiThreadedEventLoopGroup.singleton)
 
     private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
 
-    public init(group: any EventLoopGroup) {
+    package init(group: any EventLoopGroup) {
         var executors: [ObjectIdentifier: EventLoopTaskExecutor] = [:]
         for loop in group.makeIterator() {
             executors[ObjectIdentifier(loop)] = EventLoopTaskExecutor(eventLoop: loop)
@@ -21,26 +21,26 @@ public final class EventLoopExecutors: Sendable {
     }
 
     /// The executor of `loop`, or `nil` for a loop of another group.
-    public func executor(for loop: any EventLoop) -> EventLoopTaskExecutor? {
+    package func executor(for loop: any EventLoop) -> EventLoopTaskExecutor? {
         self.executors[ObjectIdentifier(loop)]
     }
 }
 
 /// The current task's executor preference, for a task it starts: `Task {}` does not inherit it, so a task meant to run
 /// where its starter runs (on a connection's loop) is started with `Task(executorPreference:)` and this.
-public func currentTaskExecutorPreference() -> (any TaskExecutor)? {
+package func currentTaskExecutorPreference() -> (any TaskExecutor)? {
     withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }
 }
 
 /// A task executor that runs each job on one event loop.
-public final class EventLoopTaskExecutor: TaskExecutor, Sendable {
-    public let eventLoop: any EventLoop
+package final class EventLoopTaskExecutor: TaskExecutor, Sendable {
+    package let eventLoop: any EventLoop
 
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = self.asUnownedTaskExecutor()
         self.eventLoop.execute { job.runSynchronously(on: executor) }

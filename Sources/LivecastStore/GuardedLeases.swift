@@ -5,8 +5,8 @@ import Synchronization
 
 /// The error of a lease whose connection PostgreSQL closed under it (the server restarting or shutting down, the
 /// backend terminated) while its work was still waiting.
-public struct ConnectionClosedError: Error, CustomStringConvertible {
-    public var description: String { "the database connection closed during the work" }
+package struct ConnectionClosedError: Error, CustomStringConvertible {
+    package var description: String { "the database connection closed during the work" }
 }
 
 extension PostgresClient {
@@ -39,7 +39,7 @@ extension PostgresClient {
     ///   - file: Where the lease is taken; the caller's by default.
     ///   - line: Where the lease is taken; the caller's by default.
     ///   - patience: How often the lease looks at its connection, and how long it lets `body` run on once closed.
-    public func withGuardedConnection<Result: Sendable>(
+    package func withGuardedConnection<Result: Sendable>(
         logger: Logger = GuardedLeaseSite.defaultLogger,
         file: String = #fileID,
         line: Int = #line,
@@ -63,7 +63,7 @@ extension PostgresClient {
 
     /// Runs `body` in a transaction, as `withTransaction` does, on a lease of
     /// ``withGuardedConnection(logger:file:line:_:)``.
-    public func withGuardedTransaction<Result: Sendable>(
+    package func withGuardedTransaction<Result: Sendable>(
         logger: Logger,
         file: String = #fileID,
         line: Int = #line,
@@ -79,24 +79,24 @@ extension PostgresClient {
 }
 
 /// How patiently a guarded lease waits for a body whose connection has closed.
-public struct GuardedLeasePatience: Sendable {
+package struct GuardedLeasePatience: Sendable {
     /// How often the lease looks whether its connection has closed.
-    public let check: TimeAmount
+    package let check: TimeAmount
     /// How long the lease lets its body run on after a look found the connection closed.
-    public let closedFor: TimeAmount
+    package let closedFor: TimeAmount
 
     /// For a body of several statements, or of work between them: one that finished its statements before the close
     /// (a transaction committed) has ten seconds to return its result, even on a machine too busy to run it at once.
-    public static let body = Self(check: .seconds(1), closedFor: .seconds(10))
+    package static let body = Self(check: .seconds(1), closedFor: .seconds(10))
     /// For a body that is one statement and the reading of its rows: once its connection has closed, the statement
     /// has failed at once or will never be answered.
-    public static let statement = Self(check: .milliseconds(250), closedFor: .milliseconds(500))
+    package static let statement = Self(check: .milliseconds(250), closedFor: .milliseconds(500))
 }
 
 /// Where a guarded lease was taken, and the logger that tells when it gives up.
-public struct GuardedLeaseSite: Sendable {
+package struct GuardedLeaseSite: Sendable {
     /// The logger of leases taken without one: `livecast.store`.
-    public static let defaultLogger = Logger(label: "livecast.store")
+    package static let defaultLogger = Logger(label: "livecast.store")
 
     let logger: Logger
     let file: String

@@ -11,7 +11,7 @@ extension PostgresClient {
     /// closed (``GuardedLeasePatience/statement``). Meant for statements whose rows are few (a page, a batch, a
     /// count): they are held in memory.
     @discardableResult
-    public func guardedQuery(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> StatementRows {
+    package func guardedQuery(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> StatementRows {
         try await self.withGuardedConnection(logger: logger, file: file, line: line, patience: .statement) { connection in
             StatementRows(rows: try await connection.query(query, logger: logger).collect())
         }
@@ -19,7 +19,7 @@ extension PostgresClient {
 
     /// Runs a prepared statement as ``guardedQuery(_:logger:file:line:)`` runs a query, and returns its rows once
     /// they have all arrived, decoded.
-    public func guardedExecute<Statement: PostgresPreparedStatement>(
+    package func guardedExecute<Statement: PostgresPreparedStatement>(
         _ statement: Statement,
         logger: Logger,
         file: String = #fileID,
@@ -35,22 +35,22 @@ extension PostgresClient {
 
 /// The rows of a statement run by ``PostgresNIO/PostgresClient/guardedQuery(_:logger:file:line:)``, read as
 /// postgres-nio's row sequence is (`for try await row in rows`, `rows.decode(…)`).
-public struct StatementRows: AsyncSequence, Sendable {
-    public typealias Element = PostgresRow
-    public typealias Failure = any Error
+package struct StatementRows: AsyncSequence, Sendable {
+    package typealias Element = PostgresRow
+    package typealias Failure = any Error
 
     /// The rows, in the order the server sent them.
-    public let rows: [PostgresRow]
+    package let rows: [PostgresRow]
 
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(rows: self.rows.makeIterator())
     }
 
     /// Hands out the rows one by one.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var rows: IndexingIterator<[PostgresRow]>
 
-        public mutating func next() async throws -> PostgresRow? {
+        package mutating func next() async throws -> PostgresRow? {
             self.rows.next()
         }
     }

@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// A request's connection was lost while PostgreSQL committed its work, and PostgreSQL could not say afterwards
 /// whether the commit was made (``LostCommit``): what it wrote may be kept.
-public struct CommitInDoubt: Error, Sendable {}
+package struct CommitInDoubt: Error, Sendable {}
 
 /// What became of a transaction whose connection was lost after its work was done, while its `COMMIT` was on the
 /// way or being made durable: PostgreSQL is asked on another connection, so that a commit whose answer never

@@ -2,7 +2,7 @@ import PostgresNIO
 
 extension PostgresTransactionError {
     /// The error that failed the transaction: its body's, else `BEGIN`'s, else `COMMIT`'s.
-    public var cause: (any Error)? {
+    package var cause: (any Error)? {
         self.closureError ?? self.beginError ?? self.commitError
     }
 }

@@ -3,7 +3,7 @@ import PostgresNIO
 extension PostgresClient.Configuration {
     /// PostgreSQL's `statement_timeout` on every connection the client opens (sent at start-up): a statement that
     /// runs longer, waiting for a lock included, is cancelled with SQLSTATE 57014. `nil` or zero means none.
-    public var statementTimeout: Duration? {
+    package var statementTimeout: Duration? {
         get {
             guard let value = self.options.additionalStartupParameters.last(where: { $0.0 == "statement_timeout" })?.1,
                 let milliseconds = Int64(value), milliseconds > 0

@@ -12,9 +12,9 @@ import Glibc
 /// swift-subprocess runs a program inside a call that returns when the program ends; here that call runs in a task
 /// of its own, for as long as the program runs. The program inherits no descriptor above 2 and starts with no signal
 /// blocked or ignored; one thread of swift-subprocess's watches every child's end, so none waits on a thread.
-public final class BackgroundProgram: Sendable {
+package final class BackgroundProgram: Sendable {
     /// The process id.
-    public let processID: pid_t
+    package let processID: pid_t
     /// How it ended, once it has (and swift-subprocess has reaped it).
     private let ending: Ending
     /// The task that runs the program to its end.
@@ -32,7 +32,7 @@ public final class BackgroundProgram: Sendable {
     ///   - standardError: The file standard error is appended to; standard output's when `nil`.
     ///   - workingDirectory: Where it runs; this process's directory when `nil`.
     /// - Throws: swift-subprocess's `SubprocessError` when it cannot be started (no such program, say).
-    public static func start(
+    package static func start(
         _ executable: String,
         _ arguments: [String],
         standardOutput: String,
@@ -82,35 +82,35 @@ public final class BackgroundProgram: Sendable {
     }
 
     /// The program did not start, and swift-subprocess gave no reason.
-    public struct NotStarted: Error, CustomStringConvertible {
-        public let executable: String
-        public var description: String { "\(self.executable) did not start" }
+    package struct NotStarted: Error, CustomStringConvertible {
+        package let executable: String
+        package var description: String { "\(self.executable) did not start" }
     }
 
     /// How it ended, or `nil` while it runs.
-    public var terminationStatus: TerminationStatus? {
+    package var terminationStatus: TerminationStatus? {
         self.ending.status
     }
 
     /// Whether it still runs.
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         self.terminationStatus == nil
     }
 
     /// Sends it a signal (SIGTERM by default), unless it has ended. (swift-subprocess reaps it just before its end is
     /// recorded here; a signal sent in between goes to a process id that the kernel hands out again only once it has
     /// gone round all the others.)
-    public func signal(_ signal: Int32 = SIGTERM) {
+    package func signal(_ signal: Int32 = SIGTERM) {
         self.ending.unlessEnded { kill(self.processID, signal) }
     }
 
     /// Waits for it to end. - Returns: how it ended.
-    public func waitForExit() async throws -> TerminationStatus {
+    package func waitForExit() async throws -> TerminationStatus {
         try await self.execution.value
     }
 
     /// Waits for it to end, at most `timeout`. - Returns: how it ended; `nil` if it still runs after the timeout.
-    public func waitForExit(timeout: Duration) async -> TerminationStatus? {
+    package func waitForExit(timeout: Duration) async -> TerminationStatus? {
         let execution = self.execution
         return await withCheckedContinuation { continuation in
             // Whichever comes first answers; the other finds the answer given.

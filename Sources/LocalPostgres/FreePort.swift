@@ -4,15 +4,15 @@ import Glibc
 
 /// Free TCP ports on the loopback interface, for programs that must be told their port (PostgreSQL here; the
 /// server and the emulator in the tests).
-public enum FreePort {
+package enum FreePort {
     /// Why no port could be found.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// A port nothing listens on right now. Another program can take it before yours binds it.
     /// - Throws: ``Failure`` when the system refuses a socket.
-    public static func next() throws -> Int {
+    package static func next() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(description: "cannot find a free port: socket() failed") }
         defer { close(descriptor) }

@@ -20,13 +20,13 @@ import Glibc
 /// // …
 /// await postgres.stop()
 /// ```
-public final class TemporaryPostgres: Sendable {
+package final class TemporaryPostgres: Sendable {
     /// How to connect: `livecast@127.0.0.1:<port>/postgres`, without TLS.
-    public let configuration: PostgresClient.Configuration
+    package let configuration: PostgresClient.Configuration
     /// The server's major version, such as `15`.
-    public let version: String
+    package let version: String
     /// The temporary directory: the cluster (`data/`), the server's socket and the logs.
-    public let directory: URL
+    package let directory: URL
     /// The running server; replaced by ``restart(whileDown:)``.
     private let running: Mutex<BackgroundProgram>
     /// How the server was started: the program, its arguments and the installation's user.
@@ -39,8 +39,8 @@ public final class TemporaryPostgres: Sendable {
 
     /// Why PostgreSQL could not be started: a missing program, or a cluster or server that failed. The message says
     /// what to do, or shows the end of PostgreSQL's log.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
 
         init(_ description: String) {
             self.description = description
@@ -58,16 +58,16 @@ public final class TemporaryPostgres: Sendable {
     private var server: BackgroundProgram { self.running.withLock { $0 } }
 
     /// The port the server listens on.
-    public var port: Int { self.configuration.port ?? 5432 }
+    package var port: Int { self.configuration.port ?? 5432 }
 
     /// The server's process id (the postmaster's).
-    public var processID: pid_t { self.server.processID }
+    package var processID: pid_t { self.server.processID }
 
     /// Makes a cluster and starts the server; it accepts connections when this returns.
     /// - Parameter settings: Server settings beyond the defaults (`listen_addresses=127.0.0.1`, and `fsync`,
     ///   `synchronous_commit` and `full_page_writes` off: the data is thrown away), such as `max_connections`.
     /// - Throws: ``Failure`` when PostgreSQL's programs are missing, or the cluster or the server fails.
-    public static func start(settings: [String: String] = [:]) async throws -> TemporaryPostgres {
+    package static func start(settings: [String: String] = [:]) async throws -> TemporaryPostgres {
         let installation = try PostgresInstallation.find()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livecast-postgres-\(UUID().uuidString.prefix(8).lowercased())")
         do {
@@ -132,7 +132,7 @@ public final class TemporaryPostgres: Sendable {
     /// refused), runs `whileDown`, then starts it again on the same port and data and waits until it accepts
     /// connections. The server is started again even when `whileDown` throws.
     /// - Throws: What `whileDown` throws, or ``Failure`` when the server does not start again.
-    public func restart<Result: Sendable>(whileDown: () async throws -> Result) async throws -> Result {
+    package func restart<Result: Sendable>(whileDown: () async throws -> Result) async throws -> Result {
         await self.stopServer()
         let result: Swift.Result<Result, any Error>
         do {
@@ -157,14 +157,14 @@ public final class TemporaryPostgres: Sendable {
 
     /// Shuts the server down (a fast shutdown: clients are disconnected) and removes the directory. Runs to the end
     /// even in a cancelled task.
-    public func stop() async {
+    package func stop() async {
         await self.stopServer()
         try? FileManager.default.removeItem(at: self.directory)
     }
 
     /// Stops the server (an immediate shutdown) and removes the directory when this process exits: for a server
     /// that serves the whole process, as in the tests.
-    public func stopWhenProcessExits() {
+    package func stopWhenProcessExits() {
         serversToStopAtExit.withLock { servers in
             if servers.isEmpty {
                 atexit {

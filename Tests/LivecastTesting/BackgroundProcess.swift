@@ -6,12 +6,12 @@ import Glibc
 #endif
 
 /// A program left running while a test talks to it (`livecast emulator`, nginx), with its output in files.
-public final class BackgroundProcess: Sendable {
+package final class BackgroundProcess: Sendable {
     private let program: BackgroundProgram
     private let directory: TemporaryDirectory
 
     /// Starts `executable` with `arguments`.
-    public init(_ executable: String, _ arguments: [String]) async throws {
+    package init(_ executable: String, _ arguments: [String]) async throws {
         self.directory = try TemporaryDirectory()
         self.program = try await BackgroundProgram.start(
             executable,
@@ -22,17 +22,17 @@ public final class BackgroundProcess: Sendable {
     }
 
     /// What the program wrote to stdout so far.
-    public var stdout: String {
+    package var stdout: String {
         (try? String(contentsOfFile: self.directory.path("stdout"), encoding: .utf8)) ?? ""
     }
 
     /// What the program wrote to stderr so far.
-    public var stderr: String {
+    package var stderr: String {
         (try? String(contentsOfFile: self.directory.path("stderr"), encoding: .utf8)) ?? ""
     }
 
     /// Waits until stdout holds `line` as a whole line. - Returns: whether it did before the timeout.
-    public func waitForLine(_ line: String, timeout: Duration = .seconds(30)) async throws -> Bool {
+    package func waitForLine(_ line: String, timeout: Duration = .seconds(30)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if self.stdout.split(separator: "\n").contains(Substring(line)) { return true }
@@ -43,13 +43,13 @@ public final class BackgroundProcess: Sendable {
     }
 
     /// Sends a signal (SIGTERM by default).
-    public func signal(_ signal: Int32 = SIGTERM) {
+    package func signal(_ signal: Int32 = SIGTERM) {
         self.program.signal(signal)
     }
 
     /// Waits for the program to exit. - Returns: its exit status (or the signal number when it was killed), or `nil`
     /// if it still runs after the timeout.
-    public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
+    package func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
         await self.program.waitForExit(timeout: timeout)?.code
     }
 
@@ -59,4 +59,4 @@ public final class BackgroundProcess: Sendable {
 }
 
 /// Free loopback ports, for programs that must be told their port: the one helper, shared with the local PostgreSQL.
-public typealias FreePort = LocalPostgres.FreePort
+package typealias FreePort = LocalPostgres.FreePort

@@ -4,7 +4,7 @@ extension PostgresClient {
     /// Makes PostgreSQL end the connection that writes a matching row, as a server going away mid-statement would: a
     /// trigger `name`, fired `event` (`BEFORE INSERT ON push_to_start_tokens`, say) for each row where `condition`
     /// holds, terminates its own backend. `DROP TRIGGER name ON …` lifts it.
-    public func cutOffConnections(named name: String, _ event: String, when condition: String) async throws {
+    package func cutOffConnections(named name: String, _ event: String, when condition: String) async throws {
         try await self.query(
             PostgresQuery(
                 unsafeSQL: """

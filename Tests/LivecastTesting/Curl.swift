@@ -2,15 +2,15 @@ import Foundation
 import LivecastCore
 
 /// curl over HTTP/2, trusting one CA file: the independent client the emulator's tests speak through.
-public struct Curl: Sendable {
+package struct Curl: Sendable {
     /// One request.
-    public struct Request: Sendable {
-        public var method: String
-        public var url: String
-        public var headers: [(String, String)]
-        public var body: String?
+    package struct Request: Sendable {
+        package var method: String
+        package var url: String
+        package var headers: [(String, String)]
+        package var body: String?
 
-        public init(_ method: String, _ url: String, headers: [(String, String)] = [], body: String? = nil) {
+        package init(_ method: String, _ url: String, headers: [(String, String)] = [], body: String? = nil) {
             self.method = method
             self.url = url
             self.headers = headers
@@ -19,36 +19,36 @@ public struct Curl: Sendable {
     }
 
     /// One answer.
-    public struct Response: Sendable {
+    package struct Response: Sendable {
         /// The `:status`, or 0 when the transfer failed (connection dropped, GOAWAY).
-        public var status: Int
+        package var status: Int
         /// Response headers, names lowercased.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The body as text.
-        public var body: String
+        package var body: String
         /// How many new connections curl opened for this transfer (0 when it reused one).
-        public var newConnections: Int
+        package var newConnections: Int
 
         /// The body parsed as JSON, or `nil`.
-        public var json: JSONValue? {
+        package var json: JSONValue? {
             try? JSONDecoder().decode(JSONValue.self, from: Data(self.body.utf8))
         }
 
         /// `reason` from an APNs error body.
-        public var reason: String? {
+        package var reason: String? {
             self.json?["reason"]?.stringValue
         }
     }
 
     /// The PEM file of the certificate to trust.
-    public let caFile: String
+    package let caFile: String
 
-    public init(caFile: String) {
+    package init(caFile: String) {
         self.caFile = caFile
     }
 
     /// Sends one request on a new connection.
-    public func send(_ request: Request) async throws -> Response {
+    package func send(_ request: Request) async throws -> Response {
         try await self.send([request])[0]
     }
 
@@ -56,7 +56,7 @@ public struct Curl: Sendable {
     /// - Parameters:
     ///   - requests: The requests, in order.
     ///   - pause: Seconds curl waits between transfers (curl's `--rate`). Defaults to none.
-    public func send(_ requests: [Request], pause: Int? = nil) async throws -> [Response] {
+    package func send(_ requests: [Request], pause: Int? = nil) async throws -> [Response] {
         let directory = try TemporaryDirectory()
         var arguments: [String] = []
         for (index, request) in requests.enumerated() {

@@ -4,29 +4,29 @@ import Foundation
 import LivecastCore
 
 /// A running emulator that trusts a fresh openssl key, with curl set up to trust its certificate.
-public struct EmulatorFixture: Sendable {
+package struct EmulatorFixture: Sendable {
     /// The bundle id tests push to.
-    public static let bundleID = "com.example.game"
+    package static let bundleID = "com.example.game"
     /// The topic of Live Activity pushes for ``bundleID``.
-    public static let topic = "com.example.game.push-type.liveactivity"
+    package static let topic = "com.example.game.push-type.liveactivity"
 
-    public let emulator: APNsEmulator
-    public let key: ProviderKey
-    public let curl: Curl
+    package let emulator: APNsEmulator
+    package let key: ProviderKey
+    package let curl: Curl
     /// A valid provider token for ``key``, issued now.
-    public let token: String
+    package let token: String
     private let directory: TemporaryDirectory
 
     /// `https://localhost:<push port>`.
-    public var pushURL: String { "https://localhost:\(self.emulator.pushPort)" }
+    package var pushURL: String { "https://localhost:\(self.emulator.pushPort)" }
     /// `https://localhost:<management port>`.
-    public var managementURL: String { "https://localhost:\(self.emulator.managementPort)" }
+    package var managementURL: String { "https://localhost:\(self.emulator.managementPort)" }
 
     /// Starts an emulator for the duration of `body`.
     /// - Parameters:
     ///   - configure: Changes to the default configuration (its trusted keys already hold the fixture's key).
     ///   - body: The test.
-    public static func with<Result>(
+    package static func with<Result>(
         _ configure: (inout APNsEmulator.Configuration) -> Void = { _ in },
         _ body: (EmulatorFixture) async throws -> Result
     ) async throws -> Result {
@@ -55,7 +55,7 @@ public struct EmulatorFixture: Sendable {
     }
 
     /// The headers of a Live Activity device push, with the fixture's token.
-    public func deviceHeaders(priority: Int = 10) -> [(String, String)] {
+    package func deviceHeaders(priority: Int = 10) -> [(String, String)] {
         [
             ("authorization", "bearer \(self.token)"),
             ("apns-push-type", "liveactivity"),
@@ -65,17 +65,17 @@ public struct EmulatorFixture: Sendable {
     }
 
     /// A device push request.
-    public func devicePushRequest(token: String, payload: String, headers: [(String, String)]? = nil) -> Curl.Request {
+    package func devicePushRequest(token: String, payload: String, headers: [(String, String)]? = nil) -> Curl.Request {
         Curl.Request("POST", "\(self.pushURL)/3/device/\(token)", headers: headers ?? self.deviceHeaders(), body: payload)
     }
 
     /// Sends a device push.
-    public func devicePush(token: String, payload: String, headers: [(String, String)]? = nil) async throws -> Curl.Response {
+    package func devicePush(token: String, payload: String, headers: [(String, String)]? = nil) async throws -> Curl.Response {
         try await self.curl.send(self.devicePushRequest(token: token, payload: payload, headers: headers))
     }
 
     /// The headers of a broadcast to a No Storage channel.
-    public func broadcastHeaders(channelID: String, expiration: Int = 0, priority: Int = 10) -> [(String, String)] {
+    package func broadcastHeaders(channelID: String, expiration: Int = 0, priority: Int = 10) -> [(String, String)] {
         [
             ("authorization", "bearer \(self.token)"),
             ("apns-channel-id", channelID),
@@ -86,7 +86,7 @@ public struct EmulatorFixture: Sendable {
     }
 
     /// Sends a broadcast.
-    public func broadcast(
+    package func broadcast(
         payload: String,
         headers: [(String, String)],
         bundleID: String = EmulatorFixture.bundleID
@@ -95,7 +95,7 @@ public struct EmulatorFixture: Sendable {
     }
 
     /// Creates a channel through the management API. - Returns: its id.
-    public func createChannel(storagePolicy: Int = 0, bundleID: String = EmulatorFixture.bundleID) async throws -> String {
+    package func createChannel(storagePolicy: Int = 0, bundleID: String = EmulatorFixture.bundleID) async throws -> String {
         let response = try await self.curl.send(
             Curl.Request(
                 "POST",
@@ -111,13 +111,13 @@ public struct EmulatorFixture: Sendable {
     }
 
     /// Calls the `/emulator` control plane. - Returns: the JSON answer and status.
-    public func control(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, json: JSONValue) {
+    package func control(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, json: JSONValue) {
         let response = try await self.curl.send(Curl.Request(method, "\(self.pushURL)/emulator/\(path)", body: body))
         return (response.status, response.json ?? .null)
     }
 
     /// Adds a device through the control plane. - Returns: its snapshot as JSON.
-    public func addDevice(osVersion: String = "18.2", attributesTypes: [String] = ["GameAttributes"]) async throws -> JSONValue {
+    package func addDevice(osVersion: String = "18.2", attributesTypes: [String] = ["GameAttributes"]) async throws -> JSONValue {
         let tokens = attributesTypes.map { #""\#($0)": """# }.joined(separator: ",")
         let (status, json) = try await self.control(
             "POST",
@@ -129,7 +129,7 @@ public struct EmulatorFixture: Sendable {
     }
 
     /// One device as the control plane shows it.
-    public func device(_ id: String) async throws -> JSONValue {
+    package func device(_ id: String) async throws -> JSONValue {
         let (status, json) = try await self.control("GET", "devices/\(id)")
         guard status == 200 else { throw TestFailure("reading device \(id) answered \(status)") }
         return json
@@ -137,7 +137,7 @@ public struct EmulatorFixture: Sendable {
 
     /// An APNs client pointed at this emulator's ports, trusting its certificate through the configuration alone,
     /// signing with the fixture's key. Shut it down when done.
-    public func makeClient(
+    package func makeClient(
         clock: any WallClock = SystemWallClock(),
         _ adjust: (inout APNsClient.Configuration) -> Void = { _ in }
     ) throws -> APNsClient {

@@ -3,15 +3,15 @@ import SystemPackage
 
 /// Runs another program (curl, openssl, nghttp, the `livecast` binary) to completion with swift-subprocess, without
 /// holding a thread, collecting all its output.
-public enum ExternalProcess {
+package enum ExternalProcess {
     /// What a finished program left behind.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The exit status (or the signal number when it was killed).
-        public var status: Int32
+        package var status: Int32
         /// Everything it wrote to stdout.
-        public var stdout: String
+        package var stdout: String
         /// Everything it wrote to stderr.
-        public var stderr: String
+        package var stderr: String
     }
 
     /// Runs `executable` with `arguments` and waits for it to exit.
@@ -19,7 +19,7 @@ public enum ExternalProcess {
     ///   - executable: A path, or a name looked up in `PATH`.
     ///   - arguments: The arguments.
     ///   - stdin: Text to feed on standard input. Defaults to none.
-    public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) async throws -> Result {
+    package static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) async throws -> Result {
         let program: Executable = executable.contains("/") ? .path(FilePath(executable)) : .name(executable)
         let result =
             if let stdin {
@@ -39,7 +39,7 @@ public enum ExternalProcess {
 
 extension TerminationStatus {
     /// The exit status, or the number of the signal that ended it.
-    public var code: Int32 {
+    package var code: Int32 {
         switch self {
         case .exited(let status), .signaled(let status): status
         }

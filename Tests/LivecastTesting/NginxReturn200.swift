@@ -7,14 +7,14 @@ import Glibc
 
 /// nginx (Debian's package) serving `return 200;` over TLS + HTTP/2 from a temporary prefix: a sink that answers
 /// every push at once, as APNs does a valid one.
-public struct NginxReturn200: Sendable {
+package struct NginxReturn200: Sendable {
     /// Its TLS port on 127.0.0.1.
-    public let port: Int
+    package let port: Int
     /// Its self-signed certificate (PEM), for `localhost`.
-    public let certificate: String
+    package let certificate: String
 
     /// Runs `body` while nginx runs; stops it after.
-    public static func with(_ body: (NginxReturn200) async throws -> Void) async throws {
+    package static func with(_ body: (NginxReturn200) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
         let certificate = directory.path("cert.pem")
         let key = directory.path("key.pem")

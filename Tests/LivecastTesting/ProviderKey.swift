@@ -3,17 +3,17 @@ import Foundation
 
 /// An APNs signing key made with openssl for a test, and provider tokens signed with it by the openssl recipe
 /// (`Tests/Fixtures/make-jwt.sh`), independently of Livecast's own signer.
-public struct ProviderKey: Sendable {
+package struct ProviderKey: Sendable {
     /// The `.p8` file.
-    public let path: String
+    package let path: String
     /// The team id (`iss`).
-    public let teamID: String
+    package let teamID: String
     /// The key id (`kid`).
-    public let keyID: String
+    package let keyID: String
     private let directory: TemporaryDirectory
 
     /// Makes a new P-256 key in PKCS#8 PEM form with openssl.
-    public static func make(teamID: String = "TEAM123456", keyID: String = "KEY1234567") async throws -> ProviderKey {
+    package static func make(teamID: String = "TEAM123456", keyID: String = "KEY1234567") async throws -> ProviderKey {
         let directory = try TemporaryDirectory()
         let path = directory.path("AuthKey_\(keyID).p8")
         let result = try await ExternalProcess.run(
@@ -25,19 +25,19 @@ public struct ProviderKey: Sendable {
     }
 
     /// The key as the emulator trusts it.
-    public func trusted() throws -> TrustedKey {
+    package func trusted() throws -> TrustedKey {
         try TrustedKey(teamID: self.teamID, keyID: self.keyID, pem: String(contentsOfFile: self.path, encoding: .utf8))
     }
 
     /// A provider token with `iat` the given time (default now).
-    public func token(issuedAt: Int? = nil) async throws -> String {
+    package func token(issuedAt: Int? = nil) async throws -> String {
         var arguments = [Fixtures.makeJWTScript, self.path, self.keyID, self.teamID]
         if let issuedAt { arguments.append(String(issuedAt)) }
         return try await Self.run(arguments)
     }
 
     /// A token with hand-written claims and algorithm, to test malformed tokens.
-    public func token(claims: String, algorithm: String = "ES256") async throws -> String {
+    package func token(claims: String, algorithm: String = "ES256") async throws -> String {
         try await Self.run([Fixtures.makeJWTScript, self.path, self.keyID, "--claims", claims, "--alg", algorithm])
     }
 
@@ -49,7 +49,7 @@ public struct ProviderKey: Sendable {
 }
 
 /// A test precondition that did not hold.
-public struct TestFailure: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct TestFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

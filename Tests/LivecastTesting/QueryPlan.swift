@@ -2,38 +2,38 @@ import PostgresNIO
 
 /// The output of `EXPLAIN` (`ANALYZE` for what was read, with `BUFFERS` for ``pages``), for tests that bound what a
 /// statement reads or which plan it keeps.
-public struct QueryPlan: CustomStringConvertible, Sendable {
+package struct QueryPlan: CustomStringConvertible, Sendable {
     /// The plan's lines, as PostgreSQL printed them.
-    public let lines: [String]
+    package let lines: [String]
 
     /// Reads the plan from the rows of an `EXPLAIN` statement.
-    public init(_ rows: PostgresRowSequence) async throws {
+    package init(_ rows: PostgresRowSequence) async throws {
         var lines: [String] = []
         for try await line in rows.decode(String.self) { lines.append(line) }
         self.lines = lines
     }
 
     /// The rows the statement's top node gave.
-    public var rows: Int? {
+    package var rows: Int? {
         self.lines.first.flatMap { Self.number(after: "rows=", in: Self.actual(of: $0)) }
     }
 
     /// The pages the whole statement read, from the buffers or from disk (its first `Buffers:` line).
-    public var pages: Int? {
+    package var pages: Int? {
         self.lines.first { $0.contains("Buffers:") }.map {
             (Self.number(after: "hit=", in: $0) ?? 0) + (Self.number(after: "read=", in: $0) ?? 0)
         }
     }
 
     /// The rows the statement's scans of `table` gave, over all their loops.
-    public func rowsRead(from table: String) -> Int {
+    package func rowsRead(from table: String) -> Int {
         self.lines.filter { $0.contains(" on \(table) ") }.reduce(0) { total, line in
             let actual = Self.actual(of: line)
             return total + (Self.number(after: "rows=", in: actual) ?? 0) * (Self.number(after: "loops=", in: actual) ?? 1)
         }
     }
 
-    public var description: String { self.lines.joined(separator: "\n") }
+    package var description: String { self.lines.joined(separator: "\n") }
 
     /// What a node's line says it did (`actual … rows=… loops=…`), apart from the planner's estimates before it.
     private static func actual(of line: String) -> Substring {

@@ -4,15 +4,15 @@ import Logging
 import PostgresNIO
 
 /// A migrated database of its own, with one app (`com.example.game`, sandbox), for a store test.
-public struct StoreFixture: Sendable {
-    public let client: PostgresClient
+package struct StoreFixture: Sendable {
+    package let client: PostgresClient
     /// How to reach the fixture's database, for a second client.
-    public let configuration: PostgresClient.Configuration
-    public let appID: Int64
-    public let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
+    package let configuration: PostgresClient.Configuration
+    package let appID: Int64
+    package let logger = Logger(label: "test.store", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// - Parameter server: The PostgreSQL server to make the database on; the tests' shared one when `nil`.
-    public static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         _ name: String,
         server: PostgresClient.Configuration? = nil,
         _ body: (StoreFixture) async throws -> Result
@@ -37,7 +37,7 @@ public struct StoreFixture: Sendable {
     }
 
     /// Every row for a device and type: token, whether live, and the invalidation reason.
-    public func rows(device: String, type: String = "GameAttributes") async throws -> [(token: String, live: Bool, reason: String?)] {
+    package func rows(device: String, type: String = "GameAttributes") async throws -> [(token: String, live: Bool, reason: String?)] {
         let rows = try await self.client.query(
             "SELECT token, invalidated_at IS NULL, invalidation_reason FROM push_to_start_tokens WHERE app_id = \(self.appID) AND device_id = \(device) AND attributes_type = \(type) ORDER BY id"
         )
@@ -47,7 +47,7 @@ public struct StoreFixture: Sendable {
     }
 
     /// Starts `count` activities of the app, `order-1` to `order-<count>`, of `OrderAttributes`, without tokens.
-    public func insertActivities(_ count: Int) async throws {
+    package func insertActivities(_ count: Int) async throws {
         try await self.client.query(
             """
             INSERT INTO activities (app_id, activity_key, attributes_type)
@@ -58,14 +58,14 @@ public struct StoreFixture: Sendable {
 
     /// How many times `table` was analyzed by an `ANALYZE` statement (autovacuum's not counted), by PostgreSQL's
     /// statistics, which an `ANALYZE` reports at once.
-    public func timesAnalyzed(_ table: String) async throws -> Int {
+    package func timesAnalyzed(_ table: String) async throws -> Int {
         let rows = try await self.client.query("SELECT analyze_count::int FROM pg_stat_user_tables WHERE relname = \(table)")
         for try await count in rows.decode(Int.self) { return count }
         throw StoreError(.notFound, "no table \(table)")
     }
 
     /// The database's clock hour, which the priority-10 budget counts by.
-    public func databaseHour() async throws -> String {
+    package func databaseHour() async throws -> String {
         let rows = try await self.client.query("SELECT date_trunc('hour', now())::text")
         for try await hour in rows.decode(String.self) { return hour }
         throw StoreError(.notFound, "no clock")

@@ -6,20 +6,20 @@ import PostgresNIO
 /// A PostgreSQL server for the tests: the one `DATABASE_URL` names, or a ``TemporaryPostgres`` shared by the test
 /// process and stopped when it exits.
 /// Each suite asks for its own database, so suites run in parallel.
-public actor TestPostgres {
+package actor TestPostgres {
     /// The test process's server, started on first use.
-    public static let shared = TestPostgres()
+    package static let shared = TestPostgres()
 
     /// The server, once starting began; actor methods re-enter while it starts, so they share this task.
     private var server: Task<PostgresClient.Configuration, any Error>?
 
     /// A new, empty database on the test server. - Returns: its configuration.
-    public func makeDatabase(named prefix: String) async throws -> PostgresClient.Configuration {
+    package func makeDatabase(named prefix: String) async throws -> PostgresClient.Configuration {
         try await Self.makeDatabase(named: prefix, on: try await self.start())
     }
 
     /// A new, empty database on `server`. - Returns: its configuration.
-    public static func makeDatabase(named prefix: String, on server: PostgresClient.Configuration) async throws -> PostgresClient.Configuration {
+    package static func makeDatabase(named prefix: String, on server: PostgresClient.Configuration) async throws -> PostgresClient.Configuration {
         let name = "\(prefix.lowercased())_\(UUID().uuidString.prefix(8).lowercased())"
         try await self.withClient(server) { client in
             _ = try await client.query(PostgresQuery(unsafeSQL: #"CREATE DATABASE "\#(name)""#))
@@ -30,7 +30,7 @@ public actor TestPostgres {
     }
 
     /// Runs `body` with a running client for `configuration`.
-    public static func withClient<Result: Sendable>(
+    package static func withClient<Result: Sendable>(
         _ configuration: PostgresClient.Configuration,
         _ body: (PostgresClient) async throws -> Result
     ) async throws -> Result {

@@ -4,28 +4,28 @@ import ServiceLifecycle
 
 /// A listener could not bind its address because something else holds it, such as a second instance on the same
 /// host: the error names the setting that gives this one another address.
-public struct ListenerAddressInUse: Error, CustomStringConvertible {
+package struct ListenerAddressInUse: Error, CustomStringConvertible {
     /// Which listener: `API` or `metrics`.
-    public var listener: String
+    package var listener: String
     /// `HOST:PORT`.
-    public var address: String
+    package var address: String
     /// The flag (and its environment variable) that sets the address.
-    public var setting: String
+    package var setting: String
 
     /// A listener of `address` that cannot bind it, set by `setting`.
-    public init(listener: String, address: String, setting: String) {
+    package init(listener: String, address: String, setting: String) {
         self.listener = listener
         self.address = address
         self.setting = setting
     }
 
-    public var description: String {
+    package var description: String {
         "the \(self.listener) listener cannot bind \(self.address): the address is in use (another instance on this host?); "
             + "give this one another address with \(self.setting), or port 0 for a free one"
     }
 
     /// Whether `error` is a bind that failed because the address is in use.
-    public static func isAddressInUse(_ error: any Error) -> Bool {
+    package static func isAddressInUse(_ error: any Error) -> Bool {
         (error as? IOError)?.errnoCode == EADDRINUSE
     }
 }

@@ -4,51 +4,51 @@ import PostgresNIO
 
 extension LivecastApplication {
     /// What the running service is built from.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The PostgreSQL server.
-        public var database: PostgresClient.Configuration
+        package var database: PostgresClient.Configuration
         /// The host to listen on. Defaults to `127.0.0.1`.
-        public var host: String
+        package var host: String
         /// The port to listen on; `0` picks a free one. Defaults to `8080`.
-        public var port: Int
+        package var port: Int
         /// The host of the metrics listener (`GET /metrics`), apart from the API. Defaults to `127.0.0.1`.
-        public var metricsHost: String
+        package var metricsHost: String
         /// The port of the metrics listener; `0` picks a free one, `nil` runs none. Defaults to `nil` (`livecast
         /// serve` defaults to `9464`).
-        public var metricsPort: Int?
+        package var metricsPort: Int?
         /// How long an API connection may sit with nothing read or written, a request head that has not finished
         /// arriving included, before it is closed. Defaults to 60 seconds.
-        public var httpIdleTimeout: Duration
+        package var httpIdleTimeout: Duration
         /// How long a request may take to arrive, from its head to the end of its body, before its connection is
         /// closed. Defaults to 30 seconds.
-        public var httpReadTimeout: Duration
+        package var httpReadTimeout: Duration
         /// PostgreSQL's `statement_timeout` on the service's connections; `nil` sets none. Defaults to 60 seconds.
-        public var statementTimeout: Duration?
+        package var statementTimeout: Duration?
         /// How long a request may wait on PostgreSQL (for a pool connection, then its queries) before it is answered
         /// `503 database_unavailable`. Defaults to 10 seconds.
-        public var databaseWaitTimeout: Duration
+        package var databaseWaitTimeout: Duration
         /// Applied before the server accepts connections.
-        public var migrations: [Migration]
+        package var migrations: [Migration]
         /// Opens the apps' sealed signing keys. Defaults to none.
-        public var masterKey: MasterKey?
+        package var masterKey: MasterKey?
         /// The APNs hosts and trust instead of Apple's (the emulator, a proxy). Defaults to Apple's.
-        public var apnsOverrides: AppClients.Overrides
+        package var apnsOverrides: AppClients.Overrides
         /// The API's rate limits and caps.
-        public var api: LivecastAPI.Configuration
+        package var api: LivecastAPI.Configuration
         /// Dispatcher workers; `0` runs none in this process. Defaults to `4`.
-        public var dispatchWorkers: Int
+        package var dispatchWorkers: Int
         /// How the dispatcher claims, leases and retries.
-        public var dispatch: Dispatcher.Settings
+        package var dispatch: Dispatcher.Settings
         /// The time between reaper passes (on the one instance that takes the lock); zero runs none here. Defaults
         /// to zero.
-        public var reapInterval: Duration
+        package var reapInterval: Duration
         /// What the reaper ends, retires, expires and prunes.
-        public var reaperPolicy: ReaperPolicy
+        package var reaperPolicy: ReaperPolicy
 
         /// - Parameters:
         ///   - database: The PostgreSQL server.
         ///   - migrations: The migrations to apply before serving.
-        public init(
+        package init(
             database: PostgresClient.Configuration,
             host: String = "127.0.0.1",
             port: Int = 8080,

@@ -20,13 +20,13 @@ import ServiceLifecycle
 /// let livecast = LivecastApplication(settings: settings, metrics: registry, logger: logger) { port in print(port) }
 /// try await livecast.application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
 /// ```
-public struct LivecastApplication: Sendable {
+package struct LivecastApplication: Sendable {
     /// The PostgreSQL client; usable while ``application`` runs.
-    public let database: PostgresClient
+    package let database: PostgresClient
     /// The HTTP API that ``application`` serves.
-    public let api: LivecastAPI
+    package let api: LivecastAPI
     /// The server with every other part as its services.
-    public let application: Application<RouterResponder<APIRequestContext>>
+    package let application: Application<RouterResponder<APIRequestContext>>
 
     /// - Parameters:
     ///   - settings: What to build.
@@ -35,7 +35,7 @@ public struct LivecastApplication: Sendable {
     ///   - logger: The logger of the store, the dispatcher, the APNs clients and the server.
     ///   - onServerRunning: Called with the bound port once the server accepts connections.
     ///   - onMetricsServerRunning: Called with the metrics listener's bound port once it accepts connections.
-    public init(
+    package init(
         settings: Settings,
         metrics: PrometheusCollectorRegistry,
         logger: Logger,

@@ -4,7 +4,7 @@ import Synchronization
 /// A token bucket per key (an API key's id, or a client's address): `burst` requests at once, refilled at
 /// `ratePerSecond`. Buckets that have refilled completely are dropped once there are many, so a flood of
 /// distinct keys cannot grow it without end.
-public final class RateLimiter<Key: Hashable & Sendable>: Sendable {
+package final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Whether a request may go ahead.
     enum Decision: Hashable {
         case allowed
@@ -26,7 +26,7 @@ public final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     private let configuration: RateLimit
     private let state: Mutex<State>
 
-    public init(configuration: RateLimit) {
+    package init(configuration: RateLimit) {
         self.configuration = configuration
         self.state = Mutex(State(pruneAt: Self.minimumPruneSize))
     }
@@ -78,19 +78,19 @@ public final class RateLimiter<Key: Hashable & Sendable>: Sendable {
 }
 
 /// How fast and how bursty one key may call.
-public struct RateLimit: Sendable, Hashable {
+package struct RateLimit: Sendable, Hashable {
     /// Sustained requests per second.
-    public var ratePerSecond: Double
+    package var ratePerSecond: Double
     /// Requests allowed at once after a quiet spell.
-    public var burst: Double
+    package var burst: Double
 
-    public init(ratePerSecond: Double, burst: Double) {
+    package init(ratePerSecond: Double, burst: Double) {
         self.ratePerSecond = ratePerSecond
         self.burst = burst
     }
 
     /// An API key's default: 50 requests a second, bursts of 100.
-    public static let perKey = RateLimit(ratePerSecond: 50, burst: 100)
+    package static let perKey = RateLimit(ratePerSecond: 50, burst: 100)
     /// A client address's failed authentications: 20 at once, then one a second.
-    public static let failedAuthentications = RateLimit(ratePerSecond: 1, burst: 20)
+    package static let failedAuthentications = RateLimit(ratePerSecond: 1, burst: 20)
 }

@@ -6,11 +6,11 @@ import HTTPTypes
 ///
 /// A client can write any `X-Forwarded-For` it likes, so the header is read only from a trusted peer, and only
 /// from the right, where each trusted proxy appended the address it saw.
-public struct TrustedProxies: Sendable, Hashable {
+package struct TrustedProxies: Sendable, Hashable {
     private let blocks: [AddressBlock]
 
     /// Trusts no proxy: the client's address is always the peer's.
-    public static let none = TrustedProxies(blocks: [])
+    package static let none = TrustedProxies(blocks: [])
 
     private init(blocks: [AddressBlock]) {
         self.blocks = blocks
@@ -18,7 +18,7 @@ public struct TrustedProxies: Sendable, Hashable {
 
     /// Reads a comma-separated list of CIDR blocks or addresses, such as `10.0.0.0/8, 192.0.2.7, fd00::/8`.
     /// - Throws: ``TrustedProxiesError`` naming an entry that is neither.
-    public init(parsing list: String) throws(TrustedProxiesError) {
+    package init(parsing list: String) throws(TrustedProxiesError) {
         var blocks: [AddressBlock] = []
         for entry in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
             guard let block = AddressBlock(entry) else { throw TrustedProxiesError(entry: entry) }
@@ -49,10 +49,10 @@ public struct TrustedProxies: Sendable, Hashable {
 }
 
 /// A `--trusted-proxies` entry that is neither an address nor a CIDR block.
-public struct TrustedProxiesError: Error, CustomStringConvertible {
+package struct TrustedProxiesError: Error, CustomStringConvertible {
     /// The entry.
-    public let entry: String
-    public var description: String { "\(self.entry) is not an IP address or CIDR block (such as 10.0.0.0/8)" }
+    package let entry: String
+    package var description: String { "\(self.entry) is not an IP address or CIDR block (such as 10.0.0.0/8)" }
 }
 
 extension HTTPField.Name {

@@ -1,18 +1,18 @@
 import Foundation
 
 /// A listener's `HOST:PORT` (`[v6]:PORT` for an IPv6 address); port 0 picks a free one.
-public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
 
     /// An address to listen on.
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses `HOST:PORT`. - Returns: `nil` without a host, or a port in 0...65535.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
             return nil
         }
@@ -21,5 +21,5 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
-    public var description: String { self.host.contains(":") ? "[\(self.host)]:\(self.port)" : "\(self.host):\(self.port)" }
+    package var description: String { self.host.contains(":") ? "[\(self.host)]:\(self.port)" : "\(self.host):\(self.port)" }
 }

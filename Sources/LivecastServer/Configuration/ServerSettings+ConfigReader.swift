@@ -1,4 +1,4 @@
-public import Configuration
+import Configuration
 import LivecastCore
 import LivecastService
 import LivecastStore
@@ -32,7 +32,7 @@ extension LivecastAPI.Configuration {
     ///     the device's app should register the activity.
     ///   - `retry-deadline`: as ``Dispatcher/Settings/init(reader:)`` reads it, for replayed dead letters.
     /// - Throws: ``InvalidSetting`` for a value out of range.
-    public init(reader: ConfigReader) throws {
+    package init(reader: ConfigReader) throws {
         self.init()
         self.rateLimit = RateLimit(
             ratePerSecond: try reader.positiveNumber("rate-limit", default: self.rateLimit.ratePerSecond),
@@ -76,7 +76,7 @@ extension LivecastApplication.Settings {
     ///     ``AppClients/Overrides/init(reader:)``, ``LivecastAPI/Configuration/init(reader:)``,
     ///     ``Dispatcher/Settings/init(reader:)`` and ``ReaperPolicy/init(reader:)``.
     /// - Throws: ``InvalidSetting`` naming the first setting that is missing or out of range.
-    public init(reader: ConfigReader) throws {
+    package init(reader: ConfigReader) throws {
         let listen = try reader.listenAddress("listen", default: ListenAddress(host: "127.0.0.1", port: 8080))
         let metrics = try reader.listenAddress("metrics-listen", default: ListenAddress(host: "127.0.0.1", port: 9464))
         let statementTimeout = try reader.seconds("statement-timeout", atLeast: 0, default: .seconds(60))

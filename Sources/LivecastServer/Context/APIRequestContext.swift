@@ -4,26 +4,26 @@ import NIOCore
 
 /// The request context of the Livecast API: Hummingbird's core storage, the client's address, and the caller once
 /// its key authenticated.
-public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
+package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// The largest request body the API reads: 64 KiB, far above any valid request (payloads are at most 5 KiB).
-    public static let maximumBodySize = 64 * 1024
+    package static let maximumBodySize = 64 * 1024
 
-    public var coreContext: CoreRequestContextStorage
+    package var coreContext: CoreRequestContextStorage
     /// The connection's peer (`nil` where there is no socket, as under the router test client).
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     /// The event loop of the request's connection.
-    public let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
     /// Who is calling, set by the API-key middleware on `/v1` routes, and by the console's session middleware on
     /// `/console` pages (whose in-process API calls then act as the session's key).
-    public var caller: APIKeys.Caller?
+    package var caller: APIKeys.Caller?
     /// The signed-in console session of a `/console` page.
-    public var consoleSession: ConsoleSessions.Session?
+    package var consoleSession: ConsoleSessions.Session?
 
-    public init(source: Source) {
+    package init(source: Source) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
         self.eventLoop = source.channel.eventLoop
     }
 
-    public var maxUploadSize: Int { Self.maximumBodySize }
+    package var maxUploadSize: Int { Self.maximumBodySize }
 }

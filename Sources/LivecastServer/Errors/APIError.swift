@@ -3,18 +3,18 @@ import HTTPTypes
 import Hummingbird
 
 /// An error the API answers with: a status and `{"error": {"code", "message", "field"?}}`.
-public struct APIError: Error, HTTPResponseError, Hashable, CustomStringConvertible {
-    public let status: HTTPResponse.Status
+package struct APIError: Error, HTTPResponseError, Hashable, CustomStringConvertible {
+    package let status: HTTPResponse.Status
     /// A machine-readable code, such as `stale_timestamp`.
-    public let code: String
+    package let code: String
     /// A sentence for people. Never holds a key, a token or a signing key.
-    public let message: String
+    package let message: String
     /// The request field at fault, when one is.
-    public let field: String?
+    package let field: String?
     /// Extra headers, such as `Retry-After`.
-    public let headers: HTTPFields
+    package let headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, code: String, _ message: String, field: String? = nil, headers: HTTPFields = [:]) {
+    package init(_ status: HTTPResponse.Status, code: String, _ message: String, field: String? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
@@ -22,9 +22,9 @@ public struct APIError: Error, HTTPResponseError, Hashable, CustomStringConverti
         self.headers = headers
     }
 
-    public var description: String { "\(self.status.code) \(self.code): \(self.message)" }
+    package var description: String { "\(self.status.code) \(self.code): \(self.message)" }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = Body(error: .init(code: self.code, message: self.message, field: self.field))
         let data = try JSONEncoder.sorted.encode(body)
         var headers = self.headers

@@ -1,24 +1,24 @@
 import Foundation
 
 /// What a bulk import did: each row's result or error, in the rows' order, and how many rows had each result.
-public struct ImportReport: Sendable, Encodable {
+package struct ImportReport: Sendable, Encodable {
     /// One row's outcome: `result` as the single registration answers it (`created`, `rotated`, …), or `error`.
-    public struct Row: Sendable, Encodable {
+    package struct Row: Sendable, Encodable {
         /// The row's position from 0: in the array, or the NDJSON line's number less one.
-        public let index: Int
+        package let index: Int
         /// What the registration did, when it was written.
-        public let result: String?
+        package let result: String?
         /// Why the row was refused, as the single registration would have answered.
-        public let error: RowError?
+        package let error: RowError?
     }
 
     /// A refused row: the single registration's error code, message and field, and the HTTP status it would have
     /// answered.
-    public struct RowError: Sendable, Encodable {
-        public let code: String
-        public let message: String
-        public let field: String?
-        public let status: Int
+    package struct RowError: Sendable, Encodable {
+        package let code: String
+        package let message: String
+        package let field: String?
+        package let status: Int
 
         init(_ error: APIError) {
             self.code = error.code
@@ -29,9 +29,9 @@ public struct ImportReport: Sendable, Encodable {
     }
 
     /// Every row, in order.
-    public private(set) var results: [Row] = []
+    package private(set) var results: [Row] = []
     /// Rows by result (each result of the kind, zero included), and `failed`.
-    public private(set) var counts: [String: Int]
+    package private(set) var counts: [String: Int]
 
     /// An empty report whose counts name `results`.
     init(results names: [String]) {
@@ -39,7 +39,7 @@ public struct ImportReport: Sendable, Encodable {
     }
 
     /// How many rows were refused.
-    public var failed: Int { self.counts["failed"] ?? 0 }
+    package var failed: Int { self.counts["failed"] ?? 0 }
 
     mutating func add(_ index: Int, result: String) {
         self.results.append(Row(index: index, result: result, error: nil))

@@ -3,9 +3,9 @@ import Hummingbird
 import LivecastCore
 
 /// The text of a bulk import, split into its rows: a JSON array of objects, or NDJSON (one object a line).
-public struct ImportText: Sendable {
+package struct ImportText: Sendable {
     /// How the rows are written.
-    public enum Format: Sendable, Hashable {
+    package enum Format: Sendable, Hashable {
         /// One JSON array whose elements are the rows.
         case jsonArray
         /// Newline-delimited JSON: each line a row (a final newline ends the last row; `\r\n` is taken as `\n`).
@@ -20,12 +20,12 @@ public struct ImportText: Sendable {
     let rows: [Range<Int>]
 
     /// How many rows it holds.
-    public var count: Int { self.rows.count }
+    package var count: Int { self.rows.count }
 
     /// Splits the text into rows. A JSON array's own structure is checked here (its brackets and commas); whether
     /// each row is JSON is found by ``decodeRows(as:)``, before any row is imported.
     /// - Throws: ``APIError`` `400 malformed_request` for a JSON array that does not parse.
-    public init(_ bytes: [UInt8], format: Format) throws {
+    package init(_ bytes: [UInt8], format: Format) throws {
         self.format = format
         self.bytes = bytes
         switch format {

@@ -15,9 +15,9 @@ import PostgresNIO
 /// let text = try ImportText(Array(fileContents), format: .ndjson)
 /// let report = try await RegistrationImporter(database: client, logger: logger).run(.pushToStart, appID: app.id, text: text)
 /// ```
-public struct RegistrationImporter: Sendable {
+package struct RegistrationImporter: Sendable {
     /// What the rows register.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// Push-to-start tokens: rows of `deviceId`, `attributesType`, `token`, and optionally `userId`,
         /// `osVersion`, `frequentUpdatesEnabled`.
         case pushToStart = "push-to-start"
@@ -27,9 +27,9 @@ public struct RegistrationImporter: Sendable {
     }
 
     /// The most rows one HTTP request may carry: 10,000.
-    public static let maximumRowsPerRequest = 10_000
+    package static let maximumRowsPerRequest = 10_000
     /// The largest HTTP request body of an import: 16 MiB, room for 10,000 rows of the longest identifiers.
-    public static let maximumRequestBytes = 16 * 1024 * 1024
+    package static let maximumRequestBytes = 16 * 1024 * 1024
 
     private let database: PostgresClient
     private let logger: Logger
@@ -37,7 +37,7 @@ public struct RegistrationImporter: Sendable {
     /// - Parameters:
     ///   - database: The running PostgreSQL client.
     ///   - logger: The store's logger.
-    public init(database: PostgresClient, logger: Logger) {
+    package init(database: PostgresClient, logger: Logger) {
         self.database = database
         self.logger = logger
     }
@@ -53,7 +53,7 @@ public struct RegistrationImporter: Sendable {
     ///   not JSON; otherwise only what stops the whole import (the database going away), and rows imported before
     ///   stay imported: a connection lost after the first batch is ``APIError/importInterrupted(after:of:)``, which
     ///   says how far it got.
-    public func run(_ kind: Kind, appID: Int64, text: ImportText, progress: (_ rowsDone: Int) -> Void = { _ in }) async throws -> ImportReport {
+    package func run(_ kind: Kind, appID: Int64, text: ImportText, progress: (_ rowsDone: Int) -> Void = { _ in }) async throws -> ImportReport {
         switch kind {
         case .pushToStart: try await self.run(PushToStartTokenImportRow.self, appID: appID, text: text, progress: progress)
         case .activities: try await self.run(ActivityImportRow.self, appID: appID, text: text, progress: progress)

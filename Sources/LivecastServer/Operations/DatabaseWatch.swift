@@ -24,20 +24,20 @@ import Synchronization
 /// Work that takes longer than ``waitTimeout`` (waiting for a pool connection while all are busy, then its queries)
 /// is answered `503 database_unavailable` too, and cancelled: a request waiting for a connection withdraws. Late work is
 /// looked for ten times a second, while the watch runs.
-public final class DatabaseWatch: Service, Sendable {
+package final class DatabaseWatch: Service, Sendable {
     /// How often the database is probed.
-    public static let probeInterval: Duration = .milliseconds(500)
+    package static let probeInterval: Duration = .milliseconds(500)
     /// How long a probe may take before it counts as unanswered.
-    public static let probeTimeout: Duration = .seconds(2)
+    package static let probeTimeout: Duration = .seconds(2)
     /// How long a probe waits for its answer before it also asks whether connections are refused (a stopped server
     /// is told at once, without waiting out ``probeTimeout``).
-    public static let refusalCheckDelay: Duration = .milliseconds(300)
+    package static let refusalCheckDelay: Duration = .milliseconds(300)
     /// How long without any answer before the database counts as unreachable after an unanswered probe.
-    public static let unansweredPatience: Duration = .seconds(30)
+    package static let unansweredPatience: Duration = .seconds(30)
 
     /// How long a request's work may wait on the database, for a pool connection and its queries, before it is
     /// answered `503 database_unavailable`.
-    public let waitTimeout: Duration
+    package let waitTimeout: Duration
 
     private let client: PostgresClient
     /// Where the server listens, to tell one that refuses connections from one that is slow.
@@ -74,7 +74,7 @@ public final class DatabaseWatch: Service, Sendable {
     /// - Parameters:
     ///   - database: The configuration of the service's PostgreSQL; the probe connects with it on its own.
     ///   - waitTimeout: How long a request's work may wait on the database. Defaults to 10 seconds.
-    public init(database: PostgresClient.Configuration, waitTimeout: Duration = .seconds(10), logger: Logger) {
+    package init(database: PostgresClient.Configuration, waitTimeout: Duration = .seconds(10), logger: Logger) {
         self.waitTimeout = waitTimeout
         var configuration = database
         configuration.options.minimumConnections = 0
@@ -86,16 +86,16 @@ public final class DatabaseWatch: Service, Sendable {
     }
 
     /// Whether the last probe was answered (`true` until the first one says otherwise).
-    public var isReachable: Bool { self.state.withLock { $0.isReachable } }
+    package var isReachable: Bool { self.state.withLock { $0.isReachable } }
 
     /// Why the last probe failed, while the database is unreachable.
-    public var lastError: String? { self.state.withLock { $0.isReachable ? nil : $0.lastError } }
+    package var lastError: String? { self.state.withLock { $0.isReachable ? nil : $0.lastError } }
 
     /// How often work past ``waitTimeout`` is looked for.
     static let lateWorkInterval: Duration = .milliseconds(100)
 
     /// Probes twice a second, and answers late work ten times a second, until graceful shutdown.
-    public func run() async {
+    package func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
             group.addTask {

@@ -1,9 +1,9 @@
 import Prometheus
 
 /// The Prometheus side of Livecast's metrics.
-public enum LivecastMetrics {
+package enum LivecastMetrics {
     /// A swift-metrics factory writing into `registry`, with names and labels made Prometheus-safe.
-    public static func factory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+    package static func factory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.nameAndLabelSanitizer = { name, labels in (Self.sanitized(name), labels.map { (Self.sanitized($0.0), $0.1) }) }
         return factory

@@ -16,21 +16,21 @@ import ServiceLifecycle
 ///
 /// A `Service`: run it in the service group, after the database it reads the apps from; on graceful shutdown it
 /// closes every client it made.
-public actor AppClients: Service {
+package actor AppClients: Service {
     /// Hosts and trust that replace Apple's for every app.
-    public struct Overrides: Sendable {
+    package struct Overrides: Sendable {
         /// Device pushes and broadcasts, such as `https://localhost:2197`.
-        public var pushEndpoint: APNsClient.Endpoint?
+        package var pushEndpoint: APNsClient.Endpoint?
         /// Channel management.
-        public var managementEndpoint: APNsClient.Endpoint?
+        package var managementEndpoint: APNsClient.Endpoint?
         /// A PEM file of certificates to trust besides the system's.
-        public var caFile: String?
+        package var caFile: String?
         /// Connections per endpoint; APNsClient's default when `nil`.
-        public var connectionsPerEndpoint: Int?
+        package var connectionsPerEndpoint: Int?
         /// How long a request may take; APNsClient's default (15 s) when `nil`.
-        public var requestTimeout: Duration?
+        package var requestTimeout: Duration?
 
-        public init(
+        package init(
             pushEndpoint: APNsClient.Endpoint? = nil,
             managementEndpoint: APNsClient.Endpoint? = nil,
             caFile: String? = nil,
@@ -46,16 +46,16 @@ public actor AppClients: Service {
     }
 
     /// An app's client and bundle id.
-    public struct AppClient: Sendable {
-        public let client: APNsClient
-        public let bundleID: String
+    package struct AppClient: Sendable {
+        package let client: APNsClient
+        package let bundleID: String
     }
 
     /// The reason work held back for an app whose signing key cannot be opened is given up with.
-    public static let unusableKeyReason = "SigningKeyUnavailable"
+    package static let unusableKeyReason = "SigningKeyUnavailable"
 
     /// How often a kept client's stored key is compared with the one it signs with.
-    public let keyRecheckInterval: Duration
+    package let keyRecheckInterval: Duration
 
     /// A client being made or made, with the key it signs with.
     private struct Entry {
@@ -70,7 +70,7 @@ public actor AppClients: Service {
     /// Apps whose signing key could not be opened, by id, with their bundle id.
     private var unusableKeys: [Int64: String] = [:]
 
-    public init(apps: Apps, overrides: Overrides = Overrides(), keyRecheckInterval: Duration = .seconds(30), logger: Logger) {
+    package init(apps: Apps, overrides: Overrides = Overrides(), keyRecheckInterval: Duration = .seconds(30), logger: Logger) {
         self.apps = apps
         self.overrides = overrides
         self.keyRecheckInterval = keyRecheckInterval
@@ -78,13 +78,13 @@ public actor AppClients: Service {
     }
 
     /// How many apps' signing keys could not be opened when last tried.
-    public var unusableKeyCount: Int { self.unusableKeys.count }
+    package var unusableKeyCount: Int { self.unusableKeys.count }
 
     /// Whether an app's signing key could not be opened when last tried.
-    public func isUnusable(appID: Int64) -> Bool { self.unusableKeys[appID] != nil }
+    package func isUnusable(appID: Int64) -> Bool { self.unusableKeys[appID] != nil }
 
     /// The client of an app. - Throws: ``StoreError`` `notFound` for an unknown app, `invalid` for an unusable key.
-    public func client(forApp appID: Int64) async throws -> AppClient {
+    package func client(forApp appID: Int64) async throws -> AppClient {
         if var entry = self.clients[appID] {
             guard ContinuousClock.now - entry.checkedAt >= self.keyRecheckInterval else { return try await entry.making.value.client }
             entry.checkedAt = .now
@@ -106,21 +106,21 @@ public actor AppClients: Service {
     }
 
     /// Forgets an app's client (after its key changed, or the app was removed) and closes it.
-    public func forget(appID: Int64) async {
+    package func forget(appID: Int64) async {
         guard let existing = self.clients.removeValue(forKey: appID) else { return }
         await (try? existing.making.value)?.client.client.shutdown()
     }
 
     /// Reports the apps whose signing key cannot be opened, then waits for graceful shutdown (or cancellation) and
     /// closes every client.
-    public func run() async {
+    package func run() async {
         await self.reportUnusableKeys()
         try? await gracefulShutdown()
         await self.shutdown()
     }
 
     /// Closes every client; ``run()`` does this on graceful shutdown.
-    public func shutdown() async {
+    package func shutdown() async {
         let all = self.clients.values
         self.clients = [:]
         for entry in all { await (try? entry.making.value)?.client.client.shutdown() }

@@ -14,13 +14,13 @@ import PostgresNIO
 ///
 /// APNs documents no paging for `all-channels`; channels recorded within a minute before the listing are left
 /// alone, so one created while the listing runs is not taken for missing.
-public struct ChannelReconciler: Sendable {
+package struct ChannelReconciler: Sendable {
     private let database: PostgresClient
     private let apns: APNsClient
     private let logger: Logger
 
     /// - Parameter apns: The APNs client of the app's team and environment.
-    public init(database: PostgresClient, apns: APNsClient, logger: Logger) {
+    package init(database: PostgresClient, apns: APNsClient, logger: Logger) {
         self.database = database
         self.apns = apns
         self.logger = logger
@@ -29,7 +29,7 @@ public struct ChannelReconciler: Sendable {
     /// Reconciles one app's channels.
     /// - Parameter deleteOrphans: Delete orphans at APNs (otherwise they are only reported).
     /// - Throws: ``APNsRefusal`` when APNs does not list the channels; database errors.
-    public func reconcile(appID: Int64, bundleID: String, environment: String, deleteOrphans: Bool) async throws -> ChannelReconciliation {
+    package func reconcile(appID: Int64, bundleID: String, environment: String, deleteOrphans: Bool) async throws -> ChannelReconciliation {
         let registry = ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: self.apns, logger: self.logger)
         let listedAt = Date()
         let atAPNs = Set(try await registry.listAtAPNs(bundleID: bundleID))

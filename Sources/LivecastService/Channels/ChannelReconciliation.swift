@@ -1,9 +1,9 @@
 /// What comparing the registry with APNs' `all-channels` found for one app, and what was done about it.
-public struct ChannelReconciliation: Sendable, Hashable {
+package struct ChannelReconciliation: Sendable, Hashable {
     /// One difference between the registry and APNs.
-    public struct Finding: Sendable, Hashable {
+    package struct Finding: Sendable, Hashable {
         /// The kind of difference.
-        public enum Kind: String, Sendable, Hashable {
+        package enum Kind: String, Sendable, Hashable {
             /// APNs has the channel; the registry does not (or holds it retired or missing): it counts against
             /// APNs' cap and nothing sends to it.
             case orphanAtAPNs = "orphan"
@@ -15,35 +15,35 @@ public struct ChannelReconciliation: Sendable, Hashable {
             case missingAtAPNs = "missing"
         }
 
-        public var kind: Kind
-        public var channelID: String
+        package var kind: Kind
+        package var channelID: String
         /// The feed the registry attaches the channel to.
-        public var feedKey: String?
+        package var feedKey: String?
         /// What was done: `deleted at APNs`, `kept`, `marked missing`, `marked retired`, or why it failed.
-        public var action: String
+        package var action: String
 
         /// `orphan dHN0…: deleted at APNs`, with the feed when there is one.
-        public var line: String {
+        package var line: String {
             "\(self.kind.rawValue) \(self.channelID)\(self.feedKey.map { " (feed \($0))" } ?? ""): \(self.action)"
         }
     }
 
-    public var bundleID: String
-    public var environment: String
+    package var bundleID: String
+    package var environment: String
     /// How many channels APNs listed.
-    public var atAPNs = 0
+    package var atAPNs = 0
     /// How many the registry holds as active.
-    public var activeInRegistry = 0
-    public var findings: [Finding] = []
+    package var activeInRegistry = 0
+    package var findings: [Finding] = []
 
-    public init(bundleID: String, environment: String) {
+    package init(bundleID: String, environment: String) {
         self.bundleID = bundleID
         self.environment = environment
     }
 
     /// `com.example.game (sandbox): 3 channels at APNs, 2 active in the registry; 1 orphans (1 deleted), 1 missing,
     /// 0 recorded orphans (0 retired)`.
-    public var summary: String {
+    package var summary: String {
         func count(_ kind: Finding.Kind) -> Int { self.findings.filter { $0.kind == kind }.count }
         let deleted = self.findings.filter { $0.kind == .orphanAtAPNs && $0.action == Finding.deletedAtAPNs }.count
         let recorded = count(.recordedOrphan) + count(.recordedOrphanGone)

@@ -4,7 +4,7 @@ import Logging
 
 /// Broadcast channels, kept in step with APNs: created there first, then recorded; retired there, then marked.
 /// A channel APNs created is never forgotten: if recording it fails, it is recorded as an orphan to reconcile.
-public struct ChannelRegistry: Sendable {
+package struct ChannelRegistry: Sendable {
     private let channels: Channels
     private let apns: APNsClient
     private let limit: Int
@@ -15,7 +15,7 @@ public struct ChannelRegistry: Sendable {
     ///   - apns: The APNs client of the app's team and environment.
     ///   - limit: Channels one app may have before creation is refused here, ahead of APNs. Defaults to 10,000.
     ///   - logger: Logs channels that could only be recorded as orphans.
-    public init(channels: Channels, apns: APNsClient, limit: Int = Channels.apnsLimit, logger: Logger) {
+    package init(channels: Channels, apns: APNsClient, limit: Int = Channels.apnsLimit, logger: Logger) {
         self.channels = channels
         self.apns = apns
         self.limit = limit
@@ -25,7 +25,7 @@ public struct ChannelRegistry: Sendable {
     /// Creates a channel at APNs and records it, attached to a feed if one is named.
     /// - Throws: ``StoreError``: `invalid` policy, `notFound` feed, `conflict` when the feed already has a channel,
     ///   `limitReached` at the cap (checked before APNs is asked); ``APNsRefusal`` when APNs says no.
-    public func create(appID: Int64, bundleID: String, storagePolicy: Int, feedKey: String?) async throws -> Channels.Channel {
+    package func create(appID: Int64, bundleID: String, storagePolicy: Int, feedKey: String?) async throws -> Channels.Channel {
         guard storagePolicy == 0 || storagePolicy == 1 else {
             throw StoreError(.invalid, "storage policy must be 0 (No Storage) or 1 (Most Recent Message)", field: "storagePolicy")
         }
@@ -57,18 +57,18 @@ public struct ChannelRegistry: Sendable {
     }
 
     /// One channel of the app, or `nil`.
-    public func get(appID: Int64, channelID: String) async throws -> Channels.Channel? {
+    package func get(appID: Int64, channelID: String) async throws -> Channels.Channel? {
         try await self.channels.get(appID: appID, channelID: channelID)
     }
 
     /// The app's channels as Livecast records them, retired ones included.
-    public func list(appID: Int64) async throws -> [Channels.Channel] {
+    package func list(appID: Int64) async throws -> [Channels.Channel] {
         try await self.channels.list(appID: appID)
     }
 
     /// The app's channels as APNs lists them.
     /// - Throws: ``APNsRefusal`` when APNs does not answer 200.
-    public func listAtAPNs(bundleID: String) async throws -> [String] {
+    package func listAtAPNs(bundleID: String) async throws -> [String] {
         let (channels, outcome) = await self.apns.listChannels(bundleID: bundleID)
         guard outcome.isSuccess else { throw APNsRefusal("APNs did not list the channels: \(outcome)") }
         return channels
@@ -79,7 +79,7 @@ public struct ChannelRegistry: Sendable {
     /// - Parameter force: Retire even while activities follow it.
     /// - Throws: ``StoreError``: `notFound`; `conflict` while followed and not forced; ``APNsRefusal`` when APNs
     ///   refuses the deletion (a channel APNs no longer has counts as deleted).
-    public func retire(appID: Int64, bundleID: String, channelID: String, force: Bool) async throws -> Channels.Channel {
+    package func retire(appID: Int64, bundleID: String, channelID: String, force: Bool) async throws -> Channels.Channel {
         guard var channel = try await self.channels.get(appID: appID, channelID: channelID) else {
             throw StoreError(.notFound, "no channel \(channelID)", field: "channelId")
         }

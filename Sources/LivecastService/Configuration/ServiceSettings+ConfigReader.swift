@@ -1,5 +1,5 @@
 import APNs
-public import Configuration
+import Configuration
 import LivecastCore
 
 extension Dispatcher.Settings {
@@ -9,7 +9,7 @@ extension Dispatcher.Settings {
     ///   - `retry-deadline` (whole seconds, 1 or more, default 3600): how long a push APNs keeps asking to retry
     ///     stays owed before it is a dead letter; an end is kept while its activity can show.
     /// - Throws: ``InvalidSetting`` for a value out of range.
-    public init(reader: ConfigReader) throws {
+    package init(reader: ConfigReader) throws {
         self.init()
         self.retryDeadline = try reader.seconds("retry-deadline", atLeast: 1, default: self.retryDeadline)
     }
@@ -28,7 +28,7 @@ extension ReaperPolicy {
     ///   - `token-expiry-days` (whole days, 1 or more, default 30): without a new registration before a
     ///     push-to-start token expires.
     /// - Throws: ``InvalidSetting`` for a value out of range.
-    public init(reader: ConfigReader) throws {
+    package init(reader: ConfigReader) throws {
         self.init()
         self.staleGrace = try reader.seconds("stale-grace", atLeast: 0, default: self.staleGrace)
         self.lifetimeMargin = try reader.seconds("lifetime-margin", atLeast: 0, default: self.lifetimeMargin)
@@ -45,7 +45,7 @@ extension AppClients.Overrides {
     ///   - `apns-management-url` (`https://HOST:PORT`, optional): channels are managed there.
     ///   - `apns-ca-file` (path, optional): also trust the certificates in this PEM file.
     /// - Throws: ``InvalidSetting`` for a URL that is not `https://HOST:PORT`.
-    public init(reader: ConfigReader) throws {
+    package init(reader: ConfigReader) throws {
         func endpoint(_ key: String) throws -> APNsClient.Endpoint? {
             guard let url = reader.text(key) else { return nil }
             guard let endpoint = APNsClient.Endpoint(url: url) else {

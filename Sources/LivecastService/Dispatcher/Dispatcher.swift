@@ -18,41 +18,41 @@ import PostgresNIO
 /// heartbeat; when a dispatcher dies, its lease runs out within ``Settings/leaseSeconds`` and another takes the
 /// row over from its checkpoint, and the dead one's late checkpoints are refused. The Outbox folder owns the
 /// claims, the heartbeat, checkpoints, releases, owed pushes, dead letters and the retry policy.
-public struct Dispatcher: Sendable {
+package struct Dispatcher: Sendable {
     /// The APNs client and bundle id of an app.
-    public typealias ClientForApp = @Sendable (Int64) async throws -> (client: APNsClient, bundleID: String)
+    package typealias ClientForApp = @Sendable (Int64) async throws -> (client: APNsClient, bundleID: String)
 
     /// How a dispatcher works.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// Standalone activity updates (and owed pushes) claimed at once per app. Defaults to 500.
-        public var batchSize: Int
+        package var batchSize: Int
         /// Followers read and sent per checkpoint. Defaults to 5,000.
-        public var pageSize: Int
+        package var pageSize: Int
         /// How long a claim holds without a heartbeat before another dispatcher may take it over. The heartbeat
         /// renews it every third of this. Defaults to 10 s.
-        public var lease: Duration
+        package var lease: Duration
         /// Claims of a fan-out in a row without a checkpoint (its dispatcher kept dying on it) before it is given
         /// up as a dead letter, so the feed's later updates go on. Defaults to 8.
-        public var fanOutAttempts: Int
+        package var fanOutAttempts: Int
         /// How long a push APNs keeps asking to retry later (429, 5xx, connection lost) stays owed before it is
         /// given up as a dead letter; an end is kept at least while its activity can show. Defaults to one hour.
-        public var retryDeadline: Duration
+        package var retryDeadline: Duration
         /// Fan-outs of one app sent at once across all dispatchers, so one app's big games leave room for the
         /// others'. Defaults to 2.
-        public var fanOutsPerApp: Int
+        package var fanOutsPerApp: Int
         /// The wait before the first retry of a push APNs asked to retry later, doubled each try up to
         /// ``maximumRetryBackoff``. Defaults to 0.5 s.
-        public var firstRetryBackoff: Duration
+        package var firstRetryBackoff: Duration
         /// The longest wait between two tries of a push APNs asks to retry later. Short, because a push still owed
         /// is the newest content its target lacks (``RetryPolicy``). Defaults to 1 s.
-        public var maximumRetryBackoff: Duration
+        package var maximumRetryBackoff: Duration
         /// The share of one batch of pushes answered `Unregistered` or `BadDeviceToken` that holds the app's
         /// sending instead of invalidating the tokens (the invalidation guard). Defaults to 0.5.
-        public var invalidationGuardShare: Double
+        package var invalidationGuardShare: Double
         /// The smallest batch the invalidation guard judges. Defaults to 20.
-        public var invalidationGuardMinimumBatch: Int
+        package var invalidationGuardMinimumBatch: Int
 
-        public init(
+        package init(
             batchSize: Int = 500,
             pageSize: Int = 5000,
             lease: Duration = .seconds(10),
@@ -78,7 +78,7 @@ public struct Dispatcher: Sendable {
     }
 
     /// What a worker claims.
-    public enum Lane: Sendable {
+    package enum Lane: Sendable {
         /// A feed's fan-out first, else quick work.
         case any
         /// Only quick work: standalone activity updates and owed pushes, so they never wait behind a fan-out.
@@ -86,7 +86,7 @@ public struct Dispatcher: Sendable {
     }
 
     /// This dispatcher's name in its claims.
-    public let id = UUID()
+    package let id = UUID()
     let database: PostgresClient
     let clientForApp: ClientForApp
     let settings: Settings
@@ -96,7 +96,7 @@ public struct Dispatcher: Sendable {
     let invalidationGuard: InvalidationGuard
     let logger: Logger
 
-    public init(database: PostgresClient, clientForApp: @escaping ClientForApp, settings: Settings = Settings(), logger: Logger) {
+    package init(database: PostgresClient, clientForApp: @escaping ClientForApp, settings: Settings = Settings(), logger: Logger) {
         self.database = database
         self.clientForApp = clientForApp
         self.settings = settings
@@ -115,7 +115,7 @@ public struct Dispatcher: Sendable {
     /// - Parameter whenClaimedFanOut: Called once it holds a fan-out, before it runs it (another worker may look for
     ///   more).
     /// - Returns: How many updates and owed pushes it handled (0 when none were due).
-    public func dispatchOnce(lane: Lane = .any, whenClaimedFanOut: @Sendable () -> Void = {}) async throws -> Int {
+    package func dispatchOnce(lane: Lane = .any, whenClaimedFanOut: @Sendable () -> Void = {}) async throws -> Int {
         let claims = RoundClaims()
         return try await self.withHeartbeat(renewing: claims) {
             if lane == .any, let fanOut = try await self.claimFanOut() {
@@ -130,7 +130,7 @@ public struct Dispatcher: Sendable {
 
     /// Dispatches until nothing is due. - Returns: how many updates it handled.
     @discardableResult
-    public func drain() async throws -> Int {
+    package func drain() async throws -> Int {
         var handled = 0
         while true {
             let count = try await self.dispatchOnce()

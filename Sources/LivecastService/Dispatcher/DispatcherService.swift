@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// On graceful shutdown the workers stop claiming, a fan-out in progress stops at its next checkpoint and goes back
 /// to the outbox for the next dispatcher, and `run()` returns.
-public struct DispatcherService: Service {
+package struct DispatcherService: Service {
     private let dispatcher: Dispatcher
     private let database: PostgresClient
     private let workers: Int
@@ -29,10 +29,10 @@ public struct DispatcherService: Service {
     private let waiting = WaitingCount()
 
     /// Whether the workers are running (for a readiness check).
-    public var isRunning: Bool { self.running.value }
+    package var isRunning: Bool { self.running.value }
 
     /// How many workers wait for work now: all of them once their rounds found nothing due.
-    public var waitingWorkers: Int { self.waiting.value }
+    package var waitingWorkers: Int { self.waiting.value }
 
     /// - Parameters:
     ///   - dispatcher: What claims and sends.
@@ -41,7 +41,7 @@ public struct DispatcherService: Service {
     ///   - pollInterval: The longest a worker waits without a notification. Defaults to 1 second.
     ///   - quickRoundSpacing: The least time from the start of a quick round that found work to the start of the
     ///     next. Defaults to 10 ms.
-    public init(
+    package init(
         dispatcher: Dispatcher,
         database: PostgresClient,
         workers: Int = 4,
@@ -57,7 +57,7 @@ public struct DispatcherService: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         self.running.set(true)
         defer { self.running.set(false) }
         // One signal per lane: a notification of activity updates wakes the worker that takes quick work, one of feed

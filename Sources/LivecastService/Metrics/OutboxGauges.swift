@@ -7,19 +7,19 @@ import ServiceLifecycle
 /// Samples what only the database knows, for Prometheus: `livecast_outbox_pending` (updates waiting or being
 /// sent), `livecast_outbox_oldest_pending_seconds`, and `livecast_channels{app}` (live channels per app and
 /// environment) beside `livecast_channels_limit` (APNs' 10,000).
-public struct OutboxGauges: Service {
+package struct OutboxGauges: Service {
     private let database: PostgresClient
     private let interval: Duration
     private let logger: Logger
 
     /// - Parameter interval: How often to sample. Defaults to 15 seconds.
-    public init(database: PostgresClient, interval: Duration = .seconds(15), logger: Logger) {
+    package init(database: PostgresClient, interval: Duration = .seconds(15), logger: Logger) {
         self.database = database
         self.interval = interval
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         Gauge(label: "livecast_channels_limit").record(Channels.apnsLimit)
         // An interval first: at start the migrations may still be on their way.
         while (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: self.interval) })) != nil, !Task.isShuttingDownGracefully {

@@ -6,9 +6,9 @@ import PostgresNIO
 /// gone (a token invalidated, an activity dismissed, a channel retired, a feed ended) or a newer update has been
 /// accepted for it since, which the device would show instead. A dead letter is replayed once; what came of it is
 /// kept with it.
-public struct DeadLetterReplay: Sendable {
+package struct DeadLetterReplay: Sendable {
     /// What a replay did.
-    public enum Outcome: String, Sendable, Hashable {
+    package enum Outcome: String, Sendable, Hashable {
         /// Owed again: the dispatcher sends it.
         case requeued
         /// Not sent: a newer update has been accepted for its target.
@@ -18,7 +18,7 @@ public struct DeadLetterReplay: Sendable {
     }
 
     /// Why a dead letter cannot be replayed.
-    public enum Refusal: Error, Sendable, Hashable {
+    package enum Refusal: Error, Sendable, Hashable {
         /// It was replayed before, with that outcome.
         case alreadyReplayed(Outcome)
     }
@@ -29,7 +29,7 @@ public struct DeadLetterReplay: Sendable {
 
     /// - Parameters:
     ///   - retryDeadlineSeconds: How long a requeued push is tried again (`--retry-deadline`). Defaults to an hour.
-    public init(database: PostgresClient, retryDeadline: Duration = .seconds(3600), logger: Logger) {
+    package init(database: PostgresClient, retryDeadline: Duration = .seconds(3600), logger: Logger) {
         self.database = database
         self.retryPolicy = RetryPolicy(deadline: retryDeadline, firstBackoff: .milliseconds(500), maximumBackoff: .seconds(1))
         self.logger = logger
@@ -38,7 +38,7 @@ public struct DeadLetterReplay: Sendable {
     /// Replays one of an app's dead letters.
     /// - Returns: What the replay did, or `nil` when the app has no such dead letter.
     /// - Throws: ``Refusal/alreadyReplayed(_:)`` for one replayed before.
-    public func replay(id: Int64, appID: Int64) async throws -> Outcome? {
+    package func replay(id: Int64, appID: Int64) async throws -> Outcome? {
         // Errors thrown in a transaction come out wrapped: the refusal is returned from it, then thrown.
         let result: Result<Outcome, Refusal>? = try await self.database.withGuardedTransaction(logger: self.logger) { connection in
             let rows = try await connection.query(

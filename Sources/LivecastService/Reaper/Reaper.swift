@@ -11,7 +11,7 @@ import PostgresNIO
 /// A pass is idempotent: a second one right after the first finds nothing to do. Two reapers may run at once (a
 /// cron job beside `serve`): each app is worked on by one pass at a time, under a PostgreSQL advisory lock, and the
 /// store's row locks and states keep an activity or a feed from being ended twice even without it.
-public struct Reaper: Sendable {
+package struct Reaper: Sendable {
     /// An app as the reaper sees it, with its own retention periods.
     struct App {
         var id: Int64
@@ -30,7 +30,7 @@ public struct Reaper: Sendable {
     ///   - clientForApp: An app's APNs client, asked for only to delete channels.
     ///   - policy: The periods and margins.
     ///   - logger: Logs what failed.
-    public init(database: PostgresClient, clientForApp: @escaping Dispatcher.ClientForApp, policy: ReaperPolicy = ReaperPolicy(), logger: Logger) {
+    package init(database: PostgresClient, clientForApp: @escaping Dispatcher.ClientForApp, policy: ReaperPolicy = ReaperPolicy(), logger: Logger) {
         self.database = database
         self.clientForApp = clientForApp
         self.policy = policy
@@ -44,7 +44,7 @@ public struct Reaper: Sendable {
     /// - Returns: One report per app, by bundle id and environment. A rule that fails is recorded in its app's
     ///   report and the other rules still run.
     /// - Throws: When the apps cannot be read.
-    public func pass(dryRun: Bool = false, now: Date = Date()) async throws -> [ReaperReport] {
+    package func pass(dryRun: Bool = false, now: Date = Date()) async throws -> [ReaperReport] {
         let seconds = Int(now.timeIntervalSince1970)
         var reports: [ReaperReport] = []
         for app in try await self.apps() {

@@ -1,17 +1,17 @@
 import LivecastCore
 
 /// When the reaper ends, dismisses, retires, expires and prunes.
-public struct ReaperPolicy: Sendable, Hashable {
+package struct ReaperPolicy: Sendable, Hashable {
     /// How long rows are kept once finished; an app's own periods (columns on `apps`) replace these.
-    public struct Retention: Sendable, Hashable {
+    package struct Retention: Sendable, Hashable {
         /// Finished updates (sent, superseded, failed), by their completion. Defaults to 7 days.
-        public var updates: Duration
+        package var updates: Duration
         /// Deliveries, by their attempt. Defaults to 7 days.
-        public var deliveries: Duration
+        package var deliveries: Duration
         /// Dismissed activities (with their tokens and updates), by their dismissal. Defaults to 30 days.
-        public var dismissedActivities: Duration
+        package var dismissedActivities: Duration
 
-        public init(updates: Duration = .days(7), deliveries: Duration = .days(7), dismissedActivities: Duration = .days(30)) {
+        package init(updates: Duration = .days(7), deliveries: Duration = .days(7), dismissedActivities: Duration = .days(30)) {
             self.updates = updates
             self.deliveries = deliveries
             self.dismissedActivities = dismissedActivities
@@ -19,30 +19,30 @@ public struct ReaperPolicy: Sendable, Hashable {
     }
 
     /// ActivityKit ends an activity 8 hours after its start.
-    public static let activityLifetime = Duration.seconds(8 * 3600)
+    package static let activityLifetime = Duration.seconds(8 * 3600)
     /// An ended activity stays at most 4 hours on the Lock Screen.
-    public static let maximumDismissalDelay = Duration.seconds(4 * 3600)
+    package static let maximumDismissalDelay = Duration.seconds(4 * 3600)
 
     /// How long after its `stale-date` an activity or feed without a newer update is ended; a feed's own
     /// `stale_grace_seconds` replaces it. Defaults to 15 minutes.
-    public var staleGrace: Duration
+    package var staleGrace: Duration
     /// How long after the reaper's end a stale activity leaves the Lock Screen (its `dismissal-date`). Defaults to
     /// 0: its content is out of date, so it goes at once.
-    public var staleDismissalDelay: Duration
+    package var staleDismissalDelay: Duration
     /// How long before ActivityKit's 8-hour limit the reaper ends an activity itself, so the backend's last state
     /// stays on the Lock Screen (for 4 hours, the most ActivityKit allows). Defaults to 15 minutes.
-    public var lifetimeMargin: Duration
+    package var lifetimeMargin: Duration
     /// How long after a feed's end its channel is deleted at APNs and retired. Defaults to 1 hour.
-    public var channelRetirementDelay: Duration
+    package var channelRetirementDelay: Duration
     /// How long a push-to-start token may go without being registered again before it expires. Defaults to 30
     /// days.
-    public var tokenExpiry: Duration
+    package var tokenExpiry: Duration
     /// The retention periods of apps that set none.
-    public var retention: Retention
+    package var retention: Retention
     /// Rows changed or deleted per statement, so no statement holds many locks for long. Defaults to 1,000.
-    public var batchSize: Int
+    package var batchSize: Int
 
-    public init(
+    package init(
         staleGrace: Duration = .seconds(900),
         staleDismissalDelay: Duration = .zero,
         lifetimeMargin: Duration = .seconds(900),

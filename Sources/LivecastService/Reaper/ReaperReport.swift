@@ -1,37 +1,37 @@
 /// What one reaper pass did (or, in a dry run, would do) for one app.
-public struct ReaperReport: Sendable, Hashable {
-    public var bundleID: String
-    public var environment: String
+package struct ReaperReport: Sendable, Hashable {
+    package var bundleID: String
+    package var environment: String
     /// Activities ended: stale, nearing the 8-hour limit (a feed's followers ended with their feed are not counted).
-    public var endedActivities = 0
+    package var endedActivities = 0
     /// Feeds ended because they went stale.
-    public var endedFeeds = 0
+    package var endedFeeds = 0
     /// Ended activities marked dismissed, their update tokens forgotten.
-    public var dismissedActivities = 0
+    package var dismissedActivities = 0
     /// Channels of ended feeds deleted at APNs and retired.
-    public var retiredChannels = 0
+    package var retiredChannels = 0
     /// Push-to-start tokens expired.
-    public var expiredTokens = 0
+    package var expiredTokens = 0
     /// Rows deleted by the retention periods: updates, deliveries, dismissed activities.
-    public var prunedRows = 0
+    package var prunedRows = 0
     /// Whether another reaper was working on the app, so this pass left it alone.
-    public var skipped = false
+    package var skipped = false
     /// What failed; the other rules still ran.
-    public var failures: [String] = []
+    package var failures: [String] = []
 
-    public init(bundleID: String, environment: String) {
+    package init(bundleID: String, environment: String) {
         self.bundleID = bundleID
         self.environment = environment
     }
 
     /// Whether the pass found nothing to do.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         self.endedActivities + self.endedFeeds + self.dismissedActivities + self.retiredChannels + self.expiredTokens + self.prunedRows == 0
     }
 
     /// One line: `com.example.game (sandbox): ended 3 activities, 1 feeds; dismissed 2 activities; retired 1 channels;
     /// expired 4 tokens; pruned 120 rows`, each verb as `would end` in a dry run.
-    public func summary(dryRun: Bool) -> String {
+    package func summary(dryRun: Bool) -> String {
         let app = "\(self.bundleID) (\(self.environment))"
         if self.skipped { return "\(app): skipped, another reaper is working on it" }
         let past =

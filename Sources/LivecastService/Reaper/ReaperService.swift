@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// APNs no longer has are marked missing). The others skip that tick.
 ///
 /// On graceful shutdown it stops waiting, or finishes the tick in progress, and returns.
-public struct ReaperService: Service {
+package struct ReaperService: Service {
     private let reaper: Reaper
     private let interval: Duration
     private let logger: Logger
@@ -18,14 +18,14 @@ public struct ReaperService: Service {
     /// - Parameters:
     ///   - reaper: The pass to run; its database and APNs clients serve the reconciler too.
     ///   - interval: The time between ticks, from the end of one to the start of the next.
-    public init(reaper: Reaper, interval: Duration, logger: Logger) {
+    package init(reaper: Reaper, interval: Duration, logger: Logger) {
         self.reaper = reaper
         self.interval = interval
         self.logger = logger
     }
 
     /// Waits an interval before the first tick, so a starting `serve` applies its migrations first.
-    public func run() async throws {
+    package func run() async throws {
         while true {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
             guard !Task.isShuttingDownGracefully, !Task.isCancelled else { return }
@@ -36,7 +36,7 @@ public struct ReaperService: Service {
     /// One tick: the pass and the reconciliation, if this instance takes the lock.
     /// - Returns: Whether this instance ran them.
     @discardableResult
-    public func tick() async -> Bool {
+    package func tick() async -> Bool {
         do {
             return try await self.reaper.database.withGuardedTransaction(logger: self.logger) { connection in
                 let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(ReaperLocks.scheduleNamespace), 0)", logger: self.logger)

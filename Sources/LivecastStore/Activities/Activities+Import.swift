@@ -9,7 +9,7 @@ extension Activities {
     /// activity's update token goes through ``register(_:)``, under the activity's and its feed's send locks.
     /// - Returns: What each registration did, or the ``StoreError`` that ``register(_:)`` would have thrown, in the
     ///   rows' order.
-    public func importRegistrations(_ registrations: [Registration]) async throws -> [ImportOutcome<Result>] {
+    package func importRegistrations(_ registrations: [Registration]) async throws -> [ImportOutcome<Result>] {
         let rows = registrations.map { ImportRow(registration: $0, token: $0.pushToken.flatMap(DeviceToken.normalized)) }
         let keyCounts = Dictionary(rows.map { ($0.key, 1) }, uniquingKeysWith: +)
         let tokenCounts = Dictionary(rows.compactMap(\.appToken).map { ($0, 1) }, uniquingKeysWith: +)

@@ -5,24 +5,24 @@ import PostgresNIO
 
 /// Live Activities as devices report them: token-based (with an update token that may rotate) or channel-based,
 /// following a feed or standalone.
-public struct Activities: Sendable {
+package struct Activities: Sendable {
     /// An activity's registration, or a later report of its new update token (the same call).
-    public struct Registration: Sendable, Hashable {
-        public var appID: Int64
+    package struct Registration: Sendable, Hashable {
+        package var appID: Int64
         /// ActivityKit's id for the activity.
-        public var activityKey: String
-        public var attributesType: String
+        package var activityKey: String
+        package var attributesType: String
         /// The feed it follows, by key; `nil` for a standalone activity.
-        public var feedKey: String?
+        package var feedKey: String?
         /// Its update token in hex, for a token-based activity (may come in a later call).
-        public var pushToken: String?
+        package var pushToken: String?
         /// The APNs id of the channel it subscribed to, for a channel-based activity.
-        public var channelID: String?
-        public var deviceID: String?
-        public var userID: String?
-        public var osVersion: String?
+        package var channelID: String?
+        package var deviceID: String?
+        package var userID: String?
+        package var osVersion: String?
 
-        public init(
+        package init(
             appID: Int64,
             activityKey: String,
             attributesType: String,
@@ -46,7 +46,7 @@ public struct Activities: Sendable {
     }
 
     /// What a registration did.
-    public enum Result: String, Sendable, Hashable, CaseIterable {
+    package enum Result: String, Sendable, Hashable, CaseIterable {
         /// A new activity.
         case created
         /// A known activity reported a new update token; the old one is invalidated (`rotated`) in the same
@@ -61,7 +61,7 @@ public struct Activities: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -70,7 +70,7 @@ public struct Activities: Sendable {
     /// - Throws: ``StoreError``: `invalid` for a malformed token or both a token and a channel; `notFound` for an
     ///   unknown feed or channel; `conflict` for an ended activity, a retired channel, a token another activity
     ///   holds, or an attributes type that differs from the activity's or the feed's.
-    public func register(_ registration: Registration) async throws -> Result {
+    package func register(_ registration: Registration) async throws -> Result {
         let token = registration.pushToken.flatMap(DeviceToken.normalized)
         if registration.pushToken != nil, token == nil {
             throw StoreError(.invalid, "pushToken must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "pushToken")
@@ -241,7 +241,7 @@ public struct Activities: Sendable {
 
     /// Records that the device ended the activity: nothing more is sent to it.
     /// - Returns: Whether a running activity was ended.
-    public func endedByDevice(appID: Int64, activityKey: String) async throws -> Bool {
+    package func endedByDevice(appID: Int64, activityKey: String) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
             UPDATE activities SET state = 'ended', ended_at = now()
@@ -262,7 +262,7 @@ public struct Activities: Sendable {
     ///   - reason: APNs' reason.
     ///   - invalidSinceMillis: The 410 answer's `timestamp`, in milliseconds since 1970.
     /// - Returns: Whether the token was invalidated.
-    public func invalidateToken(id tokenID: Int64, reason: String, invalidSinceMillis: Int64?) async throws -> Bool {
+    package func invalidateToken(id tokenID: Int64, reason: String, invalidSinceMillis: Int64?) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
             UPDATE activity_tokens SET invalidated_at = now(), invalidation_reason = \(reason), apns_invalid_since_ms = \(invalidSinceMillis)

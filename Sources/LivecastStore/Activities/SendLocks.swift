@@ -4,14 +4,14 @@
 ///
 /// Keys use PostgreSQL's two-integer form: a namespace and the row id folded into 31 bits (a collision only makes
 /// one wait for the other).
-public enum SendLocks {
+package enum SendLocks {
     /// A standalone activity's sends.
-    public static let activityNamespace: Int32 = 1
+    package static let activityNamespace: Int32 = 1
     /// The sends of a feed's fan-out.
-    public static let feedNamespace: Int32 = 2
+    package static let feedNamespace: Int32 = 2
 
     /// The lock key of a row id within a namespace.
-    public static func key(_ id: Int64) -> Int32 {
+    package static func key(_ id: Int64) -> Int32 {
         Int32(truncatingIfNeeded: id % Int64(Int32.max))
     }
 }

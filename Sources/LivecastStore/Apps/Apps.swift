@@ -5,9 +5,9 @@ import Logging
 import PostgresNIO
 
 /// Apps and their APNs signing keys: sealed with the master key in the database, or referenced by path.
-public struct Apps: Sendable {
+package struct Apps: Sendable {
     /// Where an app's `.p8` key lives.
-    public enum SigningKey: Sendable {
+    package enum SigningKey: Sendable {
         /// The PEM text, to be sealed with the master key and stored.
         case sealed(p8: String)
         /// A path the key is read from when needed (a mounted secret, for example).
@@ -15,34 +15,34 @@ public struct Apps: Sendable {
     }
 
     /// An app as listed; never its key.
-    public struct App: Sendable, Hashable {
-        public var id: Int64
-        public var bundleID: String
-        public var environment: String
-        public var teamID: String
-        public var keyID: String
-        public var priority10HourlyCap: Int?
+    package struct App: Sendable, Hashable {
+        package var id: Int64
+        package var bundleID: String
+        package var environment: String
+        package var teamID: String
+        package var keyID: String
+        package var priority10HourlyCap: Int?
         /// Since when and why the invalidation guard holds its sending, if it does.
-        public var sendingHeld: SendingHold?
+        package var sendingHeld: SendingHold?
     }
 
     /// The invalidation guard's hold on an app's sending.
-    public struct SendingHold: Sendable, Hashable {
+    package struct SendingHold: Sendable, Hashable {
         /// UNIX seconds.
-        public var since: Int64
-        public var reason: String
+        package var since: Int64
+        package var reason: String
     }
 
     /// An app's signing credentials, opened: what its provider tokens are signed with. Never logged.
-    public struct Credentials: Sendable, CustomStringConvertible {
+    package struct Credentials: Sendable, CustomStringConvertible {
         /// The 10-character team id.
-        public var teamID: String
+        package var teamID: String
         /// The 10-character key id.
-        public var keyID: String
+        package var keyID: String
         /// The `.p8` key.
-        public var privateKey: P256.Signing.PrivateKey
+        package var privateKey: P256.Signing.PrivateKey
 
-        public var description: String { "Apps.Credentials(teamID: \(self.teamID), keyID: \(self.keyID), key: <redacted>)" }
+        package var description: String { "Apps.Credentials(teamID: \(self.teamID), keyID: \(self.keyID), key: <redacted>)" }
     }
 
     private let client: PostgresClient
@@ -50,7 +50,7 @@ public struct Apps: Sendable {
     private let logger: Logger
 
     /// - Parameter masterKey: Needed to add or use apps whose key is sealed.
-    public init(client: PostgresClient, masterKey: MasterKey?, logger: Logger) {
+    package init(client: PostgresClient, masterKey: MasterKey?, logger: Logger) {
         self.client = client
         self.masterKey = masterKey
         self.logger = logger
@@ -59,7 +59,7 @@ public struct Apps: Sendable {
     /// Adds an app. The key is checked to be a P-256 key before anything is stored.
     /// - Throws: ``StoreError``: `invalid` for a malformed team or key id, a key that is not P-256 PEM, or a sealed key
     ///   without a master key; `conflict` when the bundle id exists in that environment.
-    public func add(
+    package func add(
         bundleID: String,
         environment: APNsEnvironment,
         teamID: String,
@@ -117,7 +117,7 @@ public struct Apps: Sendable {
 
     /// The signing credentials of an app, opened with the master key or read from the key's path.
     /// - Throws: ``StoreError`` `notFound`, or `invalid` when the key cannot be opened or read.
-    public func credentials(appID: Int64) async throws -> Credentials {
+    package func credentials(appID: Int64) async throws -> Credentials {
         let rows = try await self.client.guardedQuery(
             "SELECT bundle_id, environment, team_id, key_id, signing_key_sealed, signing_key_path FROM apps WHERE id = \(appID)",
             logger: self.logger
@@ -140,24 +140,24 @@ public struct Apps: Sendable {
     }
 
     /// Every app, by bundle id and environment.
-    public func list() async throws -> [App] {
+    package func list() async throws -> [App] {
         try await self.apps("SELECT \(unescaped: Self.columns) FROM apps ORDER BY bundle_id, environment")
     }
 
     /// One app by id, or `nil`.
-    public func app(id: Int64) async throws -> App? {
+    package func app(id: Int64) async throws -> App? {
         try await self.apps("SELECT \(unescaped: Self.columns) FROM apps WHERE id = \(id)").first
     }
 
     /// The apps with a bundle id: one per environment it is registered in.
-    public func apps(bundleID: String) async throws -> [App] {
+    package func apps(bundleID: String) async throws -> [App] {
         try await self.apps("SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID) ORDER BY environment")
     }
 
     /// Removes an app with everything it holds (tokens, activities, feeds, channel records, updates, API keys).
     /// Its channels are not deleted at APNs.
     /// - Returns: Whether there was such an app.
-    public func remove(id: Int64) async throws -> Bool {
+    package func remove(id: Int64) async throws -> Bool {
         let rows = try await self.client.guardedQuery("DELETE FROM apps WHERE id = \(id) RETURNING id", logger: self.logger)
         for try await _ in rows.decode(Int64.self) { return true }
         return false
@@ -165,7 +165,7 @@ public struct Apps: Sendable {
 
     /// Lets an app whose sending the invalidation guard held send again; what it owes goes out.
     /// - Returns: Whether its sending was held.
-    public func resumeSending(id: Int64) async throws -> Bool {
+    package func resumeSending(id: Int64) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             "UPDATE apps SET sending_held_at = NULL, sending_held_reason = NULL WHERE id = \(id) AND sending_held_at IS NOT NULL RETURNING id",
             logger: self.logger
@@ -175,7 +175,7 @@ public struct Apps: Sendable {
     }
 
     /// How many apps' sending the invalidation guard holds.
-    public func heldCount() async throws -> Int {
+    package func heldCount() async throws -> Int {
         let rows = try await self.client.guardedQuery("SELECT count(*)::int FROM apps WHERE sending_held_at IS NOT NULL", logger: self.logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0

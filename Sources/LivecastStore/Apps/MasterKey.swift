@@ -3,12 +3,12 @@ import Foundation
 
 /// The key that seals apps' `.p8` signing keys at rest (AES-256-GCM). Given as 32 bytes in base64, by environment
 /// (`LIVECAST_MASTER_KEY`) or in a file (`LIVECAST_MASTER_KEY_FILE`). Its description never shows it.
-public struct MasterKey: Sendable, CustomStringConvertible {
+package struct MasterKey: Sendable, CustomStringConvertible {
     let key: SymmetricKey
 
     /// Reads a base64 master key.
     /// - Throws: ``StoreError`` `invalid` unless the text decodes to exactly 32 bytes.
-    public init(base64 text: String) throws(StoreError) {
+    package init(base64 text: String) throws(StoreError) {
         guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else {
             throw StoreError(.invalid, "the master key must be 32 bytes in base64 (openssl rand -base64 32)", field: "masterKey")
         }
@@ -16,7 +16,7 @@ public struct MasterKey: Sendable, CustomStringConvertible {
     }
 
     /// Reads the master key from a file holding it in base64.
-    public init(file path: String) throws(StoreError) {
+    package init(file path: String) throws(StoreError) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw StoreError(.invalid, "cannot read the master key file \(path)", field: "masterKeyFile")
         }
@@ -24,7 +24,7 @@ public struct MasterKey: Sendable, CustomStringConvertible {
     }
 
     /// A new random master key (for tests and first-time setup).
-    public static func random() -> MasterKey {
+    package static func random() -> MasterKey {
         // 32 random bytes always make a valid key.
         try! MasterKey(base64: SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() })
     }
@@ -45,5 +45,5 @@ public struct MasterKey: Sendable, CustomStringConvertible {
         return secret
     }
 
-    public var description: String { "MasterKey(<redacted>)" }
+    package var description: String { "MasterKey(<redacted>)" }
 }

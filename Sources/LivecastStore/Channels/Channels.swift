@@ -4,21 +4,21 @@ import PostgresNIO
 /// The registry of broadcast channels as PostgreSQL holds it: which channels an app has, for which feed, in which
 /// state. Talking to APNs is not its business: `LivecastService`'s `ChannelRegistry` creates and deletes channels
 /// there and records the outcome here.
-public struct Channels: Sendable {
+package struct Channels: Sendable {
     /// A channel as the registry holds it.
-    public struct Channel: Sendable, Hashable {
+    package struct Channel: Sendable, Hashable {
         /// APNs' base64 id.
-        public var channelID: String
+        package var channelID: String
         /// `0` No Message Stored, `1` Most Recent Message Stored.
-        public var storagePolicy: Int
+        package var storagePolicy: Int
         /// The feed it belongs to, if any.
-        public var feedKey: String?
+        package var feedKey: String?
         /// `active`, `orphan`, `retired` or `missing`.
-        public var state: String
+        package var state: String
         /// Running activities subscribed to it.
-        public var followers: Int
+        package var followers: Int
 
-        public init(channelID: String, storagePolicy: Int, feedKey: String?, state: String, followers: Int) {
+        package init(channelID: String, storagePolicy: Int, feedKey: String?, state: String, followers: Int) {
             self.channelID = channelID
             self.storagePolicy = storagePolicy
             self.feedKey = feedKey
@@ -28,18 +28,18 @@ public struct Channels: Sendable {
     }
 
     /// APNs' cap on channels per app and environment.
-    public static let apnsLimit = 10_000
+    package static let apnsLimit = 10_000
 
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
 
     /// Channels of the app that are not retired: what counts against APNs' cap.
-    public func liveCount(appID: Int64) async throws -> Int {
+    package func liveCount(appID: Int64) async throws -> Int {
         let rows = try await self.client.guardedQuery(
             "SELECT count(*)::int FROM channels WHERE app_id = \(appID) AND state <> 'retired'",
             logger: self.logger
@@ -50,7 +50,7 @@ public struct Channels: Sendable {
 
     /// The id of a feed that may be given a new channel.
     /// - Throws: ``StoreError``: `notFound` feed; `conflict` when the feed already has an active channel.
-    public func feedAwaitingChannel(appID: Int64, feedKey: String) async throws -> Int64 {
+    package func feedAwaitingChannel(appID: Int64, feedKey: String) async throws -> Int64 {
         let rows = try await self.client.guardedQuery(
             """
             SELECT id, (SELECT count(*)::int FROM channels c WHERE c.feed_id = f.id AND c.state = 'active')
@@ -66,7 +66,7 @@ public struct Channels: Sendable {
     }
 
     /// Records a channel APNs has created, active and attached to a feed if one is given.
-    public func recordActive(appID: Int64, channelID: String, storagePolicy: Int, feedID: Int64?) async throws {
+    package func recordActive(appID: Int64, channelID: String, storagePolicy: Int, feedID: Int64?) async throws {
         try await self.client.guardedQuery(
             """
             INSERT INTO channels (app_id, channel_id, storage_policy, feed_id)
@@ -77,7 +77,7 @@ public struct Channels: Sendable {
     }
 
     /// Records a channel APNs has created but that could not be attached to its feed, for reconciliation to find.
-    public func recordOrphan(appID: Int64, channelID: String, storagePolicy: Int) async throws {
+    package func recordOrphan(appID: Int64, channelID: String, storagePolicy: Int) async throws {
         try await self.client.guardedQuery(
             """
             INSERT INTO channels (app_id, channel_id, storage_policy, state)
@@ -88,7 +88,7 @@ public struct Channels: Sendable {
     }
 
     /// Marks a channel retired: it is never sent to again.
-    public func markRetired(appID: Int64, channelID: String) async throws {
+    package func markRetired(appID: Int64, channelID: String) async throws {
         try await self.client.guardedQuery(
             "UPDATE channels SET state = 'retired', retired_at = now() WHERE app_id = \(appID) AND channel_id = \(channelID)",
             logger: self.logger
@@ -96,12 +96,12 @@ public struct Channels: Sendable {
     }
 
     /// One channel of the app, or `nil`.
-    public func get(appID: Int64, channelID: String) async throws -> Channel? {
+    package func get(appID: Int64, channelID: String) async throws -> Channel? {
         try await self.channels(appID: appID, channelID: channelID).first
     }
 
     /// The app's channels, retired ones included, oldest first.
-    public func list(appID: Int64) async throws -> [Channel] {
+    package func list(appID: Int64) async throws -> [Channel] {
         try await self.channels(appID: appID, channelID: nil)
     }
 

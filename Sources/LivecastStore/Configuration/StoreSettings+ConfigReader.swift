@@ -1,7 +1,7 @@
-public import Configuration
+import Configuration
 import Foundation
 import LivecastCore
-public import PostgresNIO
+import PostgresNIO
 
 extension PostgresClient.Configuration {
     /// The PostgreSQL server that settings name.
@@ -12,7 +12,7 @@ extension PostgresClient.Configuration {
     ///   - `database-ca-file` (path, optional): the CAs that sign the server's certificate, for `sslmode=verify-ca`
     ///     or `verify-full`; the URL's `sslrootcert` when absent.
     /// - Throws: ``InvalidSetting`` when the URL is missing or cannot be used.
-    public init(reader: ConfigReader) throws {
+    package init(reader: ConfigReader) throws {
         guard let url = reader.text("database-url", isSecret: true) else {
             throw InvalidSetting(key: "database-url", value: nil, allowed: "is required (a postgres:// URL)")
         }
@@ -31,7 +31,7 @@ extension MasterKey {
     /// - Configuration keys:
     ///   - `master-key-file` (path, optional, secret): the file holding the base64 key that seals apps' signing keys.
     /// - Throws: ``InvalidSetting`` when the file is unreadable or holds no key.
-    public init?(reader: ConfigReader) throws {
+    package init?(reader: ConfigReader) throws {
         guard let path = reader.text("master-key-file", isSecret: true) else { return nil }
         do {
             try self.init(file: path)
@@ -43,7 +43,7 @@ extension MasterKey {
 
 extension Migration {
     /// Where the migrations are looked for when settings name no directory.
-    public static let defaultDirectories = ["sql", "/usr/share/livecast/sql"]
+    package static let defaultDirectories = ["sql", "/usr/share/livecast/sql"]
 
     /// The migrations of the directory that settings name.
     ///
@@ -51,7 +51,7 @@ extension Migration {
     ///   - `migrations` (path, optional): the directory of the numbered SQL files; else `./sql`, else
     ///     `/usr/share/livecast/sql`.
     /// - Throws: ``InvalidSetting`` when there is no such directory or a file is unusable.
-    public static func load(reader: ConfigReader) throws -> [Migration] {
+    package static func load(reader: ConfigReader) throws -> [Migration] {
         let found = Self.defaultDirectories.first { FileManager.default.fileExists(atPath: $0) }
         let directory = reader.text("migrations", default: found)
         guard let directory else {

@@ -5,22 +5,22 @@ import PostgresNIO
 /// The operator console's sign-ins. The browser holds a random session token in a cookie; PostgreSQL holds only its
 /// SHA-256, the API key it was opened with and the session's CSRF token, so any instance serves any session and a
 /// database dump opens none. A session ends at sign-out, at its expiry, or as soon as its key is revoked.
-public struct ConsoleSessions: Sendable {
+package struct ConsoleSessions: Sendable {
     /// How long a session lasts from sign-in: a working day.
-    public static let lifetime: Duration = .seconds(12 * 3600)
+    package static let lifetime: Duration = .seconds(12 * 3600)
 
     /// An open session: who it acts as, and the token its forms carry.
-    public struct Session: Sendable, Hashable {
-        public var caller: APIKeys.Caller
+    package struct Session: Sendable, Hashable {
+        package var caller: APIKeys.Caller
         /// The token every state-changing form of the session must send back (`csrf`).
-        public var csrfToken: String
-        public var expiresAt: Date
+        package var csrfToken: String
+        package var expiresAt: Date
     }
 
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -28,7 +28,7 @@ public struct ConsoleSessions: Sendable {
     /// Opens a session for a key that authenticated.
     /// - Returns: The token to put in the browser's cookie (never stored), and the session; `nil` when the key was
     ///   revoked meanwhile.
-    public func open(keyID: Int64) async throws -> (token: String, session: Session)? {
+    package func open(keyID: Int64) async throws -> (token: String, session: Session)? {
         let token = Self.newToken()
         let csrfToken = Self.newToken()
         let lifetime = Int(Self.lifetime.components.seconds)
@@ -43,7 +43,7 @@ public struct ConsoleSessions: Sendable {
     }
 
     /// The live session of a cookie's token: `nil` when unknown, expired, or its key was revoked since.
-    public func session(token: String) async throws -> Session? {
+    package func session(token: String) async throws -> Session? {
         guard token.utf8.count == 64 else { return nil }
         let rows = try await self.client.guardedQuery(
             """
@@ -65,7 +65,7 @@ public struct ConsoleSessions: Sendable {
     }
 
     /// Ends a session (sign-out), and drops every expired one.
-    public func close(token: String) async throws {
+    package func close(token: String) async throws {
         try await self.client.guardedQuery(
             "DELETE FROM console_sessions WHERE token_hash = \(ByteBuffer(bytes: APIKeys.hash(token))) OR expires_at <= now()",
             logger: self.logger
@@ -73,18 +73,18 @@ public struct ConsoleSessions: Sendable {
     }
 
     /// Compares a form's token with the session's in constant time.
-    public static func isValid(csrfToken presented: String?, for session: Session) -> Bool {
+    package static func isValid(csrfToken presented: String?, for session: Session) -> Bool {
         guard let presented else { return false }
         return Self.tokensMatch(presented, session.csrfToken)
     }
 
     /// A new random token: 32 bytes as hex.
-    public static func newToken() -> String {
+    package static func newToken() -> String {
         APIKeys.hex(APIKeys.randomBytes(32))
     }
 
     /// Whether two tokens are equal, compared in constant time.
-    public static func tokensMatch(_ lhs: String, _ rhs: String) -> Bool {
+    package static func tokensMatch(_ lhs: String, _ rhs: String) -> Bool {
         APIKeys.constantTimeEqual(Array(lhs.utf8), Array(rhs.utf8))
     }
 }

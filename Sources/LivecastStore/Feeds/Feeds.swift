@@ -4,20 +4,20 @@ import Logging
 import PostgresNIO
 
 /// Feeds: the live stories a backend tells, which activities follow.
-public struct Feeds: Sendable {
+package struct Feeds: Sendable {
     /// What a backend declares about a feed (`PUT …/feeds/{feedKey}`).
-    public struct Definition: Sendable, Hashable {
-        public var appID: Int64
-        public var feedKey: String
-        public var attributesType: String
+    package struct Definition: Sendable, Hashable {
+        package var appID: Int64
+        package var feedKey: String
+        package var attributesType: String
         /// The static `ActivityAttributes`, as JSON kept byte for byte.
-        public var attributes: RawJSON
+        package var attributes: RawJSON
         /// How long after an update the activity turns stale, for `stale-date` defaults (whole seconds are kept).
-        public var staleAfter: Duration?
+        package var staleAfter: Duration?
         /// How long after its `stale-date` the reaper ends the feed; the reaper's global grace when `nil`.
-        public var staleGrace: Duration?
+        package var staleGrace: Duration?
 
-        public init(
+        package init(
             appID: Int64,
             feedKey: String,
             attributesType: String,
@@ -35,49 +35,49 @@ public struct Feeds: Sendable {
     }
 
     /// A feed as stored, with its followers.
-    public struct Feed: Sendable, Hashable {
-        public var id: Int64
-        public var feedKey: String
-        public var attributesType: String
-        public var attributes: RawJSON
-        public var contentState: RawJSON?
+    package struct Feed: Sendable, Hashable {
+        package var id: Int64
+        package var feedKey: String
+        package var attributesType: String
+        package var attributes: RawJSON
+        package var contentState: RawJSON?
         /// `created`, `active` or `ended`.
-        public var state: String
+        package var state: String
         /// The last accepted timestamp (UNIX seconds).
-        public var lastTimestamp: Int64?
+        package var lastTimestamp: Int64?
         /// How long after an update the activity turns stale, if the feed says.
-        public var staleAfter: Duration?
+        package var staleAfter: Duration?
         /// The feed's live channel (APNs id), if it has one.
-        public var channelID: String?
+        package var channelID: String?
         /// Running activities that follow it with their own token.
-        public var tokenFollowers: Int
+        package var tokenFollowers: Int
         /// Running activities that follow it on its channel.
-        public var channelFollowers: Int
+        package var channelFollowers: Int
         /// Its latest start, update or end, if it had one.
-        public var lastUpdate: LastUpdate?
+        package var lastUpdate: LastUpdate?
         /// Devices its starts were sent to (pushes APNs refused aside).
-        public var startsSent: Int = 0
+        package var startsSent: Int = 0
         /// Of those, devices whose app has not registered the started activity with the feed, though the start
         /// went out longer ago than the registration timeout: the "9 of 14 starts got no token back" failure.
-        public var startsUnregistered: Int = 0
+        package var startsUnregistered: Int = 0
 
         /// A feed's latest update, in short.
-        public struct LastUpdate: Sendable, Hashable {
-            public var updateID: Int64
+        package struct LastUpdate: Sendable, Hashable {
+            package var updateID: Int64
             /// `start`, `update` or `end`.
-            public var event: String
+            package var event: String
             /// Its outbox status: `pending`, `dispatching`, `sent`, `superseded` or `failed`.
-            public var status: String
-            public var timestamp: Int64
+            package var status: String
+            package var timestamp: Int64
             /// When it was accepted (UNIX seconds).
-            public var acceptedAt: Int64
+            package var acceptedAt: Int64
         }
     }
 
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -86,7 +86,7 @@ public struct Feeds: Sendable {
     /// - Returns: The feed and whether it was created.
     /// - Throws: ``StoreError`` `conflict` when the feed exists with another attributes type, or has started and
     ///   the attributes differ (activities already show them); `invalid` for attributes that are not an object.
-    public func put(_ definition: Definition) async throws -> (feed: Feed, created: Bool) {
+    package func put(_ definition: Definition) async throws -> (feed: Feed, created: Bool) {
         guard definition.attributes.isObject else {
             throw StoreError(.invalid, "attributes must be a JSON object", field: "attributes")
         }
@@ -145,18 +145,18 @@ public struct Feeds: Sendable {
 
     /// How long after a start its device's app has to register the activity before the start counts as
     /// unregistered (``Feed/startsUnregistered``), unless a read says otherwise: 5 minutes.
-    public static let defaultRegistrationTimeout = Duration.seconds(300)
+    package static let defaultRegistrationTimeout = Duration.seconds(300)
 
     /// A feed with its channel, follower counts, last update and starts, or `nil`.
     /// - Parameter registrationTimeout: How long after which a start with no registered activity counts as
     ///   unregistered.
-    public func get(appID: Int64, feedKey: String, registrationTimeout: Duration = Self.defaultRegistrationTimeout) async throws -> Feed? {
+    package func get(appID: Int64, feedKey: String, registrationTimeout: Duration = Self.defaultRegistrationTimeout) async throws -> Feed? {
         try await self.feeds(appID: appID, only: feedKey, after: nil, limit: 1, registrationTimeout: registrationTimeout).first
     }
 
     /// The app's feeds in key order, each as ``get(appID:feedKey:registrationTimeout:)`` reads it: at most `limit`,
     /// after the key `after` (a page's last) when one is given.
-    public func list(
+    package func list(
         appID: Int64,
         after: String? = nil,
         limit: Int = .max,

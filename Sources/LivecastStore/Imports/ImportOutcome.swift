@@ -1,5 +1,5 @@
 /// What one row of a bulk import did: registered, with what the registration did, or refused, with why.
-public enum ImportOutcome<Value: Sendable & Hashable>: Sendable, Hashable {
+package enum ImportOutcome<Value: Sendable & Hashable>: Sendable, Hashable {
     /// The row is written, entirely.
     case registered(Value)
     /// The row is refused and nothing of it is written.

@@ -12,9 +12,9 @@ import PostgresNIO
 /// FROM unnest(…) AS r))`). Written as a join of the keys with the table, the lookup was often planned as a scan of
 /// the whole table (the planner prices each probe as a read from disk), several times slower than the probes and
 /// growing with the table (docs/PERFORMANCE.md).
-public enum RegistrationImport {
+package enum RegistrationImport {
     /// The most rows one transaction writes.
-    public static let chunkSize = 5_000
+    package static let chunkSize = 5_000
     /// How many times a chunk is tried when a concurrent registration or import gets in its way (a unique key taken
     /// meanwhile, a deadlock) before its rows go one by one.
     private static let attempts = 3

@@ -5,9 +5,9 @@ import PostgresNIO
 
 /// API keys: each belongs to one app and has one role. A key reads `lc_<prefix>_<secret>`; the store keeps the
 /// prefix (to find the key) and the SHA-256 of the secret, never the secret, which is shown once at creation.
-public struct APIKeys: Sendable {
+package struct APIKeys: Sendable {
     /// What a key may do. Roles are cumulative: an operator may do what a backend may, an admin what an operator may.
-    public enum Role: String, Sendable, Hashable, CaseIterable, Comparable {
+    package enum Role: String, Sendable, Hashable, CaseIterable, Comparable {
         /// Tokens, activities and updates.
         case backend
         /// Feeds and channels too.
@@ -23,33 +23,33 @@ public struct APIKeys: Sendable {
             }
         }
 
-        public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+        package static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
     }
 
     /// A key as listed: never its secret.
-    public struct Key: Sendable, Hashable {
-        public var id: Int64
-        public var appID: Int64
-        public var role: Role
+    package struct Key: Sendable, Hashable {
+        package var id: Int64
+        package var appID: Int64
+        package var role: Role
         /// The public part of the key, `lc_<prefix>_…`.
-        public var prefix: String
-        public var createdAt: Date
-        public var revokedAt: Date?
+        package var prefix: String
+        package var createdAt: Date
+        package var revokedAt: Date?
     }
 
     /// A key that authenticated: who is calling.
-    public struct Caller: Sendable, Hashable {
-        public var keyID: Int64
-        public var appID: Int64
+    package struct Caller: Sendable, Hashable {
+        package var keyID: Int64
+        package var appID: Int64
         /// The bundle id of the key's app.
-        public var bundleID: String
-        public var role: Role
+        package var bundleID: String
+        package var role: Role
     }
 
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -57,7 +57,7 @@ public struct APIKeys: Sendable {
     /// Creates a key for an app.
     /// - Returns: The key as listed, and the full key text, which cannot be recovered later.
     /// - Throws: ``StoreError`` `notFound` for an unknown app.
-    public func create(appID: Int64, role: Role) async throws -> (key: Key, secret: String) {
+    package func create(appID: Int64, role: Role) async throws -> (key: Key, secret: String) {
         let prefix = Self.hex(Self.randomBytes(6))
         let secret = Self.hex(Self.randomBytes(32))
         let rows = try await self.client.guardedQuery(
@@ -77,7 +77,7 @@ public struct APIKeys: Sendable {
 
     /// A presented key's public part (`lc_<prefix>_<secret>`): the prefix it is looked up by, or `nil` when the key
     /// is malformed.
-    public static func prefix(of presented: String) -> String? {
+    package static func prefix(of presented: String) -> String? {
         Self.parts(of: presented)?.prefix
     }
 
@@ -89,7 +89,7 @@ public struct APIKeys: Sendable {
 
     /// The caller a presented key belongs to, or `nil` when the key is malformed, unknown, revoked or wrong.
     /// The secret's hash is compared in constant time.
-    public func authenticate(_ presented: String) async throws -> Caller? {
+    package func authenticate(_ presented: String) async throws -> Caller? {
         guard let (prefix, secret) = Self.parts(of: presented) else { return nil }
         let rows = try await self.client.guardedQuery(
             """
@@ -108,7 +108,7 @@ public struct APIKeys: Sendable {
     }
 
     /// An app's keys, revoked ones included, oldest first.
-    public func list(appID: Int64) async throws -> [Key] {
+    package func list(appID: Int64) async throws -> [Key] {
         let rows = try await self.client.guardedQuery(
             "SELECT id, role, prefix, created_at, revoked_at FROM api_keys WHERE app_id = \(appID) ORDER BY id",
             logger: self.logger
@@ -123,7 +123,7 @@ public struct APIKeys: Sendable {
 
     /// Revokes one of an app's keys; it stops authenticating at once. Revoking a revoked key changes nothing.
     /// - Returns: The key, or `nil` when the app has no such key.
-    public func revoke(appID: Int64, keyID: Int64) async throws -> Key? {
+    package func revoke(appID: Int64, keyID: Int64) async throws -> Key? {
         try await self.client.guardedQuery(
             "UPDATE api_keys SET revoked_at = now() WHERE app_id = \(appID) AND id = \(keyID) AND revoked_at IS NULL",
             logger: self.logger

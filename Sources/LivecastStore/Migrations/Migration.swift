@@ -2,19 +2,19 @@ import Crypto
 import Foundation
 
 /// One numbered SQL file of `sql/`, such as `0001_initial.sql`.
-public struct Migration: Sendable, Hashable {
+package struct Migration: Sendable, Hashable {
     /// The number before the first underscore.
-    public let version: Int
+    package let version: Int
     /// The file name.
-    public let name: String
+    package let name: String
     /// The SQL, applied as one transaction.
-    public let sql: String
+    package let sql: String
     /// SHA-256 of the file's bytes, in hex: an applied file must never change.
-    public let checksum: String
+    package let checksum: String
 
     /// Creates a migration from a file's name and text.
     /// - Throws: ``MigrationError`` when the name is not `NNNN_description.sql`.
-    public init(name: String, sql: String) throws(MigrationError) {
+    package init(name: String, sql: String) throws(MigrationError) {
         guard name.hasSuffix(".sql"), let underscore = name.firstIndex(of: "_"), let version = Int(name[..<underscore]), version > 0 else {
             throw MigrationError(message: "\(name): migration files are named NNNN_description.sql")
         }
@@ -33,14 +33,14 @@ public struct Migration: Sendable, Hashable {
 
     /// Whether a database that recorded `checksum` for this file applied this file: its checksum, or one of
     /// ``releasedEarlier``'s for it.
-    public func isApplied(asRecorded checksum: String) -> Bool {
+    package func isApplied(asRecorded checksum: String) -> Bool {
         checksum == self.checksum || Self.releasedEarlier[self.name]?.contains(checksum) == true
     }
 
     /// Reads every `*.sql` file of a directory, in version order.
     /// - Throws: ``MigrationError`` when the directory cannot be read, a name is malformed, or two files share a
     ///   version.
-    public static func load(from directory: String) throws(MigrationError) -> [Migration] {
+    package static func load(from directory: String) throws(MigrationError) -> [Migration] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }
@@ -63,8 +63,8 @@ public struct Migration: Sendable, Hashable {
 }
 
 /// A migration that cannot be applied, and why.
-public struct MigrationError: Error, Hashable, CustomStringConvertible {
+package struct MigrationError: Error, Hashable, CustomStringConvertible {
     /// What is wrong.
-    public let message: String
-    public var description: String { self.message }
+    package let message: String
+    package var description: String { self.message }
 }

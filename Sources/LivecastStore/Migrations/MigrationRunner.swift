@@ -6,24 +6,24 @@ import PostgresNIO
 ///
 /// Applied files are recorded in `livecast_migrations` with their checksum; the runner refuses to touch a
 /// database where an applied file changed or disappeared.
-public struct MigrationRunner: Sendable {
+package struct MigrationRunner: Sendable {
     /// What a run did.
-    public struct Report: Sendable, Hashable {
+    package struct Report: Sendable, Hashable {
         /// The files applied by this run, in order.
-        public var applied: [String]
+        package var applied: [String]
         /// How many files were already applied before it.
-        public var alreadyApplied: Int
+        package var alreadyApplied: Int
     }
 
     /// The advisory lock key: the bytes of "livecast".
     static let lockKey: Int64 = 0x6C69_7665_6361_7374
 
     /// The migrations, in version order.
-    public let migrations: [Migration]
+    package let migrations: [Migration]
 
     /// Creates a runner.
     /// - Parameter migrations: The migrations, for example from ``Migration/load(from:)``.
-    public init(migrations: [Migration]) {
+    package init(migrations: [Migration]) {
         self.migrations = migrations.sorted { $0.version < $1.version }
     }
 
@@ -34,7 +34,7 @@ public struct MigrationRunner: Sendable {
     ///   - logger: Logs each file applied.
     /// - Throws: ``MigrationError`` when an applied file changed or is gone, or a statement fails (the failing
     ///   file's transaction is rolled back; earlier files stay applied).
-    public func run(on client: PostgresClient, logger: Logger) async throws -> Report {
+    package func run(on client: PostgresClient, logger: Logger) async throws -> Report {
         try await client.withGuardedConnection { connection in
             try await connection.query("SET statement_timeout = 0", logger: logger)
             do {
@@ -53,7 +53,7 @@ public struct MigrationRunner: Sendable {
     }
 
     /// The files a database has applied: version, name and checksum.
-    public static func applied(on client: PostgresClient, logger: Logger) async throws -> [(version: Int, name: String, checksum: String)] {
+    package static func applied(on client: PostgresClient, logger: Logger) async throws -> [(version: Int, name: String, checksum: String)] {
         try await client.withGuardedConnection { connection in
             try await Self.applied(connection, logger: logger)
         }

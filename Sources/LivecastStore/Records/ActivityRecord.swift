@@ -5,15 +5,15 @@ import PostgresNIO
 
 /// What Livecast knows of one activity, for support's "what happened to this user's activity?": its state, its
 /// current token or channel, and a timeline of everything that happened to it, oldest first.
-public struct ActivityRecord: Sendable, Hashable {
+package struct ActivityRecord: Sendable, Hashable {
     /// The activity as it stands now.
-    public enum State: String, Sendable, Hashable {
+    package enum State: String, Sendable, Hashable {
         case starting, active, stale, ended, dismissed
     }
 
     /// One moment of the timeline.
-    public struct Event: Sendable, Hashable {
-        public enum Kind: String, Sendable, Hashable {
+    package struct Event: Sendable, Hashable {
+        package enum Kind: String, Sendable, Hashable {
             /// The app reported the activity.
             case registered
             /// A token was registered for it: its first (`generation` 1) or a rotation.
@@ -28,44 +28,44 @@ public struct ActivityRecord: Sendable, Hashable {
             case dismissed
         }
 
-        public var kind: Kind
+        package var kind: Kind
         /// When (UNIX seconds).
-        public var at: Int64
-        public var token: String?
+        package var at: Int64
+        package var token: String?
         /// The token's generation, for ``Kind/tokenRegistered``.
-        public var generation: Int?
-        public var reason: String?
-        public var push: PushRecord?
+        package var generation: Int?
+        package var reason: String?
+        package var push: PushRecord?
     }
 
     /// ActivityKit's id of the activity.
-    public var activityID: String
-    public var attributesType: String
+    package var activityID: String
+    package var attributesType: String
     /// The feed it follows, if any.
-    public var feedKey: String?
+    package var feedKey: String?
     /// `token` or `channel`.
-    public var kind: String
-    public var state: State
+    package var kind: String
+    package var state: State
     /// The live update token, for a token-based activity.
-    public var token: String?
+    package var token: String?
     /// The channel, for a channel-based activity.
-    public var channelID: String?
-    public var deviceID: String?
-    public var userID: String?
-    public var osVersion: String?
+    package var channelID: String?
+    package var deviceID: String?
+    package var userID: String?
+    package var osVersion: String?
     /// When it was registered (UNIX seconds).
-    public var startedAt: Int64
-    public var endedAt: Int64?
-    public var dismissalDate: Int64?
+    package var startedAt: Int64
+    package var endedAt: Int64?
+    package var dismissalDate: Int64?
     /// Oldest first; pushes are the latest ``maximumPushes`` at most.
-    public var timeline: [Event]
+    package var timeline: [Event]
 
     /// The most pushes a timeline shows (the latest): an 8-hour game updated every second sends 28,800.
-    public static let maximumPushes = 1000
+    package static let maximumPushes = 1000
 
     /// Reads an activity of an app by its ActivityKit id.
     /// - Returns: `nil` when the app has no such activity.
-    public static func read(appID: Int64, activityID: String, client: PostgresClient, logger: Logger) async throws -> ActivityRecord? {
+    package static func read(appID: Int64, activityID: String, client: PostgresClient, logger: Logger) async throws -> ActivityRecord? {
         try await client.withGuardedConnection { connection in
             guard let row = try await Self.activity(appID: appID, activityID: activityID, on: connection, logger: logger) else { return nil }
             let tokens = try await Self.tokens(of: row.rowID, on: connection, logger: logger)

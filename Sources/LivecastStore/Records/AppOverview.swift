@@ -4,39 +4,39 @@ import PostgresNIO
 
 /// One app at a glance, for the console's overview (`GET /v1/apps/{bundleId}/overview`): its outbox, the last hour's
 /// pushes by outcome, channels against APNs' cap, dead letters waiting, the reaper's last pass and a held sending.
-public struct AppOverview: Sendable, Hashable {
+package struct AppOverview: Sendable, Hashable {
     /// Pushes of five minutes: the targets APNs accepted and those that failed, of updates finished (or, while they
     /// are sent, accepted) in those minutes.
-    public struct Bucket: Sendable, Hashable {
+    package struct Bucket: Sendable, Hashable {
         /// The bucket's start (UNIX seconds).
-        public var start: Int64
-        public var sent: Int64
-        public var failed: Int64
+        package var start: Int64
+        package var sent: Int64
+        package var failed: Int64
     }
 
-    public var bundleID: String
-    public var environment: String
+    package var bundleID: String
+    package var environment: String
     /// Updates waiting in the outbox or being sent, and how long the oldest has waited (whole seconds).
-    public var outboxDepth: Int
-    public var outboxOldestAge: Duration?
+    package var outboxDepth: Int
+    package var outboxOldestAge: Duration?
     /// Scheduled sends not yet due.
-    public var scheduled: Int
+    package var scheduled: Int
     /// The last hour in twelve buckets of five minutes, oldest first (empty buckets included).
-    public var lastHour: [Bucket]
+    package var lastHour: [Bucket]
     /// The last hour's failed pushes by APNs' reason.
-    public var failedByReason: [String: Int]
+    package var failedByReason: [String: Int]
     /// Channels that count against APNs' cap (every state but retired).
-    public var channelsUsed: Int
+    package var channelsUsed: Int
     /// Dead letters not replayed.
-    public var deadLetters: Int
+    package var deadLetters: Int
     /// When the reaper last passed over the app, and what it did.
-    public var reapedAt: Int64?
-    public var reapSummary: String?
+    package var reapedAt: Int64?
+    package var reapSummary: String?
     /// Why the invalidation guard holds the app's sending, when it does.
-    public var sendingHeldReason: String?
+    package var sendingHeldReason: String?
 
     /// Reads an app's overview. - Returns: `nil` for an unknown app.
-    public static func read(appID: Int64, client: PostgresClient, logger: Logger, now: Date = Date()) async throws -> AppOverview? {
+    package static func read(appID: Int64, client: PostgresClient, logger: Logger, now: Date = Date()) async throws -> AppOverview? {
         let rows = try await client.guardedQuery(
             """
             SELECT a.bundle_id, a.environment,

@@ -2,25 +2,25 @@ import Logging
 import PostgresNIO
 
 /// What the outbox finally gave up on (`dead_letters`), as an operator lists it.
-public struct DeadLetterEntry: Sendable, Hashable {
-    public var id: Int64
-    public var updateID: Int64
+package struct DeadLetterEntry: Sendable, Hashable {
+    package var id: Int64
+    package var updateID: Int64
     /// `start`, `update` or `end`.
-    public var event: String
+    package var event: String
     /// `activity`, `push_to_start`, `channel`, or `feed` for a fan-out given up as a whole.
-    public var targetKind: String
+    package var targetKind: String
     /// The activity's id, the device token, the channel id or the feed key, when the target is still known.
-    public var target: String?
-    public var reason: String
-    public var attempts: Int
+    package var target: String?
+    package var reason: String
+    package var attempts: Int
     /// The last try (UNIX seconds).
-    public var lastTryAt: Int64
-    public var replayedAt: Int64?
+    package var lastTryAt: Int64
+    package var replayedAt: Int64?
     /// `requeued`, `superseded` or `targetGone`, once replayed.
-    public var replayOutcome: String?
+    package var replayOutcome: String?
 
     /// An app's dead letters, oldest first: at most `limit`, after the id `after` (a page's last) when given.
-    public static func list(appID: Int64, after: Int64?, limit: Int, client: PostgresClient, logger: Logger) async throws -> [DeadLetterEntry] {
+    package static func list(appID: Int64, after: Int64?, limit: Int, client: PostgresClient, logger: Logger) async throws -> [DeadLetterEntry] {
         let rows = try await client.guardedQuery(
             """
             SELECT l.id, l.update_id, u.event, l.target_kind,

@@ -5,24 +5,24 @@ import PostgresNIO
 /// The delivery log of an app: every push Livecast sent while its update is kept (the retention window), found
 /// by its `apns-id`, its token or its update, successes included, though only failures and broadcasts are stored
 /// per push (``PushDerivation``).
-public struct DeliveryLog: Sendable {
+package struct DeliveryLog: Sendable {
     /// What to look for. With ``apnsID``, the one push; with ``token``, the pushes to that device token (or
     /// channel id); with ``updateID`` alone, the pushes of that update; with neither, the stored deliveries (failed
     /// device pushes and every broadcast). ``status`` and ``reason`` narrow any of these.
-    public struct Query: Sendable, Hashable {
-        public var apnsID: PushID?
-        public var token: String?
-        public var updateID: Int64?
+    package struct Query: Sendable, Hashable {
+        package var apnsID: PushID?
+        package var token: String?
+        package var updateID: Int64?
         /// APNs' HTTP status.
-        public var status: Int?
+        package var status: Int?
         /// APNs' reason.
-        public var reason: String?
+        package var reason: String?
         /// Where the previous page ended (its ``Page/next``).
-        public var after: Int64?
+        package var after: Int64?
         /// At most this many records (the filters above may leave a page shorter).
-        public var limit: Int
+        package var limit: Int
 
-        public init(
+        package init(
             apnsID: PushID? = nil,
             token: String? = nil,
             updateID: Int64? = nil,
@@ -42,12 +42,12 @@ public struct DeliveryLog: Sendable {
     }
 
     /// One page of records.
-    public struct Page: Sendable, Hashable {
-        public var records: [PushRecord]
+    package struct Page: Sendable, Hashable {
+        package var records: [PushRecord]
         /// Pass as ``Query/after`` for the next page; `nil` on the last.
-        public var next: Int64?
+        package var next: Int64?
 
-        public init(records: [PushRecord], next: Int64? = nil) {
+        package init(records: [PushRecord], next: Int64? = nil) {
             self.records = records
             self.next = next
         }
@@ -56,13 +56,13 @@ public struct DeliveryLog: Sendable {
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
 
     /// The records an app's query finds.
-    public func find(_ query: Query, appID: Int64) async throws -> Page {
+    package func find(_ query: Query, appID: Int64) async throws -> Page {
         try await self.client.withGuardedConnection { connection in
             let derivation = PushDerivation(appID: appID, logger: self.logger)
             var page: Page

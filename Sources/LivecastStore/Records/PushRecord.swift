@@ -3,9 +3,9 @@ import LivecastCore
 /// One push Livecast sent (or owes, or gave up on): an update to one target, with APNs' last answer. Successes
 /// are not stored per push: a record is derived from the update's progress and what was stored about the target
 /// (a failure, an owed retry, a dead letter), and its `apnsId` is the ``PushID`` the push went out with.
-public struct PushRecord: Sendable, Hashable {
+package struct PushRecord: Sendable, Hashable {
     /// Where the push stands.
-    public enum Outcome: String, Sendable, Hashable, CaseIterable {
+    package enum Outcome: String, Sendable, Hashable, CaseIterable {
         /// APNs accepted it (`200`).
         case delivered
         /// APNs refused it for good (a bad or unregistered token, say), or the transport failed and it was not
@@ -22,30 +22,30 @@ public struct PushRecord: Sendable, Hashable {
     }
 
     /// The push's `apns-id` (a broadcast's `apns-request-id`).
-    public var apnsID: String
-    public var updateID: Int64
+    package var apnsID: String
+    package var updateID: Int64
     /// `start`, `update` or `end`.
-    public var event: String
+    package var event: String
     /// The `timestamp` the push carried (UNIX seconds).
-    public var timestamp: Int64
+    package var timestamp: Int64
     /// The push's `stale-date` (UNIX seconds), when it had one.
-    public var staleDate: Int64?
-    public var targetKind: PushID.TargetKind
+    package var staleDate: Int64?
+    package var targetKind: PushID.TargetKind
     /// The device token, or the channel's id.
-    public var target: String
+    package var target: String
     /// The activity the push went to (its ActivityKit id), for a push to an update token.
-    public var activityID: String?
+    package var activityID: String?
     /// The device whose push-to-start token a start went to.
-    public var deviceID: String?
-    public var outcome: Outcome
+    package var deviceID: String?
+    package var outcome: Outcome
     /// APNs' HTTP status of the last try, when known.
-    public var status: Int?
+    package var status: Int?
     /// APNs' reason (or the transport's) when it was not delivered.
-    public var reason: String?
+    package var reason: String?
     /// Tries so far, for a push that is owed or was given up.
-    public var attempts: Int?
+    package var attempts: Int?
     /// When it was last tried or, for one not tried yet, accepted (UNIX seconds).
-    public var at: Int64
+    package var at: Int64
 }
 
 extension PushID.TargetKind {

@@ -2,34 +2,34 @@ import Logging
 import PostgresNIO
 
 /// A device's push-to-start tokens, live and invalidated, for support's questions about one device.
-public struct DeviceTokens: Sendable, Hashable {
+package struct DeviceTokens: Sendable, Hashable {
     /// One token of the device.
-    public struct Token: Sendable, Hashable {
-        public var attributesType: String
-        public var token: String
+    package struct Token: Sendable, Hashable {
+        package var attributesType: String
+        package var token: String
         /// Whether Livecast still starts activities with it.
-        public var isLive: Bool
-        public var osVersion: String?
-        public var userID: String?
+        package var isLive: Bool
+        package var osVersion: String?
+        package var userID: String?
         /// When it was first registered and last registered again (UNIX seconds).
-        public var registeredAt: Int64
-        public var lastSeenAt: Int64
-        public var invalidatedAt: Int64?
+        package var registeredAt: Int64
+        package var lastSeenAt: Int64
+        package var invalidatedAt: Int64?
         /// Why it was invalidated: APNs' reason (`Unregistered`, `BadDeviceToken`…), `rotated`, `deleted` or
         /// `expired`.
-        public var invalidationReason: String?
+        package var invalidationReason: String?
     }
 
-    public var deviceID: String
+    package var deviceID: String
     /// By attributes type, the live token first, then the invalidated ones newest first.
-    public var tokens: [Token]
+    package var tokens: [Token]
 
     /// The most tokens read for one device (a device rotates its tokens now and then).
-    public static let maximumTokens = 1000
+    package static let maximumTokens = 1000
 
     /// Reads a device's tokens.
     /// - Returns: `nil` when the app knows no token of that device.
-    public static func read(appID: Int64, deviceID: String, client: PostgresClient, logger: Logger) async throws -> DeviceTokens? {
+    package static func read(appID: Int64, deviceID: String, client: PostgresClient, logger: Logger) async throws -> DeviceTokens? {
         let rows = try await client.guardedQuery(
             """
             SELECT attributes_type, token, invalidated_at IS NULL, os_version, user_id, extract(epoch FROM registered_at)::bigint,

@@ -4,13 +4,13 @@ import PostgresNIO
 /// Writes the push-to-start registrations that arrive together in one statement and one transaction (group commit):
 /// at a launch peak, PostgreSQL commits once for many registrations instead of once for each (``GroupCommit``). Each
 /// caller gets its own registration's result or error (``PushToStartTokens/write(_:client:logger:)``).
-public final class PushToStartRegistrar: Sendable {
+package final class PushToStartRegistrar: Sendable {
     /// The most registrations one statement writes.
-    public static let maximumBatch = 500
+    package static let maximumBatch = 500
 
     private let commits: GroupCommit<PushToStartTokens.Registration, PushToStartTokens.Result>
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.commits = GroupCommit(maximumBatch: Self.maximumBatch) { registrations in
             await PushToStartTokens.write(registrations, client: client, logger: logger)
         }
@@ -19,7 +19,7 @@ public final class PushToStartRegistrar: Sendable {
     /// Registers a device's token with whatever other registrations are waiting (``PushToStartTokens/register(_:)``).
     /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `conflict` when another device of the app
     ///   holds the token.
-    public func register(_ registration: PushToStartTokens.Registration) async throws -> PushToStartTokens.Result {
+    package func register(_ registration: PushToStartTokens.Registration) async throws -> PushToStartTokens.Result {
         try await self.commits.submit(try registration.checked())
     }
 }

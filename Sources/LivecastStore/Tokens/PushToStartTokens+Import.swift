@@ -8,7 +8,7 @@ extension PushToStartTokens {
     /// statements (``RegistrationImport``).
     /// - Returns: What each registration did, or the ``StoreError`` that ``register(_:)`` would have thrown, in the
     ///   rows' order.
-    public func importRegistrations(_ registrations: [Registration]) async throws -> [ImportOutcome<Result>] {
+    package func importRegistrations(_ registrations: [Registration]) async throws -> [ImportOutcome<Result>] {
         let rows = registrations.map { ImportRow(registration: $0, token: DeviceToken.normalized($0.token)) }
         let pairCounts = Dictionary(rows.map { ($0.pair, 1) }, uniquingKeysWith: +)
         let tokenCounts = Dictionary(rows.compactMap(\.appToken).map { ($0, 1) }, uniquingKeysWith: +)

@@ -3,19 +3,19 @@ import Logging
 import PostgresNIO
 
 /// Push-to-start tokens: one live token per device and `ActivityAttributes` type, rotated without a gap.
-public struct PushToStartTokens: Sendable {
+package struct PushToStartTokens: Sendable {
     /// A device's registration, as its app reports it.
-    public struct Registration: Sendable, Hashable {
-        public var appID: Int64
-        public var deviceID: String
-        public var attributesType: String
+    package struct Registration: Sendable, Hashable {
+        package var appID: Int64
+        package var deviceID: String
+        package var attributesType: String
         /// The token in hex (any case; stored lowercase).
-        public var token: String
-        public var userID: String?
-        public var osVersion: String?
-        public var frequentUpdatesEnabled: Bool
+        package var token: String
+        package var userID: String?
+        package var osVersion: String?
+        package var frequentUpdatesEnabled: Bool
 
-        public init(
+        package init(
             appID: Int64,
             deviceID: String,
             attributesType: String,
@@ -35,7 +35,7 @@ public struct PushToStartTokens: Sendable {
 
         /// The registration with its token normalised (lowercase hex).
         /// - Throws: ``StoreError`` `invalid` for a token that is not hex.
-        public func checked() throws -> Registration {
+        package func checked() throws -> Registration {
             guard let token = DeviceToken.normalized(self.token) else {
                 throw StoreError(.invalid, "the token must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "token")
             }
@@ -46,7 +46,7 @@ public struct PushToStartTokens: Sendable {
     }
 
     /// What a registration did.
-    public enum Result: String, Sendable, Hashable, CaseIterable {
+    package enum Result: String, Sendable, Hashable, CaseIterable {
         /// The device had no live token for the type.
         case created
         /// The device's live token was replaced; the old one is invalidated (`rotated`).
@@ -56,7 +56,7 @@ public struct PushToStartTokens: Sendable {
     }
 
     /// Why a token stops being used.
-    public enum InvalidationReason: String, Sendable, Hashable {
+    package enum InvalidationReason: String, Sendable, Hashable {
         case rotated
         case deleted
         case unregistered = "Unregistered"
@@ -69,7 +69,7 @@ public struct PushToStartTokens: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -78,7 +78,7 @@ public struct PushToStartTokens: Sendable {
     /// (`register_push_to_start_tokens`, migration `0022`). ``PushToStartRegistrar`` writes many at once.
     /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `conflict` when another device of the app
     ///   holds the token.
-    public func register(_ registration: Registration) async throws -> Result {
+    package func register(_ registration: Registration) async throws -> Result {
         let registration = try registration.checked()
         return try await Self.write([registration], client: self.client, logger: self.logger)[0].get()
     }
@@ -121,7 +121,7 @@ public struct PushToStartTokens: Sendable {
 
     /// Stops using a device's token for a type, as when the app unregisters it.
     /// - Returns: Whether there was a live token.
-    public func delete(appID: Int64, deviceID: String, attributesType: String) async throws -> Bool {
+    package func delete(appID: Int64, deviceID: String, attributesType: String) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
             UPDATE push_to_start_tokens SET invalidated_at = now(), invalidation_reason = 'deleted'
@@ -141,7 +141,7 @@ public struct PushToStartTokens: Sendable {
     /// - Parameters:
     ///   - invalidSinceMillis: The 410 answer's `timestamp`, in milliseconds since 1970.
     /// - Returns: Whether the token was invalidated.
-    public func invalidate(appID: Int64, token: String, reason: InvalidationReason, invalidSinceMillis: Int64? = nil) async throws -> Bool {
+    package func invalidate(appID: Int64, token: String, reason: InvalidationReason, invalidSinceMillis: Int64? = nil) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
             UPDATE push_to_start_tokens SET invalidated_at = now(), invalidation_reason = \(reason.rawValue),

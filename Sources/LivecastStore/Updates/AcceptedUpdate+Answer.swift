@@ -6,7 +6,7 @@ extension AcceptedUpdate {
     /// answered again, byte for byte, when it is retried. The accepting transaction keeps it with the update
     /// (``OutboxRow``, ``ActivityUpdateBatch``), so it is never missing once the update is committed. A replay's is
     /// the answer kept for the first request (``keptAnswer``).
-    public var answer: String {
+    package var answer: String {
         if let keptAnswer { return keptAnswer }
         // Encoding a struct of numbers, booleans and fixed strings cannot fail.
         return String(decoding: (try? JSONEncoder.sorted.encode(AcceptedAnswer(self))) ?? Data(), as: UTF8.self)

@@ -8,15 +8,15 @@ import PostgresNIO
 /// A request with an idempotency key goes in a batch too, which replays its first answer when it was sent before. A
 /// request whose shared transaction failed as a whole goes alone. A request whose task is cancelled (answered 503 by the server's database watch) before its
 /// update is written withdraws it.
-public final class ActivityUpdateQueue: Sendable {
+package final class ActivityUpdateQueue: Sendable {
     /// The most updates one transaction accepts.
-    public static let maximumBatch = 200
+    package static let maximumBatch = 200
 
     private let client: PostgresClient
     private let logger: Logger
     private let commits: GroupCommit<ActivityUpdates.Request, AcceptedUpdate>
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
         self.commits = GroupCommit(maximumBatch: Self.maximumBatch) { requests in
@@ -26,7 +26,7 @@ public final class ActivityUpdateQueue: Sendable {
 
     /// Checks and stores an update or end, durably before it returns.
     /// - Throws: What ``ActivityUpdates/accept(_:)`` throws.
-    public func accept(_ request: ActivityUpdates.Request) async throws -> AcceptedUpdate {
+    package func accept(_ request: ActivityUpdates.Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw ActivityUpdates.startRefused }
         _ = try OutboxRules.priority(requested: request.content.priority, hasAlert: request.content.alert != nil)
         do {

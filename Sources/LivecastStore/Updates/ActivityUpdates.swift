@@ -5,20 +5,20 @@ import PostgresNIO
 
 /// Accepting updates and ends for one standalone activity into the outbox, with the ordering and lifecycle
 /// rules (docs/ARCHITECTURE.md, invariants 1 and 2) checked in the same transaction that stores the update.
-public struct ActivityUpdates: Sendable {
+package struct ActivityUpdates: Sendable {
     /// An update or end a backend asks for.
-    public struct Request: Sendable, Hashable {
-        public var appID: Int64
-        public var activityKey: String
-        public var content: UpdateContent
+    package struct Request: Sendable, Hashable {
+        package var appID: Int64
+        package var activityKey: String
+        package var content: UpdateContent
 
-        public init(appID: Int64, activityKey: String, content: UpdateContent) {
+        package init(appID: Int64, activityKey: String, content: UpdateContent) {
             self.appID = appID
             self.activityKey = activityKey
             self.content = content
         }
 
-        public init(appID: Int64, activityKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+        package init(appID: Int64, activityKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
             self.init(appID: appID, activityKey: activityKey, content: UpdateContent(event: event, contentState: contentState, timestamp: timestamp))
         }
     }
@@ -29,7 +29,7 @@ public struct ActivityUpdates: Sendable {
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -39,7 +39,7 @@ public struct ActivityUpdates: Sendable {
     ///   whose channel is retired; `staleTimestamp` for a timestamp older than the last accepted; `payloadTooLarge`
     ///   with the measured size; `invalid` for a start, a bad priority or payload rule (naming the field). Nothing is
     ///   written when it throws.
-    public func accept(_ request: Request) async throws -> AcceptedUpdate {
+    package func accept(_ request: Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw Self.startRefused }
         return try await UpdateAcceptance.accept(request.content, appID: request.appID, client: self.client, logger: self.logger) {
             [logger] connection in
@@ -54,7 +54,7 @@ public struct ActivityUpdates: Sendable {
     ///   - dismissalDate: UNIX seconds; at most 4 hours after the end (clamped).
     /// - Throws: ``StoreError``: `notFound` activity; `activityEnded` when it, or its feed, has ended (the feed's end
     ///   reaches it); `conflict` for a standalone or channel-based activity (a broadcast would end every follower).
-    public func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?) async throws -> AcceptedUpdate {
+    package func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?) async throws -> AcceptedUpdate {
         var content = UpdateContent(event: .end)
         content.dismissalDate = dismissalDate
         return try await OutboxRules.transaction(

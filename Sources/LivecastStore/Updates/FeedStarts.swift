@@ -6,9 +6,9 @@ import PostgresNIO
 /// tokens: an iOS 18 device starts on the feed's channel (`input-push-channel`), an older one (or any, when the
 /// feed has no channel) with `input-push-token: 1`, so it reports an update token. A device is started at most once
 /// per feed.
-public struct FeedStarts: Sendable {
+package struct FeedStarts: Sendable {
     /// Whose push-to-start tokens a start goes to.
-    public enum Audience: Sendable, Hashable {
+    package enum Audience: Sendable, Hashable {
         /// These device ids.
         case devices([String])
         /// The devices of these user ids.
@@ -17,7 +17,7 @@ public struct FeedStarts: Sendable {
         case everyone
 
         /// The most ids one start may list.
-        public static let maximumListed = 10_000
+        package static let maximumListed = 10_000
 
         var kind: String {
             switch self {
@@ -36,23 +36,23 @@ public struct FeedStarts: Sendable {
     }
 
     /// A start a backend asks for.
-    public struct Request: Sendable, Hashable {
-        public var appID: Int64
-        public var feedKey: String
-        public var audience: Audience
-        public var contentState: RawJSON
+    package struct Request: Sendable, Hashable {
+        package var appID: Int64
+        package var feedKey: String
+        package var audience: Audience
+        package var contentState: RawJSON
         /// The alert the devices show; ActivityKit requires one to start.
-        public var alert: LiveActivityAlert
+        package var alert: LiveActivityAlert
         /// UNIX seconds; the server's time when `nil`.
-        public var timestamp: Int?
+        package var timestamp: Int?
         /// Defaults to the timestamp plus the feed's `staleAfterSeconds`, when it has one.
-        public var staleDate: Int?
-        public var relevanceScore: Double?
+        package var staleDate: Int?
+        package var relevanceScore: Double?
         /// 5 or 10; 10 (it carries an alert) when `nil`.
-        public var priority: Int?
-        public var idempotencyKey: IdempotencyKey?
+        package var priority: Int?
+        package var idempotencyKey: IdempotencyKey?
 
-        public init(appID: Int64, feedKey: String, audience: Audience, contentState: RawJSON, alert: LiveActivityAlert) {
+        package init(appID: Int64, feedKey: String, audience: Audience, contentState: RawJSON, alert: LiveActivityAlert) {
             self.appID = appID
             self.feedKey = feedKey
             self.audience = audience
@@ -64,7 +64,7 @@ public struct FeedStarts: Sendable {
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -72,7 +72,7 @@ public struct FeedStarts: Sendable {
     /// Checks and stores a start, timed on the database's clock.
     /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge`; `invalid` for an
     ///   empty or oversized audience, a bad priority or payload rule. Nothing is written when it throws.
-    public func start(_ request: Request) async throws -> AcceptedUpdate {
+    package func start(_ request: Request) async throws -> AcceptedUpdate {
         if let listed = request.audience.listed {
             guard !listed.isEmpty, listed.count <= Audience.maximumListed, !listed.contains(where: \.isEmpty) else {
                 throw StoreError(.invalid, "the audience lists 1 to \(Audience.maximumListed) non-empty ids", field: "audience")

@@ -4,21 +4,21 @@ import PostgresNIO
 
 /// Accepting a feed's updates and its end into the outbox: one row, which the dispatcher fans out to the feed's
 /// channel (one broadcast) and to every activity that follows it with its own token.
-public struct FeedUpdates: Sendable {
+package struct FeedUpdates: Sendable {
     /// An update or end a backend asks for. Without a `staleDate`, an update gets the timestamp plus the feed's
     /// `staleAfterSeconds`, when it has one.
-    public struct Request: Sendable, Hashable {
-        public var appID: Int64
-        public var feedKey: String
-        public var content: UpdateContent
+    package struct Request: Sendable, Hashable {
+        package var appID: Int64
+        package var feedKey: String
+        package var content: UpdateContent
 
-        public init(appID: Int64, feedKey: String, content: UpdateContent) {
+        package init(appID: Int64, feedKey: String, content: UpdateContent) {
             self.appID = appID
             self.feedKey = feedKey
             self.content = content
         }
 
-        public init(appID: Int64, feedKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+        package init(appID: Int64, feedKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
             self.init(appID: appID, feedKey: feedKey, content: UpdateContent(event: event, contentState: contentState, timestamp: timestamp))
         }
     }
@@ -26,7 +26,7 @@ public struct FeedUpdates: Sendable {
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -35,7 +35,7 @@ public struct FeedUpdates: Sendable {
     /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge` with the measured
     ///   size (4,096 bytes while activities follow by token, else 5,120 for the channel); `invalid` for a start, a bad
     ///   priority or payload rule. Nothing is written when it throws.
-    public func accept(_ request: Request) async throws -> AcceptedUpdate {
+    package func accept(_ request: Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw StoreError(.invalid, "start a feed with FeedStarts", field: "event") }
         return try await UpdateAcceptance.accept(request.content, appID: request.appID, client: self.client, logger: self.logger) {
             [logger] connection in

@@ -5,19 +5,19 @@ import Foundation
 ///
 /// The same key sent to another route or target is another key. Sent again to the same one, it replays the first
 /// answer when the body is the same, and is refused (``StoreError/Code/idempotencyKeyReused``) when it is not.
-public struct IdempotencyKey: Sendable, Hashable {
+package struct IdempotencyKey: Sendable, Hashable {
     /// The key as the client sent it.
-    public var key: String
+    package var key: String
     /// The route and target: the request's method and path, such as `POST /v1/apps/com.example/feeds/game/updates`.
-    public var scope: String
+    package var scope: String
     /// The SHA-256 of the request's body, in hex.
-    public var fingerprint: String
+    package var fingerprint: String
 
     /// - Parameters:
     ///   - key: The `Idempotency-Key` header.
     ///   - scope: The request's method and path.
     ///   - body: The request's body, fingerprinted.
-    public init(key: String, scope: String, body: some Sequence<UInt8>) {
+    package init(key: String, scope: String, body: some Sequence<UInt8>) {
         self.key = key
         self.scope = scope
         self.fingerprint = SHA256.hash(data: Array(body)).map { String(format: "%02x", $0) }.joined()

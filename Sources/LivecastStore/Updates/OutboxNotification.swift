@@ -1,12 +1,12 @@
 /// How dispatchers learn of new work at once: a statement that adds updates to the outbox sends a `NOTIFY` on this
 /// channel when its transaction commits (a trigger, migrations `0009`, `0016` and `0020`); dispatchers `LISTEN` on it
 /// and poll as a fallback.
-public enum OutboxNotification {
+package enum OutboxNotification {
     /// The PostgreSQL notification channel.
-    public static let channel = "livecast_outbox"
+    package static let channel = "livecast_outbox"
 
     /// What a notification's payload says was added.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// Feeds' updates: fan-outs.
         case feed
         /// Standalone activities' updates: quick work.
@@ -15,12 +15,12 @@ public enum OutboxNotification {
 
     /// A notification's payload: updates of a kind due now (`activity`), or held until later (`activity in 640`:
     /// the earliest is due in 640 ms), as an update coalesced into the next second is.
-    public enum Payload: Equatable, Sendable {
+    package enum Payload: Equatable, Sendable {
         case due(Kind)
         case held(Kind, dueIn: Duration)
 
         /// Reads a payload; `nil` for one this server does not know.
-        public init?(_ text: String) {
+        package init?(_ text: String) {
             if let kind = Kind(rawValue: text) {
                 self = .due(kind)
                 return

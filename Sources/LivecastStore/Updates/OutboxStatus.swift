@@ -1,5 +1,5 @@
 /// Where an update stands in the outbox: `updates.status`.
-public enum OutboxStatus: String, Sendable, CaseIterable {
+package enum OutboxStatus: String, Sendable, CaseIterable {
     /// Accepted and waiting to be claimed (or put back, to retry later).
     case pending
     /// Claimed by a dispatcher under a lease.
@@ -13,11 +13,11 @@ public enum OutboxStatus: String, Sendable, CaseIterable {
 
     /// The status as a SQL literal, `'pending'`, for `\(unescaped:)` in a query: a literal, not a bound
     /// parameter, so PostgreSQL matches the partial indexes built on it.
-    public var sql: String { "'\(self.rawValue)'" }
+    package var sql: String { "'\(self.rawValue)'" }
 
     /// The statuses of an update not finished yet, as SQL: `('pending', 'dispatching')`.
-    public static let unfinishedSQL = "(\(Self.pending.sql), \(Self.dispatching.sql))"
+    package static let unfinishedSQL = "(\(Self.pending.sql), \(Self.dispatching.sql))"
 
     /// The statuses of a finished update, as SQL: `('sent', 'superseded', 'failed')`.
-    public static let finishedSQL = "(\(Self.sent.sql), \(Self.superseded.sql), \(Self.failed.sql))"
+    package static let finishedSQL = "(\(Self.sent.sql), \(Self.superseded.sql), \(Self.failed.sql))"
 }

@@ -3,35 +3,35 @@ import PostgresNIO
 
 /// Starts, updates and ends sent with `sendAt`: kept as they were posted until then, and then checked and put in
 /// the outbox as if posted at that moment (``takeNextDue(_:)``). Each has an id from the updates' sequence.
-public struct ScheduledUpdates: Sendable {
+package struct ScheduledUpdates: Sendable {
     /// A request kept for later.
-    public struct Entry: Sendable, Hashable {
-        public var id: Int64
-        public var appID: Int64
+    package struct Entry: Sendable, Hashable {
+        package var id: Int64
+        package var appID: Int64
         /// `feedStart`, `feedUpdate`, `feedEnd`, `activityUpdate` or `activityEnd`.
-        public var route: String
+        package var route: String
         /// The feed key or activity id.
-        public var target: String
+        package var target: String
         /// The request's body.
-        public var body: [UInt8]
+        package var body: [UInt8]
         /// UNIX seconds.
-        public var sendAt: Int64
+        package var sendAt: Int64
     }
 
     /// Where a scheduled request stands.
-    public struct Status: Sendable, Hashable {
-        public var id: Int64
+    package struct Status: Sendable, Hashable {
+        package var id: Int64
         /// `scheduled`, `cancelled`, `accepted` (in the outbox as ``updateID``) or `refused` (``refusal`` says why).
-        public var status: String
-        public var sendAt: Int64
-        public var updateID: Int64?
-        public var refusal: String?
+        package var status: String
+        package var sendAt: Int64
+        package var updateID: Int64?
+        package var refusal: String?
     }
 
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -43,7 +43,7 @@ public struct ScheduledUpdates: Sendable {
     ///   string holds its quotation marks escaped), which the insert numbers with the id it draws; `nil` without a key.
     /// - Returns: Its id, and the answer as kept.
     /// - Throws: ``StoreError`` `conflict` when a request with the same idempotency key was kept meanwhile.
-    public func schedule(
+    package func schedule(
         appID: Int64,
         route: String,
         target: String,
@@ -74,7 +74,7 @@ public struct ScheduledUpdates: Sendable {
     }
 
     /// Where one of an app's scheduled requests stands, or `nil`.
-    public func status(id: Int64, appID: Int64) async throws -> Status? {
+    package func status(id: Int64, appID: Int64) async throws -> Status? {
         let rows = try await self.client.guardedQuery(
             """
             SELECT status, extract(epoch FROM send_at)::bigint, update_id, refusal FROM scheduled_updates
@@ -91,7 +91,7 @@ public struct ScheduledUpdates: Sendable {
     /// Cancels a scheduled request that has not been sent.
     /// - Returns: Where it stands afterwards (`cancelled`), or before when it could no longer be cancelled; `nil`
     ///   when the app has no such scheduled request.
-    public func cancel(id: Int64, appID: Int64) async throws -> Status? {
+    package func cancel(id: Int64, appID: Int64) async throws -> Status? {
         let rows = try await self.client.guardedQuery(
             """
             UPDATE scheduled_updates SET status = 'cancelled', done_at = now()
@@ -108,7 +108,7 @@ public struct ScheduledUpdates: Sendable {
     /// refuses it (why). The request stays locked until its outcome is kept, so no two instances send it; one that
     /// `send` throws for stays scheduled.
     /// - Returns: Whether a request was due.
-    public func takeNextDue(_ send: @escaping @Sendable (Entry) async throws -> Result<Int64, Refusal>) async throws -> Bool {
+    package func takeNextDue(_ send: @escaping @Sendable (Entry) async throws -> Result<Int64, Refusal>) async throws -> Bool {
         try await self.client.withGuardedTransaction(logger: self.logger) { connection in
             let rows = try await connection.query(
                 """
@@ -141,10 +141,10 @@ public struct ScheduledUpdates: Sendable {
     }
 
     /// Why a scheduled request was refused when its time came: the API error it got then.
-    public struct Refusal: Error, Sendable, Hashable {
-        public var reason: String
+    package struct Refusal: Error, Sendable, Hashable {
+        package var reason: String
 
-        public init(_ reason: String) {
+        package init(_ reason: String) {
             self.reason = reason
         }
     }
@@ -152,7 +152,7 @@ public struct ScheduledUpdates: Sendable {
 
 extension ScheduledUpdates {
     /// Whether the app has the feed (for routes starting with `feed`) or the activity a request is for.
-    public func targetExists(appID: Int64, route: String, target: String) async throws -> Bool {
+    package func targetExists(appID: Int64, route: String, target: String) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
             SELECT CASE WHEN \(route) LIKE 'feed%'

@@ -1,25 +1,25 @@
 import LivecastCore
 
 /// What a backend's update or end says, whatever it goes to (a standalone activity or a feed).
-public struct UpdateContent: Sendable, Hashable {
+package struct UpdateContent: Sendable, Hashable {
     /// `.update` or `.end`.
-    public var event: LiveActivityEvent
+    package var event: LiveActivityEvent
     /// Required for an update; an end without one keeps the last content state.
-    public var contentState: RawJSON?
+    package var contentState: RawJSON?
     /// UNIX seconds; the server's time when `nil`.
-    public var timestamp: Int?
+    package var timestamp: Int?
     /// UNIX seconds; a feed's update defaults it to the timestamp plus the feed's `staleAfterSeconds`.
-    public var staleDate: Int?
+    package var staleDate: Int?
     /// Only on an end: when the ended activity leaves the Lock Screen, at most 4 hours after the end (clamped).
-    public var dismissalDate: Int?
-    public var alert: LiveActivityAlert?
-    public var relevanceScore: Double?
+    package var dismissalDate: Int?
+    package var alert: LiveActivityAlert?
+    package var relevanceScore: Double?
     /// 5 or 10; 10 when an alert is given, else 5, when `nil`.
-    public var priority: Int?
+    package var priority: Int?
     /// A retried request with the same key gets the first answer and stores nothing.
-    public var idempotencyKey: IdempotencyKey?
+    package var idempotencyKey: IdempotencyKey?
 
-    public init(event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
+    package init(event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
         self.event = event
         self.contentState = contentState
         self.timestamp = timestamp

@@ -4,11 +4,11 @@ import PostgresNIO
 /// The answers the API gave for accepted updates (`updates.response`, kept by the accepting transaction:
 /// ``AcceptedUpdate/answer``) and scheduled ones, so that a request retried with the same `Idempotency-Key` gets the
 /// first answer again, byte for byte, and nothing else happens.
-public struct UpdateResponses: Sendable {
+package struct UpdateResponses: Sendable {
     private let client: PostgresClient
     private let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -31,7 +31,7 @@ public struct UpdateResponses: Sendable {
     /// and target, if there is one: the look-up the outbox's transactions make (``OutboxRules/replays(_:on:logger:)``),
     /// for a request that is to be scheduled or was refused before the outbox.
     /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
-    public func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
+    package func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
         try await self.client.withGuardedConnection(logger: self.logger) { [logger] connection in
             try await OutboxRules.replay(appID: appID, idempotencyKey: idempotencyKey, on: connection, logger: logger)?.answer
         }

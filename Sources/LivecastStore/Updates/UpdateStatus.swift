@@ -2,38 +2,38 @@ import Logging
 import PostgresNIO
 
 /// Where an accepted update stands: its status in the outbox and what happened per target.
-public struct UpdateStatus: Sendable, Hashable {
-    public var updateID: Int64
+package struct UpdateStatus: Sendable, Hashable {
+    package var updateID: Int64
     /// `start`, `update` or `end`.
-    public var event: String
+    package var event: String
     /// The timestamp it goes out with (UNIX seconds).
-    public var timestamp: Int64
-    public var priority: Int
+    package var timestamp: Int64
+    package var priority: Int
     /// `pending`, `dispatching`, `sent`, `superseded` or `failed`.
-    public var status: String
+    package var status: String
     /// Targets not handled yet: the activity while the update waits, or a feed's running followers past the
     /// dispatcher's checkpoint (and its channel until broadcast); and targets still owed a push APNs asked to
     /// retry later.
-    public var pending: Int
+    package var pending: Int
     /// Targets APNs accepted the push for.
-    public var sent: Int64
+    package var sent: Int64
     /// Targets it was never sent to because a newer update in the same second replaced it (devices would have
     /// ignored it as stale): counted as ``pending`` is, for a superseded update.
-    public var superseded: Int
+    package var superseded: Int
     /// Targets that failed.
-    public var failed: Int64
+    package var failed: Int64
     /// Failed targets by APNs' reason (or the transport's code).
-    public var failedByReason: [String: Int]
+    package var failedByReason: [String: Int]
 
     /// Reads one of an app's updates.
     /// - Returns: `nil` when the app has no such update.
-    public static func read(updateID: Int64, appID: Int64, client: PostgresClient, logger: Logger) async throws -> UpdateStatus? {
+    package static func read(updateID: Int64, appID: Int64, client: PostgresClient, logger: Logger) async throws -> UpdateStatus? {
         try await Self.read(updateIDs: [updateID], appID: appID, client: client, logger: logger).first
     }
 
     /// A feed's updates, newest first: at most `limit`, older than `before` (a page's last update id) when given.
     /// - Returns: `nil` when the app has no such feed.
-    public static func history(
+    package static func history(
         feedKey: String,
         appID: Int64,
         before: Int64?,

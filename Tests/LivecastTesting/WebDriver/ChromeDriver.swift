@@ -13,7 +13,7 @@ import Glibc
 ///     try await browser.find("#sign-in").click()
 /// }
 /// ```
-public enum ChromeDriver {
+package enum ChromeDriver {
     /// Where Debian's `chromium-driver` installs chromedriver.
     static let chromedriverPath = "/usr/bin/chromedriver"
     /// Where Debian's `chromium` installs the browser.
@@ -27,7 +27,7 @@ public enum ChromeDriver {
     ///   - body: What to do in the browser.
     /// - Throws: ``TestFailure`` with chromedriver's output when it does not get ready within 30 seconds, WebDriver
     ///   errors as ``TestFailure``, and whatever `body` throws.
-    public static func with(windowWidth: Int = 1280, windowHeight: Int = 900, _ body: (WebDriverSession) async throws -> Void) async throws {
+    package static func with(windowWidth: Int = 1280, windowHeight: Int = 900, _ body: (WebDriverSession) async throws -> Void) async throws {
         let port = try FreePort.next()
         let chromedriver = try await BackgroundProcess(Self.chromedriverPath, ["--port=\(port)"])
         do {

@@ -1,17 +1,17 @@
 import LivecastCore
 
 /// A cookie the browser holds for the current page, as WebDriver reports it.
-public struct WebDriverCookie: Sendable, Hashable {
+package struct WebDriverCookie: Sendable, Hashable {
     /// The cookie's name.
-    public var name: String
+    package var name: String
     /// Its value.
-    public var value: String
+    package var value: String
     /// Whether it is `HttpOnly`, hidden from the page's scripts.
-    public var isHTTPOnly: Bool
+    package var isHTTPOnly: Bool
     /// Whether it is `Secure`, sent over HTTPS only.
-    public var isSecure: Bool
+    package var isSecure: Bool
     /// Its `SameSite` policy (`Strict`, `Lax` or `None`), or `nil` when the browser reports none.
-    public var sameSite: String?
+    package var sameSite: String?
 
     /// Reads one entry of WebDriver's Get All Cookies answer.
     init(json: JSONValue) {

@@ -5,29 +5,29 @@ import LivecastCore
 /// screenshots.
 ///
 /// ``ChromeDriver/with(windowWidth:windowHeight:_:)`` makes one and ends it.
-public struct WebDriverSession: Sendable {
+package struct WebDriverSession: Sendable {
     /// The server the session lives on.
     let connection: WebDriverConnection
     /// The session's id, given by the server.
     let id: String
 
     /// Loads `url`, and returns once the page has loaded.
-    public func open(_ url: String) async throws {
+    package func open(_ url: String) async throws {
         _ = try await self.send("POST", "/url", .object(["url": .string(url)]))
     }
 
     /// The URL of the page shown.
-    public func currentURL() async throws -> String {
+    package func currentURL() async throws -> String {
         try await self.string("GET", "/url")
     }
 
     /// The page's title.
-    public func title() async throws -> String {
+    package func title() async throws -> String {
         try await self.string("GET", "/title")
     }
 
     /// The page's DOM, serialised as HTML.
-    public func pageSource() async throws -> String {
+    package func pageSource() async throws -> String {
         try await self.string("GET", "/source")
     }
 
@@ -36,12 +36,12 @@ public struct WebDriverSession: Sendable {
     ///   - cssSelector: A CSS selector.
     ///   - timeout: How long to wait. Defaults to 10 seconds.
     /// - Throws: ``TestFailure`` naming the selector and the page's URL when none appears in time.
-    public func find(_ cssSelector: String, timeout: Duration = .seconds(10)) async throws -> WebElement {
+    package func find(_ cssSelector: String, timeout: Duration = .seconds(10)) async throws -> WebElement {
         try await self.firstElement(cssSelector, under: "", timeout: timeout)
     }
 
     /// Every element of the page that matches `cssSelector` now, in document order; none if there is none (no waiting).
-    public func findAll(_ cssSelector: String) async throws -> [WebElement] {
+    package func findAll(_ cssSelector: String) async throws -> [WebElement] {
         try await self.elements(cssSelector, under: "")
     }
 
@@ -51,7 +51,7 @@ public struct WebDriverSession: Sendable {
     ///   - description: What is awaited, for the failure message.
     ///   - condition: The check.
     /// - Throws: ``TestFailure`` with `description` when the condition does not hold in time.
-    public func waitUntil(timeout: Duration = .seconds(10), _ description: String, _ condition: () async throws -> Bool) async throws {
+    package func waitUntil(timeout: Duration = .seconds(10), _ description: String, _ condition: () async throws -> Bool) async throws {
         let held = try await self.poll(timeout: timeout) { try await condition() ? true : nil }
         if held == nil { throw TestFailure("waited \(timeout) in vain until \(description)") }
     }
@@ -62,7 +62,7 @@ public struct WebDriverSession: Sendable {
     ///   - arguments: Strings passed to the script. Defaults to none.
     /// - Returns: A returned string as it is, other values as JSON text (numbers, booleans, arrays, objects), `nil` for
     ///   `null` or `undefined`.
-    public func executeScript(_ script: String, arguments: [String] = []) async throws -> String? {
+    package func executeScript(_ script: String, arguments: [String] = []) async throws -> String? {
         let body: JSONValue = .object(["script": .string(script), "args": .array(arguments.map(JSONValue.string))])
         let result = try await self.send("POST", "/execute/sync", body)
         switch result {
@@ -76,7 +76,7 @@ public struct WebDriverSession: Sendable {
     }
 
     /// Writes a PNG of the window's viewport to `path`, creating its parent directories.
-    public func screenshot(to path: String) async throws {
+    package func screenshot(to path: String) async throws {
         let encoded = try await self.string("GET", "/screenshot")
         guard let png = Data(base64Encoded: encoded) else { throw TestFailure("WebDriver screenshot: not base64") }
         let file = URL(fileURLWithPath: path)
@@ -85,24 +85,24 @@ public struct WebDriverSession: Sendable {
     }
 
     /// The cookies the browser holds for the page shown.
-    public func cookies() async throws -> [WebDriverCookie] {
+    package func cookies() async throws -> [WebDriverCookie] {
         guard case .array(let cookies) = try await self.send("GET", "/cookie") else { throw TestFailure("WebDriver cookies: not an array") }
         return cookies.map(WebDriverCookie.init(json:))
     }
 
     /// Goes back one page in the window's history.
-    public func back() async throws {
+    package func back() async throws {
         _ = try await self.send("POST", "/back")
     }
 
     /// Resizes the window.
-    public func setWindowSize(width: Int, height: Int) async throws {
+    package func setWindowSize(width: Int, height: Int) async throws {
         _ = try await self.send("POST", "/window/rect", .object(["width": .int(width), "height": .int(height)]))
     }
 
     /// Makes pages see `prefers-color-scheme: dark` (or `light`), through Chromium's DevTools protocol
     /// (chromedriver's `goog/cdp/execute`).
-    public func emulateColorScheme(_ scheme: String) async throws {
+    package func emulateColorScheme(_ scheme: String) async throws {
         let feature = JSONValue.object(["name": .string("prefers-color-scheme"), "value": .string(scheme)])
         _ = try await self.send(
             "POST",

@@ -2,7 +2,7 @@ import Foundation
 import LivecastCore
 
 /// An element of the page a ``WebDriverSession`` shows, found by a CSS selector.
-public struct WebElement: Sendable {
+package struct WebElement: Sendable {
     /// The key under which WebDriver's JSON holds an element's id.
     static let referenceKey = "element-6066-11e4-a52e-4f735466cecf"
 
@@ -12,34 +12,34 @@ public struct WebElement: Sendable {
     let id: String
 
     /// Clicks the element's centre, scrolling it into view first.
-    public func click() async throws {
+    package func click() async throws {
         _ = try await self.session.send("POST", "/element/\(self.id)/click")
     }
 
     /// Types `text` into the element, as keystrokes after what it holds.
-    public func type(_ text: String) async throws {
+    package func type(_ text: String) async throws {
         _ = try await self.session.send("POST", "/element/\(self.id)/value", .object(["text": .string(text)]))
     }
 
     /// Empties an input or text area.
-    public func clear() async throws {
+    package func clear() async throws {
         _ = try await self.session.send("POST", "/element/\(self.id)/clear")
     }
 
     /// The element's rendered text.
-    public func text() async throws -> String {
+    package func text() async throws -> String {
         try await self.session.string("GET", "/element/\(self.id)/text")
     }
 
     /// The value of the attribute `name`, or `nil` when the element has none.
-    public func attribute(_ name: String) async throws -> String? {
+    package func attribute(_ name: String) async throws -> String? {
         let encodedName = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
         let value = try await self.session.send("GET", "/element/\(self.id)/attribute/\(encodedName)")
         return value == .null ? nil : value.stringValue ?? "\(value)"
     }
 
     /// Whether the element is visible on the page.
-    public func isDisplayed() async throws -> Bool {
+    package func isDisplayed() async throws -> Bool {
         try await self.session.send("GET", "/element/\(self.id)/displayed") == .bool(true)
     }
 
@@ -48,7 +48,7 @@ public struct WebElement: Sendable {
     ///   - cssSelector: A CSS selector.
     ///   - timeout: How long to wait. Defaults to 10 seconds.
     /// - Throws: ``TestFailure`` naming the selector and the page's URL when none appears in time.
-    public func find(_ cssSelector: String, timeout: Duration = .seconds(10)) async throws -> WebElement {
+    package func find(_ cssSelector: String, timeout: Duration = .seconds(10)) async throws -> WebElement {
         try await self.session.firstElement(cssSelector, under: "/element/\(self.id)", timeout: timeout)
     }
 }
