@@ -60,8 +60,8 @@ extension Console {
             row["id"] = channelID
             if let feed = channel["feed"]?.stringValue { row["feedPath"] = InProcessAPI.segment(feed) }
             // Unknown while APNs' list could not be read: not marked missing.
-            row["atAPNs"] = !apns.isSuccess || atAPNs.contains(channelID) || state == "retired"
-            row["retirable"] = state != "retired"
+            row["atAPNs"] = !apns.isSuccess || atAPNs.contains(channelID) || state == ChannelState.retired.rawValue
+            row["retirable"] = state != ChannelState.retired.rawValue
             return row
         }
         var page = ConsolePage(template: "channels", title: "Channels", section: .channels)

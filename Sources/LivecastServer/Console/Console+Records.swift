@@ -62,7 +62,7 @@ extension Console {
         activity["ended"] = ConsoleView.time(json["endedAt"]?.intValue.map(Int64.init))
         let state = json["state"]?.stringValue ?? ""
         // A feed's follower is updated through its feed (the API refuses it on its own).
-        activity["canPush"] = state != "ended" && state != "dismissed" && json["feed"] == nil
+        activity["canPush"] = state != ActivityState.ended.rawValue && state != ActivityState.dismissed.rawValue && json["feed"] == nil
         activity["contentState"] = "{}"
         var page = ConsolePage(template: "activity", title: "Activity \(activityID)", section: nil)
         page.model = ["activity": activity, "timeline": json["timeline"].items.map(Self.timelineEvent)]

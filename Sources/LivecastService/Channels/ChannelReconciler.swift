@@ -36,14 +36,14 @@ package struct ChannelReconciler: Sendable {
         var result = ChannelReconciliation(bundleID: bundleID, environment: environment)
         result.atAPNs = atAPNs.count
         let recorded = try await self.recorded(appID: appID)
-        result.activeInRegistry = recorded.values.filter { $0.state == "active" }.count
+        result.activeInRegistry = recorded.values.filter { $0.state == ChannelState.active.rawValue }.count
 
         for channelID in atAPNs.sorted() {
             let row = recorded[channelID]
             switch row?.state {
-            case "active"?:
+            case ChannelState.active.rawValue?:
                 continue
-            case "orphan"?:
+            case ChannelState.orphan.rawValue?:
                 var finding = ChannelReconciliation.Finding(kind: .recordedOrphan, channelID: channelID, action: "kept")
                 if deleteOrphans {
                     do {
@@ -65,11 +65,11 @@ package struct ChannelReconciler: Sendable {
         let settled = listedAt.addingTimeInterval(-60)
         for (channelID, row) in recorded.sorted(by: { $0.key < $1.key }) where !atAPNs.contains(channelID) && row.createdAt < settled {
             switch row.state {
-            case "active":
-                try await self.mark(appID: appID, channelID: channelID, from: "active", to: "missing")
+            case ChannelState.active.rawValue:
+                try await self.mark(appID: appID, channelID: channelID, from: .active, to: .missing)
                 result.findings.append(.init(kind: .missingAtAPNs, channelID: channelID, feedKey: row.feedKey, action: "marked missing"))
-            case "orphan":
-                try await self.mark(appID: appID, channelID: channelID, from: "orphan", to: "retired")
+            case ChannelState.orphan.rawValue:
+                try await self.mark(appID: appID, channelID: channelID, from: .orphan, to: .retired)
                 result.findings.append(.init(kind: .recordedOrphanGone, channelID: channelID, feedKey: row.feedKey, action: "marked retired"))
             default:
                 continue
@@ -81,7 +81,7 @@ package struct ChannelReconciler: Sendable {
     /// Deletes an orphan at APNs, unless the registry took it up as active meanwhile. - Returns: what was done.
     private func deleteOrphan(appID: Int64, bundleID: String, channelID: String) async -> String {
         do {
-            if try await self.recorded(appID: appID, channelID: channelID)[channelID]?.state == "active" {
+            if try await self.recorded(appID: appID, channelID: channelID)[channelID]?.state == ChannelState.active.rawValue {
                 return "kept: the registry recorded it meanwhile"
             }
         } catch {
@@ -115,11 +115,11 @@ package struct ChannelReconciler: Sendable {
         return recorded
     }
 
-    private func mark(appID: Int64, channelID: String, from: String, to: String) async throws {
+    private func mark(appID: Int64, channelID: String, from: ChannelState, to: ChannelState) async throws {
         try await self.database.guardedQuery(
             """
-            UPDATE channels SET state = \(to), retired_at = CASE WHEN \(to) = 'retired' THEN now() ELSE retired_at END
-            WHERE app_id = \(appID) AND channel_id = \(channelID) AND state = \(from)
+            UPDATE channels SET state = \(to.rawValue), retired_at = CASE WHEN \(to.rawValue) = \(unescaped: ChannelState.retired.sql) THEN now() ELSE retired_at END
+            WHERE app_id = \(appID) AND channel_id = \(channelID) AND state = \(from.rawValue)
             """,
             logger: self.logger
         )

@@ -41,7 +41,13 @@ package struct ChannelRegistry: Sendable {
         }
         do {
             try await self.channels.recordActive(appID: appID, channelID: channelID, storagePolicy: storagePolicy, feedID: feedID)
-            return Channels.Channel(channelID: channelID, storagePolicy: storagePolicy, feedKey: feedKey, state: "active", followers: 0)
+            return Channels.Channel(
+                channelID: channelID,
+                storagePolicy: storagePolicy,
+                feedKey: feedKey,
+                state: ChannelState.active.rawValue,
+                followers: 0
+            )
         } catch {
             // APNs has the channel: record it as an orphan so reconciliation finds it, never forget it.
             self.logger.error(
@@ -83,7 +89,7 @@ package struct ChannelRegistry: Sendable {
         guard var channel = try await self.channels.get(appID: appID, channelID: channelID) else {
             throw StoreError(.notFound, "no channel \(channelID)", field: "channelId")
         }
-        if channel.state == "retired" { return channel }
+        if channel.state == ChannelState.retired.rawValue { return channel }
         guard force || channel.followers == 0 else {
             throw StoreError(
                 .conflict,
@@ -96,7 +102,7 @@ package struct ChannelRegistry: Sendable {
             throw APNsRefusal("APNs did not delete the channel: \(outcome)")
         }
         try await self.channels.markRetired(appID: appID, channelID: channelID)
-        channel.state = "retired"
+        channel.state = ChannelState.retired.rawValue
         return channel
     }
 }

@@ -1,3 +1,4 @@
+import LivecastStore
 import PostgresNIO
 
 /// Where each of some standalone activities sends: its live update token, or its live channel. Asked on every send.
@@ -19,7 +20,7 @@ enum ActivityAddressQuery {
             SELECT id, token FROM activity_tokens WHERE activity_id = a.id AND invalidated_at IS NULL LIMIT 1
         ) t ON true
         LEFT JOIN LATERAL (
-            SELECT id, channel_id, storage_policy FROM channels WHERE id = a.channel_id AND state = 'active' LIMIT 1
+            SELECT id, channel_id, storage_policy FROM channels WHERE id = a.channel_id AND state = \(ChannelState.active.sql) LIMIT 1
         ) c ON true
         WHERE a.id = ANY($1)
         """

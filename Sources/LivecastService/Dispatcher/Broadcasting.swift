@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import LivecastCore
+import LivecastStore
 import PostgresNIO
 
 extension Dispatcher {
@@ -51,7 +52,7 @@ extension Dispatcher {
         )
         if outcome.reason == .channelNotRegistered || outcome.reason == .badChannelId {
             try await connection.query(
-                "UPDATE channels SET state = 'missing' WHERE channel_id = \(channelID) AND state = 'active'",
+                "UPDATE channels SET state = \(unescaped: ChannelState.missing.sql) WHERE channel_id = \(channelID) AND state = \(unescaped: ChannelState.active.sql)",
                 logger: self.logger
             )
         }

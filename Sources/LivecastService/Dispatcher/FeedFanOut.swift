@@ -93,7 +93,7 @@ extension Dispatcher {
     private func broadcast(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
         let busy = try await self.clearOlderOwed(.channel, ofFeed: claim.feedID, after: 0, upTo: claim.updateID, on: connection)
         let channels = try await connection.query(
-            "SELECT id, channel_id, storage_policy::int FROM channels WHERE feed_id = \(claim.feedID) AND state = 'active'",
+            "SELECT id, channel_id, storage_policy::int FROM channels WHERE feed_id = \(claim.feedID) AND state = \(unescaped: ChannelState.active.sql)",
             logger: self.logger
         )
         var channel: (rowID: Int64, id: String, storagePolicy: Int)?
@@ -139,8 +139,8 @@ extension Dispatcher {
         if claim.event == .end {
             try await connection.query(
                 """
-                UPDATE activities SET state = 'ended', ended_at = now(), last_timestamp = \(claim.timestamp), dismissal_date = \(claim.dismissalDate)
-                WHERE feed_id = \(claim.feedID) AND channel_id IS NOT NULL AND state IN ('starting', 'active')
+                UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now(), last_timestamp = \(claim.timestamp), dismissal_date = \(claim.dismissalDate)
+                WHERE feed_id = \(claim.feedID) AND channel_id IS NOT NULL AND state IN \(unescaped: ActivityState.runningSQL)
                 """,
                 logger: self.logger
             )
@@ -180,8 +180,8 @@ extension Dispatcher {
             guard event == .end else { return }
             try await connection.query(
                 """
-                UPDATE activities SET state = 'ended', ended_at = now(), last_timestamp = \(timestamp), dismissal_date = \(dismissalDate)
-                WHERE id = ANY(\(page.rowIDs)) AND state IN ('starting', 'active')
+                UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now(), last_timestamp = \(timestamp), dismissal_date = \(dismissalDate)
+                WHERE id = ANY(\(page.rowIDs)) AND state IN \(unescaped: ActivityState.runningSQL)
                 """,
                 logger: self.logger
             )

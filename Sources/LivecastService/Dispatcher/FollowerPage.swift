@@ -1,3 +1,4 @@
+import LivecastStore
 import PostgresNIO
 
 /// The next page of a feed's token-based followers in keyset order, with their live update tokens
@@ -11,7 +12,7 @@ struct FollowerPage: PostgresPreparedStatement {
     static let sql = """
         SELECT a.id, t.id, t.token FROM activities a
         JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL AND t.activity_id > $2
-        WHERE a.feed_id = $1 AND a.state IN ('starting', 'active') AND a.channel_id IS NULL AND a.id > $2
+        WHERE a.feed_id = $1 AND a.state IN \(ActivityState.runningSQL) AND a.channel_id IS NULL AND a.id > $2
         ORDER BY a.id
         LIMIT $3
         """

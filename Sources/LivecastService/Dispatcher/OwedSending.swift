@@ -138,7 +138,7 @@ extension Dispatcher {
                 """
                 SELECT a.id, t.id, t.token FROM activities a
                 JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
-                WHERE a.id = ANY(\(activityIDs)) AND a.state <> 'dismissed'
+                WHERE a.id = ANY(\(activityIDs)) AND a.state <> \(unescaped: ActivityState.dismissed.sql)
                 """,
                 logger: self.logger
             )
@@ -160,7 +160,7 @@ extension Dispatcher {
     private func liveChannels(of rowIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: (id: String, storagePolicy: Int)] {
         guard !rowIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
-            "SELECT id, channel_id, storage_policy::int FROM channels WHERE id = ANY(\(rowIDs)) AND state = 'active'",
+            "SELECT id, channel_id, storage_policy::int FROM channels WHERE id = ANY(\(rowIDs)) AND state = \(unescaped: ChannelState.active.sql)",
             logger: self.logger
         )
         var channels: [Int64: (id: String, storagePolicy: Int)] = [:]

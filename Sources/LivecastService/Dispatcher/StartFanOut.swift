@@ -81,7 +81,10 @@ extension Dispatcher {
     }
 
     private func channelIsLive(_ feedID: Int64, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query("SELECT 1 FROM channels WHERE feed_id = \(feedID) AND state = 'active'", logger: self.logger)
+        let rows = try await connection.query(
+            "SELECT 1 FROM channels WHERE feed_id = \(feedID) AND state = \(unescaped: ChannelState.active.sql)",
+            logger: self.logger
+        )
         for try await _ in rows.decode(Int.self) { return true }
         return false
     }

@@ -46,7 +46,7 @@ package struct OutboxGauges: Service {
         let channels = try await self.database.guardedQuery(
             """
             SELECT a.bundle_id || ' (' || a.environment || ')', count(c.id)::int
-            FROM apps a LEFT JOIN channels c ON c.app_id = a.id AND c.state <> 'retired'
+            FROM apps a LEFT JOIN channels c ON c.app_id = a.id AND c.state <> \(unescaped: ChannelState.retired.sql)
             GROUP BY a.bundle_id, a.environment
             """,
             logger: self.logger

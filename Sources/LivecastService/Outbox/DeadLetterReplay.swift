@@ -1,3 +1,4 @@
+import LivecastStore
 import Logging
 import PostgresNIO
 
@@ -74,13 +75,13 @@ package struct DeadLetterReplay: Sendable {
                     SELECT
                         CASE $2
                             WHEN 'activity' THEN EXISTS (
-                                SELECT 1 FROM activities a WHERE a.id = $3 AND a.state <> 'dismissed'
+                                SELECT 1 FROM activities a WHERE a.id = $3 AND a.state <> \(ActivityState.dismissed.sql)
                                   AND (EXISTS (SELECT 1 FROM activity_tokens t WHERE t.activity_id = a.id AND t.invalidated_at IS NULL)
-                                       OR EXISTS (SELECT 1 FROM channels c WHERE c.id = a.channel_id AND c.state = 'active')))
+                                       OR EXISTS (SELECT 1 FROM channels c WHERE c.id = a.channel_id AND c.state = \(ChannelState.active.sql))))
                             WHEN 'push_to_start' THEN EXISTS (
                                 SELECT 1 FROM push_to_start_tokens p, feeds f
-                                WHERE p.id = $3 AND p.invalidated_at IS NULL AND f.id = u.feed_id AND f.state <> 'ended')
-                            WHEN 'channel' THEN EXISTS (SELECT 1 FROM channels c WHERE c.id = $3 AND c.state = 'active')
+                                WHERE p.id = $3 AND p.invalidated_at IS NULL AND f.id = u.feed_id AND f.state <> \(FeedState.ended.sql))
+                            WHEN 'channel' THEN EXISTS (SELECT 1 FROM channels c WHERE c.id = $3 AND c.state = \(ChannelState.active.sql))
                             ELSE EXISTS (SELECT 1 FROM feeds f WHERE f.id = u.feed_id)
                         END,
                         CASE $2

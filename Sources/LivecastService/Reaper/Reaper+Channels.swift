@@ -6,7 +6,7 @@ extension Reaper {
     func channelsToRetire(_ app: App, now: Int) -> PostgresQuery {
         """
         SELECT c.channel_id FROM channels c JOIN feeds f ON f.id = c.feed_id
-        WHERE c.app_id = \(app.id) AND c.state = 'active' AND f.state = 'ended'
+        WHERE c.app_id = \(app.id) AND c.state = \(unescaped: ChannelState.active.sql) AND f.state = \(unescaped: FeedState.ended.sql)
           AND f.ended_at < to_timestamp(\(Double(now) - self.policy.channelRetirementDelay.inSeconds))
           AND NOT EXISTS (SELECT 1 FROM updates u WHERE u.feed_id = f.id AND u.status IN \(unescaped: OutboxStatus.unfinishedSQL))
         ORDER BY c.id

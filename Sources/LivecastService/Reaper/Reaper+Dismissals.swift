@@ -15,7 +15,7 @@ extension Reaper {
                 """
                 ),
                 dismissed AS (
-                    UPDATE activities a SET state = 'dismissed', dismissed_at = now() FROM due WHERE a.id = due.id RETURNING a.id
+                    UPDATE activities a SET state = \(ActivityState.dismissed.sql), dismissed_at = now() FROM due WHERE a.id = due.id RETURNING a.id
                 ),
                 forgotten AS (
                     UPDATE activity_tokens t SET invalidated_at = now(), invalidation_reason = 'dismissed'
@@ -30,7 +30,7 @@ extension Reaper {
     private func dueForDismissal(_ app: App, now: Int, limit: Int?, locking: Bool) -> PostgresQuery {
         """
         SELECT a.id FROM activities a
-        WHERE a.app_id = \(app.id) AND a.state = 'ended'
+        WHERE a.app_id = \(app.id) AND a.state = \(unescaped: ActivityState.ended.sql)
           AND coalesce(a.dismissal_date, extract(epoch FROM a.ended_at)::bigint + \(ReaperPolicy.maximumDismissalDelay.wholeSeconds)) <= \(now)
           AND NOT EXISTS (SELECT 1 FROM updates u WHERE u.activity_id = a.id AND u.status IN \(unescaped: OutboxStatus.unfinishedSQL))
         ORDER BY a.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF a SKIP LOCKED" : "")

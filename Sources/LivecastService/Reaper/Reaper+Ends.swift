@@ -18,7 +18,7 @@ extension Reaper {
     func staleActivities(_ app: App, now: Int, after: Int64, limit: Int?) -> PostgresQuery {
         """
         SELECT a.id, a.activity_key, a.state, false, a.channel_id IS NOT NULL FROM activities a
-        WHERE a.app_id = \(app.id) AND a.feed_id IS NULL AND a.state IN ('starting', 'active')
+        WHERE a.app_id = \(app.id) AND a.feed_id IS NULL AND a.state IN \(unescaped: ActivityState.runningSQL)
           AND \(unescaped: self.activityIsStale("a", now: now)) AND a.id > \(after)
         ORDER BY a.id LIMIT \(limit ?? Int(Int32.max))
         """
@@ -31,9 +31,9 @@ extension Reaper {
         return """
             SELECT a.id, a.activity_key, a.state, a.feed_id IS NOT NULL, a.channel_id IS NOT NULL
             FROM activities a LEFT JOIN feeds f ON f.id = a.feed_id
-            WHERE a.app_id = \(app.id) AND a.state IN ('starting', 'active') AND a.started_at < to_timestamp(\(cutoff))
+            WHERE a.app_id = \(app.id) AND a.state IN \(unescaped: ActivityState.runningSQL) AND a.started_at < to_timestamp(\(cutoff))
               AND NOT coalesce(a.feed_id IS NULL AND \(unescaped: self.activityIsStale("a", now: now)), false)
-              AND (f.id IS NULL OR (f.state <> 'ended' AND NOT coalesce(\(unescaped: self.feedIsStale("f", now: now)), false)))
+              AND (f.id IS NULL OR (f.state <> \(unescaped: FeedState.ended.sql) AND NOT coalesce(\(unescaped: self.feedIsStale("f", now: now)), false)))
               AND a.id > \(after)
             ORDER BY a.id LIMIT \(limit ?? Int(Int32.max))
             """
@@ -44,7 +44,7 @@ extension Reaper {
     func staleFeeds(_ app: App, now: Int, after: Int64, limit: Int?) -> PostgresQuery {
         """
         SELECT f.id, f.feed_key FROM feeds f
-        WHERE f.app_id = \(app.id) AND f.state = 'active' AND \(unescaped: self.feedIsStale("f", now: now)) AND f.id > \(after)
+        WHERE f.app_id = \(app.id) AND f.state = \(unescaped: FeedState.active.sql) AND \(unescaped: self.feedIsStale("f", now: now)) AND f.id > \(after)
         ORDER BY f.id LIMIT \(limit ?? Int(Int32.max))
         """
     }
@@ -68,7 +68,7 @@ extension Reaper {
     func endStaleActivities(_ app: App, now: Int) async throws -> Int {
         let updates = ActivityUpdates(client: self.database, logger: self.logger)
         return try await self.forEachCandidate({ self.staleActivities(app, now: now, after: $0, limit: $1) }) { candidate in
-            if candidate.state == "starting" { return try await self.markEnded(candidate.id) }
+            if candidate.state == ActivityState.starting.rawValue { return try await self.markEnded(candidate.id) }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
             end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
             return try await self.end(candidate) { _ = try await updates.accept(end) }
@@ -81,7 +81,9 @@ extension Reaper {
         return try await self.forEachCandidate({ self.agingActivities(app, now: now, after: $0, limit: $1) }) { candidate in
             // Nothing reaches an activity without a token alone, nor one follower of a channel: the device ends
             // them at 8 hours by itself; the store stops counting them as running.
-            if candidate.state == "starting" || (candidate.followsFeed && candidate.onChannel) { return try await self.markEnded(candidate.id) }
+            if candidate.state == ActivityState.starting.rawValue || (candidate.followsFeed && candidate.onChannel) {
+                return try await self.markEnded(candidate.id)
+            }
             if candidate.followsFeed {
                 return try await self.end(candidate) {
                     _ = try await updates.endFollower(appID: app.id, activityKey: candidate.key, dismissalDate: dismissalDate)
@@ -160,7 +162,7 @@ extension Reaper {
     /// Ends a running activity in the store only, with no push. - Returns: whether it was running.
     private func markEnded(_ activityID: Int64) async throws -> Bool {
         try await self.changed(
-            "UPDATE activities SET state = 'ended', ended_at = now() WHERE id = \(activityID) AND state IN ('starting', 'active') RETURNING id"
+            "UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now() WHERE id = \(activityID) AND state IN \(unescaped: ActivityState.runningSQL) RETURNING id"
         ) > 0
     }
 }

@@ -41,7 +41,7 @@ extension Reaper {
         SELECT u.id FROM updates u
         WHERE u.app_id = \(app.id) AND u.status IN \(unescaped: OutboxStatus.finishedSQL)
           AND u.completed_at < to_timestamp(\(self.cutoff(now, keeping: app.retention.updates)))
-          AND NOT EXISTS (SELECT 1 FROM feed_starts s JOIN feeds f ON f.id = s.feed_id WHERE s.update_id = u.id AND f.state <> 'ended')
+          AND NOT EXISTS (SELECT 1 FROM feed_starts s JOIN feeds f ON f.id = s.feed_id WHERE s.update_id = u.id AND f.state <> \(unescaped: FeedState.ended.sql))
         ORDER BY u.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF u SKIP LOCKED" : "")
         """
     }
@@ -57,7 +57,7 @@ extension Reaper {
     private func dismissedActivities(_ app: App, now: Int, limit: Int?, locking: Bool) -> PostgresQuery {
         """
         SELECT a.id FROM activities a
-        WHERE a.app_id = \(app.id) AND a.state = 'dismissed'
+        WHERE a.app_id = \(app.id) AND a.state = \(unescaped: ActivityState.dismissed.sql)
           AND coalesce(a.dismissed_at, a.ended_at) < to_timestamp(\(self.cutoff(now, keeping: app.retention.dismissedActivities)))
         ORDER BY a.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF a SKIP LOCKED" : "")
         """

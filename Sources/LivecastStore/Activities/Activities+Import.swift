@@ -63,17 +63,18 @@ extension Activities {
                 let registration = row.registration
                 var feedID: Int64 = 0
                 if let feed = row.feed {
-                    guard let found = known.feeds[feed], found.attributesType == registration.attributesType, found.state != "ended" else { continue }
+                    guard let found = known.feeds[feed], found.attributesType == registration.attributesType, found.state != FeedState.ended.rawValue
+                    else { continue }
                     feedID = found.id
                 }
                 var channelRowID: Int64 = 0
                 if let channel = row.channel {
-                    guard let found = known.channels[channel], found.state == "active" else { continue }
+                    guard let found = known.channels[channel], found.state == ChannelState.active.rawValue else { continue }
                     channelRowID = found.id
                 }
                 let holder = row.appToken.flatMap { known.tokenHolders[$0] }
                 if let activity = known.activities[row.key] {
-                    guard activity.state == "active" || activity.state == "starting", activity.attributesType == registration.attributesType,
+                    guard ActivityState(rawValue: activity.state)?.isRunning == true, activity.attributesType == registration.attributesType,
                         row.token == nil || (holder?.activityID == activity.id && holder?.isLive == true)
                     else { continue }
                     refreshed.append(registration, id: activity.id)

@@ -104,7 +104,7 @@ package struct Activities: Sendable {
         for try await row in existing.decode((Int64, String, String).self) { activity = row }
         let activityID: Int64
         if let activity {
-            guard activity.state == "active" || activity.state == "starting" else {
+            guard ActivityState(rawValue: activity.state)?.isRunning == true else {
                 throw StoreError(.conflict, "the activity has ended", field: "activityId")
             }
             guard activity.attributesType == registration.attributesType else {
@@ -125,7 +125,7 @@ package struct Activities: Sendable {
                 INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
                 VALUES (\(appID), \(registration.activityKey), \(registration.attributesType), \(feedID), \(channelRowID),
                         \(registration.deviceID), \(registration.userID), \(registration.osVersion),
-                        \(token == nil && channelRowID == nil ? "starting" : "active"))
+                        \(token == nil && channelRowID == nil ? ActivityState.starting.rawValue : ActivityState.active.rawValue))
                 RETURNING id
                 """,
                 logger: self.logger
@@ -144,7 +144,10 @@ package struct Activities: Sendable {
                 case .same: break
                 }
             }
-            try await connection.query("UPDATE activities SET state = 'active' WHERE id = \(activityID) AND state = 'starting'", logger: self.logger)
+            try await connection.query(
+                "UPDATE activities SET state = \(unescaped: ActivityState.active.sql) WHERE id = \(activityID) AND state = \(unescaped: ActivityState.starting.sql)",
+                logger: self.logger
+            )
         }
         return result
     }
@@ -220,7 +223,7 @@ package struct Activities: Sendable {
             guard attributesType == registration.attributesType else {
                 throw StoreError(.conflict, "the feed's attributes type is \(attributesType)", field: "attributesType")
             }
-            guard state != "ended" else { throw StoreError(.conflict, "the feed has ended", field: "feed") }
+            guard state != FeedState.ended.rawValue else { throw StoreError(.conflict, "the feed has ended", field: "feed") }
             return id
         }
         throw StoreError(.notFound, "no feed \(feedKey)", field: "feed")
@@ -233,7 +236,7 @@ package struct Activities: Sendable {
             logger: self.logger
         )
         for try await (id, state) in rows.decode((Int64, String).self) {
-            guard state == "active" else { throw StoreError(.conflict, "the channel is \(state)", field: "channelId") }
+            guard state == ChannelState.active.rawValue else { throw StoreError(.conflict, "the channel is \(state)", field: "channelId") }
             return id
         }
         throw StoreError(.notFound, "no channel \(channelID)", field: "channelId")
@@ -244,8 +247,8 @@ package struct Activities: Sendable {
     package func endedByDevice(appID: Int64, activityKey: String) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
-            UPDATE activities SET state = 'ended', ended_at = now()
-            WHERE app_id = \(appID) AND activity_key = \(activityKey) AND state IN ('starting', 'active') RETURNING id
+            UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now()
+            WHERE app_id = \(appID) AND activity_key = \(activityKey) AND state IN \(unescaped: ActivityState.runningSQL) RETURNING id
             """,
             logger: self.logger
         )

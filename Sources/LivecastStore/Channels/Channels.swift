@@ -41,7 +41,7 @@ package struct Channels: Sendable {
     /// Channels of the app that are not retired: what counts against APNs' cap.
     package func liveCount(appID: Int64) async throws -> Int {
         let rows = try await self.client.guardedQuery(
-            "SELECT count(*)::int FROM channels WHERE app_id = \(appID) AND state <> 'retired'",
+            "SELECT count(*)::int FROM channels WHERE app_id = \(appID) AND state <> \(unescaped: ChannelState.retired.sql)",
             logger: self.logger
         )
         for try await count in rows.decode(Int.self) { return count }
@@ -53,7 +53,7 @@ package struct Channels: Sendable {
     package func feedAwaitingChannel(appID: Int64, feedKey: String) async throws -> Int64 {
         let rows = try await self.client.guardedQuery(
             """
-            SELECT id, (SELECT count(*)::int FROM channels c WHERE c.feed_id = f.id AND c.state = 'active')
+            SELECT id, (SELECT count(*)::int FROM channels c WHERE c.feed_id = f.id AND c.state = \(unescaped: ChannelState.active.sql))
             FROM feeds f WHERE app_id = \(appID) AND feed_key = \(feedKey)
             """,
             logger: self.logger
@@ -81,7 +81,7 @@ package struct Channels: Sendable {
         try await self.client.guardedQuery(
             """
             INSERT INTO channels (app_id, channel_id, storage_policy, state)
-            VALUES (\(appID), \(channelID), \(storagePolicy), 'orphan')
+            VALUES (\(appID), \(channelID), \(storagePolicy), \(unescaped: ChannelState.orphan.sql))
             """,
             logger: self.logger
         )
@@ -90,7 +90,7 @@ package struct Channels: Sendable {
     /// Marks a channel retired: it is never sent to again.
     package func markRetired(appID: Int64, channelID: String) async throws {
         try await self.client.guardedQuery(
-            "UPDATE channels SET state = 'retired', retired_at = now() WHERE app_id = \(appID) AND channel_id = \(channelID)",
+            "UPDATE channels SET state = \(unescaped: ChannelState.retired.sql), retired_at = now() WHERE app_id = \(appID) AND channel_id = \(channelID)",
             logger: self.logger
         )
     }
@@ -109,7 +109,7 @@ package struct Channels: Sendable {
         let rows = try await self.client.guardedQuery(
             """
             SELECT c.channel_id, c.storage_policy::int, f.feed_key, c.state,
-                (SELECT count(*)::int FROM activities a WHERE a.channel_id = c.id AND a.state IN ('starting', 'active'))
+                (SELECT count(*)::int FROM activities a WHERE a.channel_id = c.id AND a.state IN \(unescaped: ActivityState.runningSQL))
             FROM channels c LEFT JOIN feeds f ON f.id = c.feed_id
             WHERE c.app_id = \(appID) AND (\(channelID)::text IS NULL OR c.channel_id = \(channelID))
             ORDER BY c.id

@@ -119,7 +119,7 @@ package struct Feeds: Sendable {
                 guard existing.attributesType == definition.attributesType else {
                     throw StoreError(.conflict, "the feed's attributes type is \(existing.attributesType)", field: "attributesType")
                 }
-                guard existing.state == "created" || existing.attributes == definition.attributes.text else {
+                guard existing.state == FeedState.created.rawValue || existing.attributes == definition.attributes.text else {
                     throw StoreError(.conflict, "the feed has started: its attributes can no longer change", field: "attributes")
                 }
                 try await connection.query(
@@ -169,9 +169,9 @@ package struct Feeds: Sendable {
         let rows = try await self.client.guardedQuery(
             """
             SELECT f.id, f.feed_key, f.attributes_type, f.attributes, f.content_state, f.state, f.last_timestamp, f.stale_after_seconds,
-                (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = 'active'),
-                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NULL),
-                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN ('starting', 'active') AND a.channel_id IS NOT NULL),
+                (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = \(unescaped: ChannelState.active.sql)),
+                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN \(unescaped: ActivityState.runningSQL) AND a.channel_id IS NULL),
+                (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN \(unescaped: ActivityState.runningSQL) AND a.channel_id IS NOT NULL),
                 u.id, u.event, u.status, u.timestamp, extract(epoch FROM u.created_at)::bigint,
                 coalesce(s.sent, 0), coalesce(s.unregistered, 0)
             FROM feeds f

@@ -291,7 +291,7 @@ package struct DeliveryLog: Sendable {
             """
             SELECT c.id, c.channel_id FROM channels c
             WHERE c.feed_id = \(feedID)
-              AND (c.state = 'active' OR EXISTS (SELECT 1 FROM deliveries d WHERE d.update_id = \(updateID) AND d.target = c.channel_id))
+              AND (c.state = \(unescaped: ChannelState.active.sql) OR EXISTS (SELECT 1 FROM deliveries d WHERE d.update_id = \(updateID) AND d.target = c.channel_id))
             ORDER BY c.id DESC LIMIT 1
             """,
             logger: self.logger

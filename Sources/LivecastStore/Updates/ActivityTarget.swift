@@ -44,7 +44,9 @@ struct ActivityTarget: UpdateTarget {
                 logger: logger
             )
             for try await row in feeds.decode((String, Int?, String?).self) { feed = row }
-            guard feed?.state != "ended" else { throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId") }
+            guard feed?.state != FeedState.ended.rawValue else {
+                throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId")
+            }
         }
         try activity.checkChannel(asFollower: asFollower)
         return ActivityTarget(
@@ -86,7 +88,7 @@ struct ActivityTarget: UpdateTarget {
                     field: "activityId"
                 )
             }
-            guard self.state == "active" || self.state == "starting" else {
+            guard ActivityState(rawValue: self.state)?.isRunning == true else {
                 throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
             }
         }
@@ -96,7 +98,7 @@ struct ActivityTarget: UpdateTarget {
             if asFollower, self.channelState != nil {
                 throw StoreError(.conflict, "a channel-based follower cannot be ended alone: a broadcast ends every follower", field: "activityId")
             }
-            if let channelState = self.channelState, channelState != "active" {
+            if let channelState = self.channelState, channelState != ChannelState.active.rawValue {
                 throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
             }
         }

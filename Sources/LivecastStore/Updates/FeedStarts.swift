@@ -133,7 +133,7 @@ package struct FeedStarts: Sendable {
         let accepted = try await row.insert(dismissalDateClamped: false, on: connection, logger: self.logger)
         try await connection.query(
             """
-            UPDATE feeds SET last_timestamp = \(timestamp), content_state = \(request.contentState.text), state = 'active', updated_at = now()
+            UPDATE feeds SET last_timestamp = \(timestamp), content_state = \(request.contentState.text), state = \(unescaped: FeedState.active.sql), updated_at = now()
             WHERE id = \(feed.id)
             """,
             logger: self.logger

@@ -21,8 +21,8 @@ struct FeedTarget: UpdateTarget {
         let rows = try await connection.query(
             """
             SELECT f.id, f.attributes_type, f.attributes, f.content_state, f.state, f.last_timestamp, f.stale_after_seconds,
-                (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = 'active'),
-                EXISTS (SELECT 1 FROM activities a WHERE a.feed_id = f.id AND a.channel_id IS NULL AND a.state IN ('starting', 'active'))
+                (SELECT c.channel_id FROM channels c WHERE c.feed_id = f.id AND c.state = \(unescaped: ChannelState.active.sql)),
+                EXISTS (SELECT 1 FROM activities a WHERE a.feed_id = f.id AND a.channel_id IS NULL AND a.state IN \(unescaped: ActivityState.runningSQL))
             FROM feeds f WHERE f.app_id = \(appID) AND f.feed_key = \(feedKey) FOR UPDATE OF f
             """,
             logger: logger
@@ -39,7 +39,7 @@ struct FeedTarget: UpdateTarget {
                 channelID: row.7,
                 hasTokenFollowers: row.8
             )
-            guard feed.state != "ended" else { throw StoreError(.feedEnded, "the feed \(feedKey) has ended", field: "feedKey") }
+            guard feed.state != FeedState.ended.rawValue else { throw StoreError(.feedEnded, "the feed \(feedKey) has ended", field: "feedKey") }
             return feed
         }
         throw StoreError(.notFound, "no feed \(feedKey)", field: "feedKey")

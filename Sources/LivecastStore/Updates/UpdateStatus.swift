@@ -71,10 +71,10 @@ package struct UpdateStatus: Sendable, Hashable {
                 CASE
                     WHEN u.activity_id IS NOT NULL THEN 1
                     ELSE (SELECT count(*)::int FROM activities a
-                          WHERE a.feed_id = u.feed_id AND a.id > u.cursor_id AND a.state IN ('starting', 'active')
+                          WHERE a.feed_id = u.feed_id AND a.id > u.cursor_id AND a.state IN \(unescaped: ActivityState.runningSQL)
                             AND a.channel_id IS NULL)
                          + CASE WHEN u.channel_done THEN 0
-                                ELSE (SELECT count(*)::int FROM channels c WHERE c.feed_id = u.feed_id AND c.state = 'active') END
+                                ELSE (SELECT count(*)::int FROM channels c WHERE c.feed_id = u.feed_id AND c.state = \(unescaped: ChannelState.active.sql)) END
                 END,
                 (SELECT count(*)::int FROM owed_pushes o WHERE o.update_id = u.id)
             FROM unnest(\(updateIDs)::bigint[]) WITH ORDINALITY AS wanted(id, n)
