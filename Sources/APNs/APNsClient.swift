@@ -119,7 +119,7 @@ public final class APNsClient: Sendable {
                     self.template(
                         "POST",
                         self.pushPool.endpoint,
-                        [("apns-push-type", push.pushType), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
+                        [("apns-push-type", push.pushType.headerValue), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
                     )
                 )
             }
@@ -140,7 +140,7 @@ public final class APNsClient: Sendable {
 
     /// What makes device pushes share constant headers.
     private struct DeviceTemplateKey: Equatable {
-        var pushType: String
+        var pushType: APNsPushType
         var bundleID: String
         var priority: Int
     }
@@ -156,7 +156,7 @@ public final class APNsClient: Sendable {
                 template: self.template(
                     "POST",
                     self.broadcastPool.endpoint,
-                    [("apns-push-type", "liveactivity"), ("apns-priority", String(push.priority))]
+                    [("apns-push-type", APNsPushType.liveactivity.headerValue), ("apns-priority", String(push.priority))]
                 ),
                 path: "/4/broadcasts/apps/\(push.bundleID)",
                 extraHeaders: extra,

@@ -109,7 +109,12 @@ import Testing
     @Test func apnsRefusalsAndBadInputRecordNothing() async throws {
         try await self.withRegistry("channels_refused") { store, _, registry in
             do {
-                _ = try await registry.create(appID: store.appID, bundleID: "\(Self.bundleID).push-type.liveactivity", storagePolicy: 0, feedKey: nil)
+                _ = try await registry.create(
+                    appID: store.appID,
+                    bundleID: APNsPushType.liveactivity.topic(forBundleID: Self.bundleID)!,
+                    storagePolicy: 0,
+                    feedKey: nil
+                )
                 Issue.record("APNs' refusal was not reported")
             } catch let refusal as APNsRefusal {
                 #expect(refusal.message.contains("TopicDisallowed"))

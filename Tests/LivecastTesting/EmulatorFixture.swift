@@ -8,7 +8,7 @@ package struct EmulatorFixture: Sendable {
     /// The bundle id tests push to.
     package static let bundleID = "com.example.game"
     /// The topic of Live Activity pushes for ``bundleID``.
-    package static let topic = "com.example.game.push-type.liveactivity"
+    package static let topic = APNsPushType.liveactivity.topic(forBundleID: Self.bundleID)!
 
     package let emulator: APNsEmulator
     package let key: ProviderKey
@@ -58,7 +58,7 @@ package struct EmulatorFixture: Sendable {
     package func deviceHeaders(priority: Int = 10) -> [(String, String)] {
         [
             ("authorization", "bearer \(self.token)"),
-            ("apns-push-type", "liveactivity"),
+            ("apns-push-type", APNsPushType.liveactivity.headerValue),
             ("apns-topic", Self.topic),
             ("apns-priority", String(priority)),
         ]
@@ -79,7 +79,7 @@ package struct EmulatorFixture: Sendable {
         [
             ("authorization", "bearer \(self.token)"),
             ("apns-channel-id", channelID),
-            ("apns-push-type", "liveactivity"),
+            ("apns-push-type", APNsPushType.liveactivity.headerValue),
             ("apns-expiration", String(expiration)),
             ("apns-priority", String(priority)),
         ]

@@ -1,3 +1,5 @@
+import LivecastCore
+
 /// A push to one device token: `POST /3/device/{token}`.
 public struct DevicePush: Sendable {
     /// The device token in hex.
@@ -6,8 +8,8 @@ public struct DevicePush: Sendable {
     public var bundleID: String
     /// The payload bytes, for example from ``LivecastCore/LiveActivityPayload/validated(for:)``.
     public var payload: [UInt8]
-    /// `apns-push-type`. Defaults to `liveactivity`.
-    public var pushType: String
+    /// `apns-push-type`; it also decides ``topic``. Defaults to ``APNsPushType/liveactivity``.
+    public var pushType: APNsPushType
     /// `apns-priority`: 10 sends at once and counts against the activity budget, 5 does not. Defaults to `10`.
     public var priority: Int
     /// `apns-expiration` in seconds since 1970, `0` for "try once"; `nil` omits the header. Defaults to `nil`.
@@ -22,7 +24,7 @@ public struct DevicePush: Sendable {
     ///   - deviceToken: The device token in hex.
     ///   - bundleID: The app's bundle id.
     ///   - payload: The payload bytes.
-    ///   - pushType: `apns-push-type`. Defaults to `liveactivity`.
+    ///   - pushType: `apns-push-type`. Defaults to ``APNsPushType/liveactivity``.
     ///   - priority: `apns-priority`. Defaults to `10`.
     ///   - expiration: `apns-expiration`. Defaults to none.
     ///   - apnsID: `apns-id`. Defaults to none.
@@ -31,7 +33,7 @@ public struct DevicePush: Sendable {
         deviceToken: String,
         bundleID: String,
         payload: [UInt8],
-        pushType: String = "liveactivity",
+        pushType: APNsPushType = .liveactivity,
         priority: Int = 10,
         expiration: Int? = nil,
         apnsID: String? = nil,
@@ -47,9 +49,10 @@ public struct DevicePush: Sendable {
         self.collapseID = collapseID
     }
 
-    /// `apns-topic`: `<bundle id>.push-type.liveactivity` for Live Activities, the bundle id otherwise.
+    /// `apns-topic`: the bundle id with the push type's suffix, for example `<bundle id>.push-type.liveactivity`
+    /// (see ``APNsPushType/topic(forBundleID:)``); the bundle id as given for ``APNsPushType/mdm``.
     public var topic: String {
-        self.pushType == "liveactivity" ? "\(self.bundleID).push-type.liveactivity" : self.bundleID
+        self.pushType.topic(forBundleID: self.bundleID) ?? self.bundleID
     }
 }
 

@@ -1,3 +1,4 @@
+import LivecastCore
 import NIOCore
 
 extension EmulatorResponder {
@@ -16,7 +17,10 @@ extension EmulatorResponder {
             guard let pushType = try Self.uniqueHeader(request, "apns-push-type") else {
                 throw APNsFailure(400, "MissingPushType")
             }
-            guard pushType.lowercased() == "liveactivity" else { throw APNsFailure(400, "InvalidPushType") }
+            // Apple spells it three ways for broadcasts (APNS-REFERENCE §2.2, §6), so any case is accepted.
+            guard APNsPushType(headerValue: pushType.lowercased()) == .liveactivity else {
+                throw APNsFailure(400, "InvalidPushType")
+            }
             guard let expiration = try Self.expiration(request) else { throw APNsFailure(400, "BadExpirationDate") }
             guard try Self.priority(request) != nil else { throw APNsFailure(400, "BadPriority") }
             let now = EmulatorState.wallClock

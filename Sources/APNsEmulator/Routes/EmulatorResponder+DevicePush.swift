@@ -3,28 +3,25 @@ import NIOCore
 
 extension EmulatorResponder {
     /// Push types APNs knows; only `liveactivity` pushes reach the simulated activities.
-    static let knownPushTypes: Set<String> = [
-        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
-        "pushtotalk", "widgets", "controls",
+    static let knownPushTypes: Set<APNsPushType> = [
+        .alert, .background, .location, .voip, .complication, .fileprovider, .mdm, .liveactivity, .pushtotalk, .widgets, .controls,
     ]
-
-    /// The topic suffix Live Activity pushes need.
-    static let liveActivityTopicSuffix = ".push-type.liveactivity"
 
     /// `POST /3/device/{token}`: checks in APNS-REFERENCE §4.1 and §7 order, then hands the push to the device.
     /// - Parameter apnsID: The push's `apns-id`, as sent or made; the device remembers the last one it applied.
     func devicePush(_ request: EmulatorRequest, token: String, apnsID: String) -> Result<EmulatorResponse, APNsFailure> {
         Result { () throws(APNsFailure) -> EmulatorResponse in
-            let pushType = try Self.uniqueHeader(request, "apns-push-type") ?? "alert"
+            let pushTypeHeader = try Self.uniqueHeader(request, "apns-push-type")
             let topic = try Self.uniqueHeader(request, "apns-topic")
             let priority = try Self.priority(request)
             _ = try Self.expiration(request)
             let collapseID = try Self.uniqueHeader(request, "apns-collapse-id")
             guard !token.isEmpty else { throw APNsFailure(400, "MissingDeviceToken") }
-            guard Self.knownPushTypes.contains(pushType) else { throw APNsFailure(400, "InvalidPushType") }
+            guard let pushType = Self.pushType(pushTypeHeader) else { throw APNsFailure(400, "InvalidPushType") }
             guard let topic, !topic.isEmpty else { throw APNsFailure(400, "MissingTopic") }
-            let isLiveActivity = pushType == "liveactivity"
-            if isLiveActivity, !topic.hasSuffix(Self.liveActivityTopicSuffix) {
+            // Only Live Activity topics are checked for their suffix; any other push's topic is its bundle id.
+            let isLiveActivity = pushType == .liveactivity
+            guard let bundleID = isLiveActivity ? pushType.bundleID(fromTopic: topic) : topic else {
                 throw APNsFailure(400, "BadTopic")
             }
             if let collapseID, collapseID.utf8.count > 64 { throw APNsFailure(400, "BadCollapseId") }
@@ -33,7 +30,6 @@ extension EmulatorResponder {
                 (contents.faults.unregisteredTokens[token] ?? contents.fleet.retiredTokens[token], contents.fleet.bundleID(ofToken: token))
             }
             if let unregisteredAt { throw APNsFailure(410, "Unregistered", timestamp: unregisteredAt) }
-            let bundleID = isLiveActivity ? String(Substring(topic.utf8.dropLast(Self.liveActivityTopicSuffix.utf8.count))) : topic
             switch owner {
             case .none where !self.state.configuration.acceptsUnknownTokens:
                 throw APNsFailure(400, "BadDeviceToken")
@@ -64,5 +60,13 @@ extension EmulatorResponder {
             }
             return EmulatorResponse(status: 200, headers: headers)
         }
+    }
+
+    /// The push type a device push names: `alert` when it names none, `nil` when APNs does not know it.
+    /// - Parameter headerValue: The `apns-push-type` header, matched exactly (lowercase).
+    static func pushType(_ headerValue: String?) -> APNsPushType? {
+        guard let headerValue else { return .alert }
+        guard let pushType = APNsPushType(headerValue: headerValue), Self.knownPushTypes.contains(pushType) else { return nil }
+        return pushType
     }
 }
