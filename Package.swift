@@ -2,7 +2,8 @@
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -98,6 +99,9 @@ let package = Package(
         .target(
             name: "LivecastService",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 "APNs",
                 "LivecastCore",
@@ -125,6 +129,8 @@ let package = Package(
         .target(
             name: "LivecastServer",
             dependencies: [
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 "LivecastCore",
                 "LivecastService",
@@ -149,6 +155,8 @@ let package = Package(
         .executableTarget(
             name: "livecast",
             dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 "APNs",
                 "APNsEmulator",
@@ -202,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "APNsTests",
             dependencies: [
-                "APNs", "APNsEmulator", "LivecastCore", "LivecastTesting",
+                "APNs", "APNsEmulator", "LivecastCore", "LivecastTesting", "LocalPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -225,6 +233,7 @@ let package = Package(
             dependencies: [
                 "APNs", "APNsEmulator", "LivecastCore", "LivecastService", "LivecastStore", "LivecastTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -235,7 +244,8 @@ let package = Package(
         .testTarget(
             name: "LivecastServerTests",
             dependencies: [
-                "APNsEmulator", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting", "LocalPostgres",
+                "APNs", "APNsEmulator", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting", "LocalPostgres",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -252,7 +262,7 @@ let package = Package(
         .testTarget(
             name: "LivecastCLITests",
             dependencies: [
-                "livecast", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
+                "APNsEmulator", "livecast", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting", "LocalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -271,6 +281,8 @@ if Context.environment["LIVECAST_BENCHMARKS"] != nil {
         .executableTarget(
             name: "livecast-client-benchmark",
             dependencies: [
+                "LivecastCore",
+                .product(name: "NIOCore", package: "swift-nio"),
                 "APNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -301,6 +313,7 @@ if Context.environment["LIVECAST_BENCHMARKS"] != nil {
         .executableTarget(
             name: "livecast-api-benchmark",
             dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
                 "APNsEmulator",
                 "LocalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

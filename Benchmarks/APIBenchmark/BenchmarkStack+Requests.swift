@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 
 /// The requests the modes send, and the names and tokens in them: modes that register activities and modes that
 /// update them agree on their ids here. Every token is 32 bytes in hex, unique to its kind, run and index.

@@ -1,4 +1,5 @@
 import APNsEmulator
+import FoundationEssentials
 import NIOCore
 import NIOPosix
 

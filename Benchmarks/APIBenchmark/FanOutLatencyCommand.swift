@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NIOCore
 
 /// `fanout-latency`: how soon one feed update reaches every token follower after its 202.

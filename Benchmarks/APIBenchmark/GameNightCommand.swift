@@ -1,5 +1,7 @@
+import APNsEmulator
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// What the game night needs to start its stack: unlike the other modes, it makes its own database (it restarts it),
 /// so it takes no API key and no `DATABASE_URL`.

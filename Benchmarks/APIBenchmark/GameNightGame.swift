@@ -1,5 +1,6 @@
 import APNsEmulator
 import Foundation
+import NIOHTTP1
 import Synchronization
 
 /// The game night itself, through the API: a feed with a Most Recent Message channel and its token followers, then

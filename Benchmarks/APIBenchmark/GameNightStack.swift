@@ -1,7 +1,9 @@
 import APNsEmulator
 import Foundation
 import LocalPostgres
+import NIOCore
 import NIOPosix
+import Subprocess
 import Synchronization
 
 #if canImport(Glibc)

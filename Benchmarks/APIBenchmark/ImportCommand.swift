@@ -1,4 +1,5 @@
 import ArgumentParser
+import NIOHTTP1
 
 /// `import`: bulk registration of push-to-start tokens through `POST /v1/apps/{bundleId}/push-to-start-tokens:import`.
 struct ImportCommand: AsyncParsableCommand {

@@ -1,6 +1,8 @@
 import APNs
 import ArgumentParser
 import Foundation
+import LivecastCore
+import NIOCore
 import NIOPosix
 
 /// Pushes as fast as the APNs client can to one server and prints the rate: the client half of

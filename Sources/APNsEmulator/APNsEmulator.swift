@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// An APNs emulator: speaks Apple's protocol over TLS + HTTP/2 (ALPN `h2`) on two ports, and shows through a
 /// simulated device fleet what real phones would display.

@@ -5,6 +5,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import SystemPackage
 #endif
 
 /// A throwaway PostgreSQL server: a new cluster made by `initdb` in a temporary directory and served by `postgres`

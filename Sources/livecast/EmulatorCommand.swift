@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `livecast emulator`: runs the APNs emulator until SIGINT or SIGTERM.
 struct EmulatorCommand: AsyncParsableCommand {

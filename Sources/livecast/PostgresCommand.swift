@@ -3,6 +3,7 @@ import Foundation
 import LocalPostgres
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `livecast postgres`: the throwaway PostgreSQL of the demo and the tests, for scripts (`scripts/fuzz.sh`) and
 /// trying things by hand, until SIGINT or SIGTERM.

@@ -1,5 +1,6 @@
 import APNs
 import APNsEmulator
+import LivecastTesting
 import Logging
 import ServiceLifecycle
 import Testing

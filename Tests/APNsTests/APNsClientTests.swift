@@ -1,7 +1,9 @@
 import APNs
 import APNsEmulator
 import Foundation
+import LivecastCore
 import LivecastTesting
+import LocalPostgres
 import Testing
 
 /// The client against the emulator over real TLS + HTTP/2: each outcome class, tokens, channels.

@@ -1,6 +1,7 @@
 import APNs
 import APNsEmulator
 import Foundation
+import LivecastCore
 import LivecastTesting
 import Testing
 

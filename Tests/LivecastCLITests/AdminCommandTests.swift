@@ -1,6 +1,7 @@
 import Foundation
 import LivecastStore
 import LivecastTesting
+import LocalPostgres
 import Logging
 import PostgresNIO
 import Testing

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import LivecastTesting
 import PostgresNIO
 import Testing

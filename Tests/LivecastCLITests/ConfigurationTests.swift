@@ -3,6 +3,7 @@ import Foundation
 import LivecastCore
 import LivecastServer
 import LivecastService
+import LivecastStore
 import LivecastTesting
 import PostgresNIO
 import Testing

@@ -1,5 +1,7 @@
 import Foundation
+import LivecastCore
 import LivecastTesting
+import LocalPostgres
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import LivecastTesting
+import LocalPostgres
 import PostgresNIO
 import Testing
 

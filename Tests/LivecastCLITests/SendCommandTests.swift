@@ -1,4 +1,6 @@
+import APNsEmulator
 import Foundation
+import LivecastCore
 import LivecastTesting
 import Testing
 

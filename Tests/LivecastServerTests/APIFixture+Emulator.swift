@@ -1,6 +1,9 @@
+import APNs
 import APNsEmulator
+import HTTPTypes
 import HummingbirdTesting
 import LivecastService
+import LivecastStore
 import LivecastTesting
 import Testing
 

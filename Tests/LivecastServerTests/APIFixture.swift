@@ -1,3 +1,5 @@
+import APNs
+import APNsEmulator
 import Foundation
 import HTTPTypes
 import Hummingbird

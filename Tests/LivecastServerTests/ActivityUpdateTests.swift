@@ -1,5 +1,9 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
+import LivecastCore
+import LivecastStore
+import PostgresNIO
 import Testing
 
 @testable import LivecastServer

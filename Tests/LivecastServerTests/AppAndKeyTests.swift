@@ -1,4 +1,9 @@
+import HTTPTypes
+import HummingbirdTesting
+import LivecastCore
 import LivecastStore
+import LivecastTesting
+import PostgresNIO
 import Testing
 
 /// `GET /v1/apps/{bundleId}` and the keys routes.

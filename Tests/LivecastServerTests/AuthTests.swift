@@ -1,7 +1,11 @@
+import Foundation
 import HTTPTypes
+import HummingbirdTesting
+import LivecastCore
 import LivecastServer
 import LivecastStore
 import LivecastTesting
+import PostgresNIO
 import Testing
 
 /// API keys: authentication, roles, isolation between apps, rate limits.

@@ -1,8 +1,10 @@
 import APNsEmulator
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import LivecastCore
 import LivecastService
+import LivecastStore
 import LivecastTesting
 import Testing
 

@@ -1,8 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LivecastCore
+import LivecastStore
 import LivecastTesting
 import LocalPostgres
+import PostgresNIO
 import Synchronization
 import Testing
 

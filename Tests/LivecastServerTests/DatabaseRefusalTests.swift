@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdTesting
+import LivecastCore
 import LivecastTesting
 import PostgresNIO
 import Testing

@@ -1,4 +1,8 @@
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LivecastCore
+import LivecastStore
 import LivecastTesting
 import Testing
 

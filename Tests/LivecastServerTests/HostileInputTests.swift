@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import LivecastCore
+import LivecastStore
 import Testing
 
 @testable import LivecastServer

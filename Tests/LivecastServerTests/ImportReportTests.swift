@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 import Testing
 
 @testable import LivecastServer

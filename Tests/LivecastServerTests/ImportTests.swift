@@ -1,9 +1,11 @@
+import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import LivecastCore
 import LivecastStore
 import LivecastTesting
 import NIOCore
+import PostgresNIO
 import Testing
 
 /// `POST …/push-to-start-tokens:import` and `POST …/activities:import`: rows registered or refused one by one.

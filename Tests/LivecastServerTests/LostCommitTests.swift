@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LivecastCore
+import LivecastStore
 import LivecastTesting
 import LocalPostgres
 import PostgresNIO

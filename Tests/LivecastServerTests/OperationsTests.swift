@@ -1,6 +1,10 @@
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LivecastCore
 import LivecastStore
 import LivecastTesting
+import PostgresNIO
 import Testing
 
 /// `/health`, `/ready`, and `/metrics` on its own listener.

@@ -1,7 +1,11 @@
+import APNs
 import APNsEmulator
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
 import LivecastCore
 import LivecastService
+import LivecastStore
 import LivecastTesting
 import Testing
 

@@ -1,3 +1,8 @@
+import HTTPTypes
+import HummingbirdTesting
+import LivecastCore
+import LivecastStore
+import LivecastTesting
 import Testing
 
 /// Push-to-start tokens and activities.

@@ -1,10 +1,13 @@
 import APNsEmulator
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import LivecastCore
 import LivecastService
+import LivecastStore
 import LivecastTesting
 import Logging
+import PostgresNIO
 import Testing
 
 @testable import LivecastServer

@@ -5,6 +5,7 @@ import LivecastCore
 import LivecastService
 import LivecastStore
 import LivecastTesting
+import PostgresNIO
 import ServiceLifecycle
 import Testing
 

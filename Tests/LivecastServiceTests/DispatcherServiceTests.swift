@@ -6,6 +6,7 @@ import LivecastService
 import LivecastStore
 import LivecastTesting
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 import Testing
 

@@ -1,5 +1,6 @@
 import APNsEmulator
 import Foundation
+import LivecastCore
 import LivecastService
 import LivecastStore
 import LivecastTesting

@@ -1,4 +1,5 @@
 import LivecastStore
+import LivecastTesting
 import PostgresNIO
 
 /// Holds a feed's send lock exclusively, as a token rotation does, from a connection of its own.

@@ -1,6 +1,8 @@
 import LivecastService
+import LivecastStore
 import LivecastTesting
 import Metrics
+import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 import Testing

@@ -1,3 +1,4 @@
+import Foundation
 import LivecastTesting
 import PostgresNIO
 import Testing

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 
 /// The output of `EXPLAIN` (`ANALYZE` for what was read, with `BUFFERS` for ``pages``), for tests that bound what a

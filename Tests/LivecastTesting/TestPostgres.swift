@@ -1,4 +1,5 @@
 import Foundation
+import LivecastStore
 import LocalPostgres
 import Logging
 import PostgresNIO

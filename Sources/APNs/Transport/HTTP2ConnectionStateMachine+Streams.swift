@@ -1,3 +1,4 @@
+import DequeModule
 import NIOCore
 
 /// Admission and what nghttp2 decoded: streams opening, ending, and GOAWAY.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// The emulator's own HTTP interface under `/emulator` on the push port, for tests, demos and backend developers:
 /// the device fleet, faults, the device clock and connections. Not part of APNs; needs no provider token.

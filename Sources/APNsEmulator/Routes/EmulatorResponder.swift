@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// Turns a request into a response: routing, provider-token checks, fault injection, then the endpoint.
 struct EmulatorResponder: Sendable {

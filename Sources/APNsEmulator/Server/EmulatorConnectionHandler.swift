@@ -1,5 +1,6 @@
 import CNGHTTP2
 import NIOCore
+import Synchronization
 
 /// Serves one HTTP/2 connection on its event loop, framed by libnghttp2 (``NGHTTP2ServerSession``): collects each
 /// stream's request, answers it at once, and writes everything nghttp2 has ready in one flush per read burst. No

@@ -1,4 +1,5 @@
 import LivecastCore
+import NIOCore
 
 extension EmulatorResponder {
     /// Answers with `answer`, recording the request and its answer in the wire log when it is on and the request is

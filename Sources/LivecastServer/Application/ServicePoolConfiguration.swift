@@ -1,3 +1,4 @@
+import LivecastStore
 import PostgresNIO
 
 extension PostgresClient.Configuration {

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import LivecastStore
+import Logging
 
 /// Authenticates `Authorization: Bearer lc_…` on every `/v1` route and rate-limits per key; the routes then check
 /// the app and role through ``AppScope``.

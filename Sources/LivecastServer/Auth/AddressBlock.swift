@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// An IP address block in CIDR form (`10.0.0.0/8`, `2001:db8::/32`), or a single address (`192.0.2.7`, `::1`).
 struct AddressBlock: Sendable, Hashable {
@@ -39,13 +40,10 @@ struct AddressBlock: Sendable, Hashable {
     static func addressBytes(_ text: String) -> [UInt8]? {
         var text = text.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
         if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
-        }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        var v4 = [UInt8](repeating: 0, count: 4)
+        if inet_pton(AF_INET, text, &v4) == 1 { return v4 }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(AF_INET6, text, &bytes) == 1 else { return nil }
         let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
         return Array(bytes.prefix(12)) == mappedPrefix ? Array(bytes.suffix(4)) : bytes
     }

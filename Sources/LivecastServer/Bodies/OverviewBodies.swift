@@ -1,3 +1,4 @@
+import LivecastCore
 import LivecastStore
 
 /// `GET /v1/key`: the key a request was made with.

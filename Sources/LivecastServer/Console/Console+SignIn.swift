@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LivecastCore
 import LivecastStore
+import Logging
 
 extension Console {
     /// `GET` and `POST /console/login`, `POST /console/logout`.

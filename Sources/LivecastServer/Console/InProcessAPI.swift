@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LivecastCore
 import NIOCore
+import NIOFoundationEssentialsCompat
 import Synchronization
 
 /// The console's way into the API: it calls the API's own routes in this process, as the signed-in key, so a page

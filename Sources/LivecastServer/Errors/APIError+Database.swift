@@ -1,3 +1,5 @@
+import HTTPTypes
+
 extension APIError {
     /// 503: PostgreSQL does not answer (``DatabaseWatch``); nothing was done, so the request may be sent again.
     static let databaseUnavailable = APIError(

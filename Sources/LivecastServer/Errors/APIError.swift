@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LivecastCore
 
 /// An error the API answers with: a status and `{"error": {"code", "message", "field"?}}`.
 package struct APIError: Error, HTTPResponseError, Hashable, CustomStringConvertible {

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import LivecastCore
 
 /// What a bulk import did: each row's result or error, in the rows' order, and how many rows had each result.
 package struct ImportReport: Sendable, Encodable {

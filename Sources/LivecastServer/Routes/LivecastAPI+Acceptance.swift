@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LivecastCore
 import LivecastStore
 import Metrics
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import LivecastStore
+import Logging
 
 extension LivecastAPI {
     /// `GET /v1/apps/{bundleId}` (admin): the caller's app; `POST …/sending:resume` (admin): lets it send again

@@ -1,4 +1,5 @@
 import Hummingbird
+import LivecastService
 import LivecastStore
 
 extension LivecastAPI {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LivecastStore
 
 extension LivecastAPI {
     /// `POST /v1/apps/{bundleId}/push-to-start-tokens:import` and `POST /v1/apps/{bundleId}/activities:import`

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LivecastService
 import LivecastStore
 
 extension LivecastAPI {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LivecastCore
 
 extension Response {
     /// A JSON response, written by ``Foundation/JSONEncoder/sorted``.

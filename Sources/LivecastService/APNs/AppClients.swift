@@ -1,4 +1,5 @@
 import APNs
+import Crypto
 import Foundation
 import LivecastCore
 import LivecastStore

@@ -1,5 +1,6 @@
 import APNs
 import LivecastStore
+import Logging
 
 extension Dispatcher {
     /// Claims each app's due standalone activity updates and owed pushes, and sends them, the apps side by side:

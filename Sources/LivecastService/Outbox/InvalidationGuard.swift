@@ -1,4 +1,5 @@
 import APNs
+import LivecastStore
 import Metrics
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import LivecastCore
+import LivecastStore
 import PostgresNIO
 
 /// A push APNs asked to retry later (429, 5xx, or a connection lost before its answer), owed to one target of an

@@ -1,3 +1,4 @@
+import LivecastCore
 import LivecastStore
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 import LivecastStore
 import Logging
 import PostgresNIO

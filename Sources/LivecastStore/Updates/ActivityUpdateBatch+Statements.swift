@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 import Logging
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LivecastCore
 import LivecastStore
 
 /// `livecast feeds list|show|history`.

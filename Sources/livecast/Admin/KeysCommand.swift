@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import LivecastStore
 
 /// `livecast keys create|list|revoke`.

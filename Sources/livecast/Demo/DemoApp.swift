@@ -1,5 +1,6 @@
 import APNs
 import Crypto
+import LivecastCore
 import LivecastStore
 import Logging
 import PostgresNIO

@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 
 /// `livecast demo`: the whole stack on this machine, and a game played through the HTTP API.
 struct DemoCommand: AsyncParsableCommand {

@@ -1,7 +1,9 @@
+import APNs
 import APNsEmulator
 import Crypto
 import Foundation
 import LivecastServer
+import LivecastService
 import LivecastStore
 import LocalPostgres
 import Logging

@@ -6,6 +6,7 @@ import LivecastServer
 import Logging
 import Metrics
 import Prometheus
+import UnixSignals
 
 /// `livecast serve`: the HTTP API, the dispatcher workers that send the outbox, and the periodic reaper.
 struct ServeCommand: AsyncParsableCommand {

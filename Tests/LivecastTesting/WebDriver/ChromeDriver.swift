@@ -2,6 +2,7 @@ import LivecastCore
 
 #if canImport(Glibc)
 import Glibc
+import LocalPostgres
 #endif
 
 /// Debian's headless Chromium, driven through chromedriver (packages `chromium` and `chromium-driver`), for browser
