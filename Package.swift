@@ -5,6 +5,9 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
+/// The library targets' settings: an import is internal unless it says otherwise (`public import` where a module's
+/// types appear in the public API, `package import` where in the package's), so nothing leaks by accident.
+let librarySettings = swiftSettings + [.enableUpcomingFeature("InternalImportsByDefault")]
 
 let package = Package(
     name: "livecast",
@@ -42,7 +45,7 @@ let package = Package(
         .target(
             name: "LivecastCore",
             dependencies: [.product(name: "Configuration", package: "swift-configuration")],
-            swiftSettings: swiftSettings
+            swiftSettings: librarySettings
         ),
         // The APNs emulator: TLS + HTTP/2 (libnghttp2) push, broadcast and channel management, with a simulated device fleet.
         .target(
@@ -58,7 +61,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: librarySettings
         ),
         // libnghttp2, the C HTTP/2 engine that the APNs transport and the emulator frame with (Debian: libnghttp2-dev).
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
@@ -78,7 +81,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: librarySettings
         ),
         // PostgreSQL only: the migration runner (reads sql/), apps, keys, tokens, activities, feeds, channels, the outbox.
         .target(
@@ -92,7 +95,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: librarySettings
         ),
         // Workflows that need both APNs and the database: the channel registry and reconciler, the dispatchers that
         // send the outbox, the reaper, and the apps' APNs clients.
@@ -111,7 +114,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: librarySettings
         ),
         // A throwaway PostgreSQL (a cluster in a temporary directory, on a free loopback port) for the demo, the tests
         // and the fan-out benchmark; programs are started with swift-subprocess.
@@ -122,7 +125,7 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: librarySettings
         ),
         // The HTTP API (routes, API-key auth, rate limits, errors, health and metrics, the OpenAPI document), the
         // operator console (server-rendered pages over the API) and the composition root that builds the whole service.
@@ -149,7 +152,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
-            swiftSettings: swiftSettings
+            swiftSettings: librarySettings
         ),
         // The command-line tool.
         .executableTarget(

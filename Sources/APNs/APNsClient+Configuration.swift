@@ -1,4 +1,4 @@
-import LivecastCore
+public import LivecastCore
 
 extension APNsClient {
     /// A host and port.

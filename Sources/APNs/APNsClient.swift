@@ -1,11 +1,11 @@
 import Foundation
 import LivecastCore
-import Logging
+public import Logging
 import NIOConcurrencyHelpers
-import NIOCore
-import NIOPosix
+public import NIOCore
+public import NIOPosix
 import NIOSSL
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
 
 /// An APNs client for one team and environment: device pushes, broadcasts and channel management over pooled

@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
-import NIOCore
-import NIOPosix
+public import NIOCore
+public import NIOPosix
 import NIOSSL
 import Synchronization
 

@@ -1,9 +1,9 @@
-import Hummingbird
-import LivecastService
+package import Hummingbird
+package import LivecastService
 import LivecastStore
 import Logging
-import PostgresNIO
-import Prometheus
+package import PostgresNIO
+package import Prometheus
 
 /// The Livecast HTTP API: builds the router with every route, API-key auth, per-key rate limits, the error
 /// format, request metrics, health checks and the OpenAPI document; and the router of the metrics listener.

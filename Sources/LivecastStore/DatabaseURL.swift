@@ -1,5 +1,5 @@
-import Foundation
-import PostgresNIO
+package import Foundation
+package import PostgresNIO
 
 extension PostgresClient.Configuration {
     /// Reads a connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE][&sslrootcert=FILE]`.

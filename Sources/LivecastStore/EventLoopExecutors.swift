@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 import NIOPosix
 
 /// Swift concurrency task executors that run their jobs on NIO event loops, one for each loop of a group.

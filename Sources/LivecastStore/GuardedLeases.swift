@@ -1,6 +1,6 @@
-import Logging
-import NIOCore
-import PostgresNIO
+package import Logging
+package import NIOCore
+package import PostgresNIO
 import Synchronization
 
 /// The error of a lease whose connection PostgreSQL closed under it (the server restarting or shutting down, the

@@ -1,5 +1,5 @@
-import Logging
-import PostgresNIO
+package import Logging
+package import PostgresNIO
 
 extension PostgresClient {
     /// Runs one statement, as `query` does, on a lease of ``withGuardedConnection(logger:file:line:_:)``, and returns

@@ -1,4 +1,4 @@
-import Subprocess
+package import Subprocess
 import Synchronization
 import SystemPackage
 

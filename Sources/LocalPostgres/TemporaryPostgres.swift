@@ -1,6 +1,6 @@
-import Foundation
-import PostgresNIO
-import Subprocess
+package import Foundation
+package import PostgresNIO
+package import Subprocess
 import Synchronization
 
 #if canImport(Glibc)

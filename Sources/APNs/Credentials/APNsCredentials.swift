@@ -1,4 +1,4 @@
-import Crypto
+public import Crypto
 import Foundation
 
 /// What signs provider tokens: the team id, the key id and the `.p8` signing key from Apple's developer portal.

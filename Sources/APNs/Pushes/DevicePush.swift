@@ -1,4 +1,4 @@
-import LivecastCore
+public import LivecastCore
 
 /// A push to one device token: `POST /3/device/{token}`.
 public struct DevicePush: Sendable {

@@ -1,4 +1,4 @@
-import Crypto
+public import Crypto
 import Foundation
 
 /// A provider-token signing key the emulator accepts: team id and key id, and the key's public half.

@@ -1,4 +1,4 @@
-import LivecastCore
+public import LivecastCore
 
 /// What a simulated device shows and remembers, as served by `GET /emulator/devices`.
 public struct DeviceSnapshot: Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONEncoder {
     /// Compact JSON with sorted keys, slashes left alone (channel ids are base64), dates in ISO 8601: the API's

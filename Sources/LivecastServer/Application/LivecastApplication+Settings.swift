@@ -1,6 +1,6 @@
-import LivecastService
-import LivecastStore
-import PostgresNIO
+package import LivecastService
+package import LivecastStore
+package import PostgresNIO
 
 extension LivecastApplication {
     /// What the running service is built from.

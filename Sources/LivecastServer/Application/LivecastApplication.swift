@@ -1,10 +1,10 @@
-import Hummingbird
+package import Hummingbird
 import LivecastService
 import LivecastStore
 import Logging
 import NIOCore
-import PostgresNIO
-import Prometheus
+package import PostgresNIO
+package import Prometheus
 import ServiceLifecycle
 
 /// The whole running Livecast service, built from its settings: the one composition root that `livecast serve`,

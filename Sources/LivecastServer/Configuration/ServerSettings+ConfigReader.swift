@@ -1,4 +1,4 @@
-import Configuration
+package import Configuration
 import LivecastCore
 import LivecastService
 import LivecastStore

@@ -1,6 +1,6 @@
-import Hummingbird
-import LivecastStore
-import NIOCore
+package import Hummingbird
+package import LivecastStore
+package import NIOCore
 
 /// The request context of the Livecast API: Hummingbird's core storage, the client's address, and the caller once
 /// its key authenticated.

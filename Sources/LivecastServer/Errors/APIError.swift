@@ -1,6 +1,6 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
+package import HTTPTypes
+package import Hummingbird
 import LivecastCore
 
 /// An error the API answers with: a status and `{"error": {"code", "message", "field"?}}`.

@@ -1,7 +1,7 @@
 import Hummingbird
 import LivecastStore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Bulk imports of push-to-start tokens or activities, for backends moving to Livecast: the HTTP routes
 /// (`POST …/push-to-start-tokens:import`, `…/activities:import`) and `livecast tokens import` both run them.

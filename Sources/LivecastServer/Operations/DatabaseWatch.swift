@@ -2,7 +2,7 @@ import LivecastStore
 import Logging
 import NIOCore
 import NIOPosix
-import PostgresNIO
+package import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 

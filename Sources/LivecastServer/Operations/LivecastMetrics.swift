@@ -1,4 +1,4 @@
-import Prometheus
+package import Prometheus
 
 /// The Prometheus side of Livecast's metrics.
 package enum LivecastMetrics {

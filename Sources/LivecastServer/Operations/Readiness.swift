@@ -1,4 +1,4 @@
-import LivecastStore
+package import LivecastStore
 
 /// What `GET /ready` checks besides PostgreSQL answering.
 package struct Readiness: Sendable {

@@ -1,9 +1,9 @@
-import APNs
+package import APNs
 import Crypto
 import Foundation
 import LivecastCore
-import LivecastStore
-import Logging
+package import LivecastStore
+package import Logging
 import ServiceLifecycle
 
 /// One APNs client per app, made on first use from the app's stored credentials and environment, and kept; the

@@ -1,8 +1,8 @@
-import APNs
+package import APNs
 import Foundation
 import LivecastStore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Compares an app's channel registry with APNs' own list (`all-channels`) and settles the differences:
 /// - a channel APNs has and the registry does not (or holds as retired or missing) is an **orphan**: reported, and

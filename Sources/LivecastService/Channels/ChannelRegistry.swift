@@ -1,6 +1,6 @@
-import APNs
-import LivecastStore
-import Logging
+package import APNs
+package import LivecastStore
+package import Logging
 
 /// Broadcast channels, kept in step with APNs: created there first, then recorded; retired there, then marked.
 /// A channel APNs created is never forgotten: if recording it fails, it is recorded as an orphan to reconcile.

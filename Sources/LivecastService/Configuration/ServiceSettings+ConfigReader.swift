@@ -1,5 +1,5 @@
 import APNs
-import Configuration
+package import Configuration
 import LivecastCore
 
 extension Dispatcher.Settings {

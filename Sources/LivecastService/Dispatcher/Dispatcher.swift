@@ -1,8 +1,8 @@
-import APNs
-import Foundation
+package import APNs
+package import Foundation
 import LivecastStore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Sends the outbox: claims due updates with `FOR UPDATE SKIP LOCKED` under a lease, sends them over the app's
 /// APNs client, and records the outcomes.

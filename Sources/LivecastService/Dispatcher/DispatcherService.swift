@@ -1,7 +1,7 @@
 import LivecastStore
 import Logging
 import NIOPosix
-import PostgresNIO
+package import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 

@@ -1,7 +1,7 @@
 import LivecastStore
 import Logging
 import Metrics
-import PostgresNIO
+package import PostgresNIO
 import ServiceLifecycle
 
 /// Samples what only the database knows, for Prometheus: `livecast_outbox_pending` (updates waiting or being

@@ -1,6 +1,6 @@
 import LivecastStore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Replays a dead letter: its push goes back to `owed_pushes` (a fan-out given up as a whole goes back to the
 /// outbox from its checkpoint), to be sent as any owed push is, with a new retry deadline; unless its target is

@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 import LivecastCore
 import LivecastStore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// One pass of the scheduled clean-up, app by app: ends stale activities and feeds and activities nearing
 /// ActivityKit's 8-hour limit (through the outbox, so the dispatcher sends the ends in order), marks ended

@@ -1,6 +1,6 @@
 import Foundation
 import LivecastStore
-import Logging
+package import Logging
 import PostgresNIO
 import ServiceLifecycle
 

@@ -1,8 +1,8 @@
-import Crypto
+package import Crypto
 import Foundation
-import LivecastCore
+package import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Apps and their APNs signing keys: sealed with the master key in the database, or referenced by path.
 package struct Apps: Sendable {

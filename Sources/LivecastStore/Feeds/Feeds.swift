@@ -1,7 +1,7 @@
 import Foundation
-import LivecastCore
+package import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Feeds: the live stories a backend tells, which activities follow.
 package struct Feeds: Sendable {

@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Applies the migrations of `sql/` that a database lacks, each in its own transaction, under a PostgreSQL
 /// advisory lock so that instances starting together take turns.

@@ -1,7 +1,7 @@
 import Foundation
 import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// What Livecast knows of one activity, for support's "what happened to this user's activity?": its state, its
 /// current token or channel, and a timeline of everything that happened to it, oldest first.

@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// One app at a glance, for the console's overview (`GET /v1/apps/{bundleId}/overview`): its outbox, the last hour's
 /// pushes by outcome, channels against APNs' cap, dead letters waiting, the reaper's last pass and a held sending.

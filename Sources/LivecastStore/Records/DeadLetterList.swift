@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// What the outbox finally gave up on (`dead_letters`), as an operator lists it.
 package struct DeadLetterEntry: Sendable, Hashable {

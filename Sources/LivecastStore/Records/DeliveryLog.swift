@@ -1,6 +1,6 @@
-import LivecastCore
+package import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// The delivery log of an app: every push Livecast sent while its update is kept (the retention window), found
 /// by its `apns-id`, its token or its update, successes included, though only failures and broadcasts are stored

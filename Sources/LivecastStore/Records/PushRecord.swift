@@ -1,4 +1,4 @@
-import LivecastCore
+package import LivecastCore
 
 /// One push Livecast sent (or owes, or gave up on): an update to one target, with APNs' last answer. Successes
 /// are not stored per push: a record is derived from the update's progress and what was stored about the target

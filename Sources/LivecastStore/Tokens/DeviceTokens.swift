@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// A device's push-to-start tokens, live and invalidated, for support's questions about one device.
 package struct DeviceTokens: Sendable, Hashable {

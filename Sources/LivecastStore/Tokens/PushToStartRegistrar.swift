@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Writes the push-to-start registrations that arrive together in one statement and one transaction (group commit):
 /// at a launch peak, PostgreSQL commits once for many registrations instead of once for each (``GroupCommit``). Each

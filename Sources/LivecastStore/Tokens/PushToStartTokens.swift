@@ -1,6 +1,6 @@
 import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Push-to-start tokens: one live token per device and `ActivityAttributes` type, rotated without a gap.
 package struct PushToStartTokens: Sendable {

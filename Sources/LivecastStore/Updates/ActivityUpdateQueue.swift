@@ -1,6 +1,6 @@
 import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Accepts standalone activities' updates and ends as ``ActivityUpdates/accept(_:)`` does, those that arrive
 /// together in shared transactions (``GroupCommit``, ``ActivityUpdateBatch``): a backend posting to thousands of

@@ -1,7 +1,7 @@
 import Foundation
-import LivecastCore
+package import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Accepting updates and ends for one standalone activity into the outbox, with the ordering and lifecycle
 /// rules (docs/ARCHITECTURE.md, invariants 1 and 2) checked in the same transaction that stores the update.

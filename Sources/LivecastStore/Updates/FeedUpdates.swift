@@ -1,6 +1,6 @@
-import LivecastCore
+package import LivecastCore
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Accepting a feed's updates and its end into the outbox: one row, which the dispatcher fans out to the feed's
 /// channel (one broadcast) and to every activity that follows it with its own token.

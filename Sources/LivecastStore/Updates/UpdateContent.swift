@@ -1,4 +1,4 @@
-import LivecastCore
+package import LivecastCore
 
 /// What a backend's update or end says, whatever it goes to (a standalone activity or a feed).
 package struct UpdateContent: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// Where an accepted update stands: its status in the outbox and what happened per target.
 package struct UpdateStatus: Sendable, Hashable {
