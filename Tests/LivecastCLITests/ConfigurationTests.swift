@@ -127,6 +127,11 @@ import Testing
             }
         }
         #expect(secret?.hasPrefix("--database-url cannot be used: ") == true && secret?.contains("hunter2") == false, "\(secret ?? "")")
+        let fromFile = self.refusal {
+            try self.config(file: "database-url = mysql://user:hunter2@h/db\n").read(flags: [:]) { try PostgresClient.Configuration(reader: $0) }
+        }
+        #expect(fromFile?.hasPrefix("--database-url cannot be used: ") == true, "\(fromFile ?? "")")
+        #expect(fromFile?.contains("(from database-url in ") == true && fromFile?.contains("hunter2") == false, "\(fromFile ?? "")")
     }
 
     /// The settings `livecast serve` reads, with their effective values.

@@ -120,7 +120,7 @@ package struct LivecastApplication: Sendable {
                     ),
                     failure: ListenerAddressInUse(
                         listener: "metrics",
-                        address: "\(settings.metricsHost):\(metricsPort)",
+                        address: ListenAddress(host: settings.metricsHost, port: metricsPort).description,
                         setting: "--metrics-listen (LIVECAST_METRICS_LISTEN)"
                     )
                 )

@@ -69,11 +69,11 @@ struct LivecastConfig: Sendable {
 
     private func message(_ invalid: InvalidSetting, flags: [String: String]) -> String {
         let flag = "--\(invalid.key)"
-        guard invalid.value != nil || Self.value(of: invalid.key, in: self.environment) != nil || flags[invalid.key] != nil else {
+        let source = self.source(of: invalid.key, flags: flags)
+        guard invalid.value != nil || source != "default" else {
             return "\(flag) \(invalid.allowed): give \(flag) or set \(Self.environmentVariable(of: invalid.key)) "
                 + "(or \(invalid.key) in the --config file)"
         }
-        let source = self.source(of: invalid.key, flags: flags)
         let value = invalid.value.map { Self.secretKeys.contains(invalid.key) ? "" : "\($0) " } ?? ""
         return "\(flag) \(invalid.allowed) (\(value)from \(source))"
     }
