@@ -1,3 +1,4 @@
+import LivecastStore
 import LivecastTesting
 import PostgresNIO
 import Testing

@@ -15,9 +15,12 @@ package import PostgresNIO
 /// (``RetryPolicy``); then it is a dead letter.
 ///
 /// Several dispatchers may run at once, in one process or many. A claim names its dispatcher and is kept by its
-/// heartbeat; when a dispatcher dies, its lease runs out within ``Settings/leaseSeconds`` and another takes the
-/// row over from its checkpoint, and the dead one's late checkpoints are refused. The Outbox folder owns the
-/// claims, the heartbeat, checkpoints, releases, owed pushes, dead letters and the retry policy.
+/// heartbeat; when a dispatcher dies, its lease runs out within ``Settings/lease`` and another takes the
+/// row over from its checkpoint, and the dead one's late checkpoints are refused.
+///
+/// The dispatcher picks the lane and keeps the heartbeat; its collaborators do the sending: ``FanOutRunner`` (a
+/// feed's fan-out), ``QuickLane`` (standalone activity updates and owed pushes) and ``Broadcaster`` (channels). Every
+/// statement they run is the store's ``Outbox``; the retry backoff and the invalidation guard (`Policy/`) are theirs.
 package struct Dispatcher: Sendable {
     /// The APNs client and bundle id of an app.
     package typealias ClientForApp = @Sendable (Int64) async throws -> (client: APNsClient, bundleID: String)
@@ -86,27 +89,56 @@ package struct Dispatcher: Sendable {
     }
 
     /// This dispatcher's name in its claims.
-    package let id = UUID()
-    let database: PostgresClient
-    let clientForApp: ClientForApp
+    package let id: UUID
     let settings: Settings
-    let retryPolicy: RetryPolicy
+    let outbox: Outbox
     /// When the earliest push this dispatcher owed comes due.
-    let owedDue = OwedDue()
-    let invalidationGuard: InvalidationGuard
+    let owedDue: OwedDue
+    let fanOuts: FanOutRunner
+    let quickLane: QuickLane
     let logger: Logger
 
     package init(database: PostgresClient, clientForApp: @escaping ClientForApp, settings: Settings = Settings(), logger: Logger) {
-        self.database = database
-        self.clientForApp = clientForApp
-        self.settings = settings
-        self.retryPolicy = RetryPolicy(
-            deadline: settings.retryDeadline,
-            firstBackoff: settings.firstRetryBackoff,
-            maximumBackoff: settings.maximumRetryBackoff
+        let id = UUID()
+        let owedDue = OwedDue()
+        let outbox = Outbox(database: database, claimer: id, lease: settings.lease, retryDeadline: settings.retryDeadline, logger: logger)
+        let recorder = PushRecorder(
+            outbox: outbox,
+            database: database,
+            retryPolicy: RetryPolicy(firstBackoff: settings.firstRetryBackoff, maximumBackoff: settings.maximumRetryBackoff),
+            owedDue: owedDue,
+            logger: logger
         )
-        self.invalidationGuard = InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch)
+        let sender = PageSender(
+            invalidationGuard: InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch)
+        )
+        let broadcaster = Broadcaster(outbox: outbox)
+        self.id = id
+        self.settings = settings
+        self.outbox = outbox
+        self.owedDue = owedDue
         self.logger = logger
+        self.fanOuts = FanOutRunner(
+            database: database,
+            outbox: outbox,
+            recorder: recorder,
+            sender: sender,
+            broadcaster: broadcaster,
+            clientForApp: clientForApp,
+            pageSize: settings.pageSize,
+            attempts: settings.fanOutAttempts,
+            logger: logger
+        )
+        self.quickLane = QuickLane(
+            database: database,
+            outbox: outbox,
+            recorder: recorder,
+            sender: sender,
+            broadcaster: broadcaster,
+            clientForApp: clientForApp,
+            batchSize: settings.batchSize,
+            logger: logger
+        )
     }
 
     /// Claims and sends one piece of work, under a heartbeat that keeps its claims: a feed's fan-out (to its end,
@@ -118,13 +150,13 @@ package struct Dispatcher: Sendable {
     package func dispatchOnce(lane: Lane = .any, whenClaimedFanOut: @Sendable () -> Void = {}) async throws -> Int {
         let claims = RoundClaims()
         return try await self.withHeartbeat(renewing: claims) {
-            if lane == .any, let fanOut = try await self.claimFanOut() {
+            if lane == .any, let fanOut = try await self.outbox.claimFanOut(perApp: self.settings.fanOutsPerApp) {
                 claims.hold(updates: [fanOut.updateID])
                 whenClaimedFanOut()
-                try await self.run(fanOut)
+                try await self.fanOuts.run(fanOut)
                 return 1
             }
-            return try await self.dispatchQuickWork(holding: claims)
+            return try await self.quickLane.dispatch(holding: claims)
         }
     }
 

@@ -163,6 +163,15 @@ package struct Apps: Sendable {
         return false
     }
 
+    /// Holds an app's sending, for `reason`, until an operator resumes it (the invalidation guard tripped); an app
+    /// held already keeps its first reason.
+    package func holdSending(id: Int64, reason: String) async throws {
+        try await self.client.guardedQuery(
+            "UPDATE apps SET sending_held_at = now(), sending_held_reason = \(reason) WHERE id = \(id) AND sending_held_at IS NULL",
+            logger: self.logger
+        )
+    }
+
     /// Lets an app whose sending the invalidation guard held send again; what it owes goes out.
     /// - Returns: Whether its sending was held.
     package func resumeSending(id: Int64) async throws -> Bool {

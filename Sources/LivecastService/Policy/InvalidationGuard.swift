@@ -1,7 +1,4 @@
 import APNs
-import LivecastStore
-import Metrics
-import PostgresNIO
 
 /// Guards tokens against a mass invalidation that is not one: when an unusual share of one batch of an app's
 /// pushes comes back `Unregistered` or `BadDeviceToken`, the sign of a wrong environment or signing key rather than
@@ -26,16 +23,3 @@ struct InvalidationGuard: Sendable {
 
 /// The guard tripped in a fan-out: it stops at its checkpoint and goes back to the outbox, held with its app.
 struct SendingHeld: Error {}
-
-extension Dispatcher {
-    /// Holds an app's sending, for `reason`, until an operator resumes it; counts it in
-    /// `livecast_invalidation_guard_trips_total`.
-    func holdSending(appID: Int64, reason: String) async throws {
-        try await self.database.guardedQuery(
-            "UPDATE apps SET sending_held_at = now(), sending_held_reason = \(reason) WHERE id = \(appID) AND sending_held_at IS NULL",
-            logger: self.logger
-        )
-        self.logger.error("held an app's sending: the invalidation guard tripped", metadata: ["app": "\(appID)", "reason": "\(reason)"])
-        Counter(label: "livecast_invalidation_guard_trips_total").increment()
-    }
-}

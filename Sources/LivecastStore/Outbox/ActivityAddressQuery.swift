@@ -1,5 +1,4 @@
-import LivecastStore
-import PostgresNIO
+package import PostgresNIO
 
 /// Where each of some standalone activities sends: its live update token, or its live channel. Asked on every send.
 ///
@@ -11,10 +10,10 @@ import PostgresNIO
 /// Not prepared, like the outbox's statements: a generic plan made while a table is empty can go on scanning it
 /// whole until autovacuum next analyzes it (seen with the dispatcher's update of sent updates, prepared: a
 /// sequential scan of `updates`; docs/PERFORMANCE.md).
-enum ActivityAddressQuery {
+package enum ActivityAddressQuery {
     /// The statement, for the activities' ids as `$1`; rows of activity id, token id and token, channel row id,
     /// channel id and storage policy.
-    static let sql = """
+    package static let sql = """
         SELECT a.id, t.id, t.token, c.id, c.channel_id, c.storage_policy::int FROM activities a
         LEFT JOIN LATERAL (
             SELECT id, token FROM activity_tokens WHERE activity_id = a.id AND invalidated_at IS NULL LIMIT 1

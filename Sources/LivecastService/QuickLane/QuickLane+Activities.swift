@@ -3,39 +3,18 @@ import LivecastCore
 import LivecastStore
 import PostgresNIO
 
-extension Dispatcher {
-    /// Where a standalone activity's update goes: its live update token, or its live channel.
-    private enum ActivityAddress {
-        case token(id: Int64, token: String)
-        case channel(rowID: Int64, id: String, storagePolicy: Int)
-    }
-
+extension QuickLane {
     /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
     /// a few statements.
     func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
         let (verdicts, guardReason) = try await self.database.withGuardedConnection { connection in
-            try await self.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
-                let addresses = try await self.addresses(of: claims.map(\.activityID), on: connection)
+            try await self.outbox.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
+                let addresses = try await self.outbox.addresses(of: claims.map(\.activityID), on: connection)
                 return try await self.send(claims, to: addresses, client: client, bundleID: bundleID, on: connection)
             }
         }
-        if let guardReason { try await self.holdSending(appID: appID, reason: guardReason) }
+        if let guardReason { try await self.recorder.holdSending(appID: appID, reason: guardReason) }
         try await self.recordActivityVerdicts(verdicts, appID: appID)
-    }
-
-    private func addresses(of activityIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: ActivityAddress] {
-        let rows = try await connection.query(ActivityAddressQuery.query(activityIDs), logger: self.logger)
-        var addresses: [Int64: ActivityAddress] = [:]
-        for try await (activityID, tokenID, token, channelRowID, channelID, storagePolicy) in rows.decode(
-            (Int64, Int64?, String?, Int64?, String?, Int?).self
-        ) {
-            if let tokenID, let token {
-                addresses[activityID] = .token(id: tokenID, token: token)
-            } else if let channelRowID, let channelID, let storagePolicy {
-                addresses[activityID] = .channel(rowID: channelRowID, id: channelID, storagePolicy: storagePolicy)
-            }
-        }
-        return addresses
     }
 
     private func send(
@@ -51,17 +30,17 @@ extension Dispatcher {
             switch addresses[claim.activityID] {
             case .token(let id, let token):
                 devicePushes.append((claim, id, token))
-            case .channel(let channelRowID, let channelID, let storagePolicy):
-                let outcome = try await self.broadcast(
+            case .channel(let channel):
+                let outcome = try await self.broadcaster.broadcast(
                     claim.payload,
                     of: claim.updateID,
-                    to: (channelRowID, channelID, storagePolicy),
+                    to: channel,
                     priority: claim.priority,
                     client: client,
                     bundleID: bundleID,
                     on: connection
                 )
-                var verdict = self.verdict(claim, outcome, target: channelID, targetKind: "channel")
+                var verdict = self.verdict(claim, outcome, target: channel.id, targetKind: "channel")
                 verdict.failure = nil  // the broadcast is recorded already
                 verdicts.append(verdict)
             case nil:
@@ -81,7 +60,7 @@ extension Dispatcher {
         )
         DispatchMetrics.record(outcomes, target: "device")
         // When the invalidation guard trips, invalid-token answers are retried like 5xx, and no token is touched.
-        let guardReason = self.invalidationGuard.trip(outcomes)
+        let guardReason = self.sender.invalidationGuard.trip(outcomes)
         for (push, outcome) in zip(devicePushes, outcomes) {
             let held = guardReason != nil && outcome.classification == .tokenInvalid
             var verdict = self.verdict(push.claim, outcome, target: push.token, targetKind: "device", retryingAnyway: held)

@@ -1,4 +1,3 @@
-import LivecastStore
 import PostgresNIO
 
 /// The next page of a feed's token-based followers in keyset order, with their live update tokens

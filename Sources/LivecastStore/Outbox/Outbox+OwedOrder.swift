@@ -1,4 +1,4 @@
-import PostgresNIO
+package import PostgresNIO
 
 /// Order per target across the page walk and owed pushes: a target never has two pushes in flight, and never gets
 /// an older update after a newer one (docs/ARCHITECTURE.md, invariant 1). A fan-out's walk reaches each target once
@@ -10,7 +10,7 @@ import PostgresNIO
 ///
 /// This runs before the walk reads its first token, not after: a push in flight answered `410` invalidates its
 /// token and only then settles, so a token read after its owed push was found settled is never a stale one.
-extension Dispatcher {
+extension Outbox {
     /// Makes way for a fan-out's pushes, before it reads its targets: what the feed's older updates (or this one,
     /// from a repeated walk) still owe the targets it has yet to walk is dropped, as the newer push replaces it,
     /// unless it is in flight (claimed under a live lease). Those targets are returned: a push to them now could
@@ -21,7 +21,7 @@ extension Dispatcher {
     ///   - kind: The targets: the feed's activities, or its channel.
     ///   - after: The walk's checkpoint: targets up to it have this update's push or owe it already.
     /// - Returns: Each busy target, with the update of its push in flight.
-    func clearOlderOwed(
+    package func clearOlderOwed(
         _ kind: OwedTarget.Kind,
         ofFeed feedID: Int64,
         after cursor: Int64,
@@ -43,16 +43,14 @@ extension Dispatcher {
             """,
             logger: self.logger
         )
-        var busy: [Int64: Int64] = [:]
-        for try await (targetID, inFlight) in rows.decode((Int64, Int64).self) { busy[targetID] = inFlight }
-        return busy
+        return try await Self.targets(rows)
     }
 
     /// The push-to-start tokens of an app that still owe a start older than `updateID`, read before a start's walk
     /// reads a token: each start is a different activity's, so none replaces another, but a token gets them in
     /// order (the claim takes the oldest first, ``ClaimOwedPushesStatement``).
-    /// - Returns: Each such token, as a busy target for ``makeWay(for:kind:busy:updateID:)``.
-    func tokensOwedOlderStarts(appID: Int64, before updateID: Int64, on connection: PostgresConnection) async throws -> [Int64: Int64] {
+    /// - Returns: Each such token, with its newest older start, as a busy target.
+    package func tokensOwedOlderStarts(appID: Int64, before updateID: Int64, on connection: PostgresConnection) async throws -> [Int64: Int64] {
         let rows = try await connection.query(
             """
             SELECT target_id, max(update_id) FROM owed_pushes
@@ -61,32 +59,12 @@ extension Dispatcher {
             """,
             logger: self.logger
         )
-        var waiting: [Int64: Int64] = [:]
-        for try await (tokenID, older) in rows.decode((Int64, Int64).self) { waiting[tokenID] = older }
-        return waiting
+        return try await Self.targets(rows)
     }
 
-    /// Splits a page's pushes around its busy targets (``clearOlderOwed(_:ofFeed:after:upTo:on:)``): the ones to send now,
-    /// and the ones deferred behind an older push in flight, to be owed. A target whose push of this very update
-    /// is in flight (a repeated page) gets neither: that push is this one. A push's target is its
-    /// ``PageTarget/ownerID``.
-    func makeWay(
-        for targets: [PageTarget],
-        kind: OwedTarget.Kind,
-        busy: [Int64: Int64],
-        updateID: Int64
-    ) -> (ready: [PageTarget], deferred: [OwedTarget]) {
-        guard !busy.isEmpty else { return (targets, []) }
-        var ready: [PageTarget] = []
-        var deferred: [OwedTarget] = []
-        ready.reserveCapacity(targets.count)
-        for target in targets {
-            switch busy[target.ownerID] {
-            case nil: ready.append(target)
-            case updateID?: continue
-            case _?: deferred.append(.deferred(kind, target.ownerID))
-            }
-        }
-        return (ready, deferred)
+    private static func targets(_ rows: PostgresRowSequence) async throws -> [Int64: Int64] {
+        var targets: [Int64: Int64] = [:]
+        for try await (targetID, updateID) in rows.decode((Int64, Int64).self) { targets[targetID] = updateID }
+        return targets
     }
 }

@@ -45,28 +45,10 @@ extension Dispatcher {
     }
 
     private func beat(_ claims: RoundClaims) async {
-        let lease = self.settings.lease.inSeconds
         while (try? await MultiThreadedEventLoopGroup.singleton.any().sleep(for: self.settings.lease / 3)) != nil {
             let (updates, owedPushes) = claims.current
             do {
-                if !updates.isEmpty {
-                    try await self.database.guardedQuery(
-                        """
-                        UPDATE updates SET not_before = now() + make_interval(secs => \(lease))
-                        WHERE id = ANY(\(updates)) AND claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
-                        """,
-                        logger: self.logger
-                    )
-                }
-                if !owedPushes.isEmpty {
-                    try await self.database.guardedQuery(
-                        """
-                        UPDATE owed_pushes SET not_before = now() + make_interval(secs => \(lease))
-                        WHERE id = ANY(\(owedPushes)) AND claimed_by = \(self.id)
-                        """,
-                        logger: self.logger
-                    )
-                }
+                try await self.outbox.renew(updates: updates, owedPushes: owedPushes)
             } catch {
                 self.logger.warning("could not renew the dispatcher's claims", metadata: ["error": "\(error)"])
             }

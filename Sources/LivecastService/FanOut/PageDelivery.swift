@@ -30,6 +30,11 @@ struct PageDelivery: Sendable {
         var reason: String
         /// The push's `apns-id`, when Livecast set it.
         var apnsID: String?
+
+        /// The `deliveries` row of this failed push of an update.
+        func failedPush(of updateID: Int64) -> FailedPush {
+            FailedPush(updateID: updateID, target: self.token, status: self.status, reason: self.reason, apnsID: self.apnsID)
+        }
     }
 
     /// A token APNs refused, with its verdict.
@@ -60,9 +65,12 @@ enum TokenTable {
     var owedKind: OwedTarget.Kind { self == .activityTokens ? .activity : .pushToStart }
 }
 
-extension Dispatcher {
+/// Sends batches of device pushes once, and sorts APNs' answers; the invalidation guard judges each batch.
+struct PageSender: Sendable {
+    let invalidationGuard: InvalidationGuard
+
     /// Sends a batch of device pushes once; what APNs asks to retry later is returned as owed, for the outbox to
-    /// carry forward (``owe(_:updateID:appID:on:)``), not retried in place.
+    /// carry forward (``PushRecorder/owe(_:updateID:appID:on:)``), not retried in place.
     func deliver(_ targets: [PageTarget], tokens: TokenTable, client: APNsClient, bundleID: String, priority: Int) async -> PageDelivery {
         var delivery = PageDelivery()
         delivery.delivered.reserveCapacity(targets.count)
@@ -116,52 +124,5 @@ extension Dispatcher {
             }
         }
         return delivery
-    }
-
-    /// Writes a page's failures (one statement), carries its owed pushes forward, and applies APNs' verdicts on the
-    /// tokens it refused.
-    func record(_ delivery: PageDelivery, updateID: Int64, appID: Int64, tokens: TokenTable, on connection: PostgresConnection) async throws {
-        if let reason = delivery.guardReason { try await self.holdSending(appID: appID, reason: reason) }
-        try await self.owe(delivery.owed, updateID: updateID, appID: appID, on: connection)
-        try await self.recordFailures(delivery.failures, updateIDs: Array(repeating: updateID, count: delivery.failures.count), on: connection)
-        try await self.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
-    }
-
-    /// Writes failed device pushes as `deliveries` rows, in one statement.
-    func recordFailures(_ failures: [PageDelivery.Failure], updateIDs: [Int64], on connection: PostgresConnection) async throws {
-        guard !failures.isEmpty else { return }
-        try await connection.query(
-            """
-            INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
-            SELECT update_id, 'device', target, nullif(status, 0), reason, nullif(apns_id, '')
-            FROM unnest(\(updateIDs)::bigint[], \(failures.map(\.token))::text[], \(failures.map { $0.status ?? 0 })::int[],
-                        \(failures.map(\.reason))::text[], \(failures.map { $0.apnsID ?? "" })::text[])
-                AS failure(update_id, target, status, reason, apns_id)
-            """,
-            logger: self.logger
-        )
-    }
-
-    /// Applies APNs' verdicts on the tokens it refused (410 `Unregistered`, 400 `BadDeviceToken`).
-    func applyInvalidations(_ invalidations: [PageDelivery.Invalidation], appID: Int64, tokens: TokenTable) async throws {
-        var invalidated = 0
-        for invalidation in invalidations {
-            switch tokens {
-            case .activityTokens:
-                invalidated +=
-                    try await Activities(client: self.database, logger: self.logger)
-                    .invalidateToken(id: invalidation.tokenID, reason: invalidation.reason, invalidSinceMillis: invalidation.invalidSinceMillis)
-                    ? 1 : 0
-            case .pushToStartTokens:
-                invalidated +=
-                    try await PushToStartTokens(client: self.database, logger: self.logger).invalidate(
-                        appID: appID,
-                        token: invalidation.token,
-                        reason: PushToStartTokens.InvalidationReason(rawValue: invalidation.reason) ?? .unregistered,
-                        invalidSinceMillis: invalidation.invalidSinceMillis
-                    ) ? 1 : 0
-            }
-        }
-        DispatchMetrics.tokensInvalidated(invalidated, kind: tokens == .activityTokens ? "update" : "pushToStart")
     }
 }

@@ -1,5 +1,4 @@
-import LivecastStore
-import Logging
+package import Logging
 package import PostgresNIO
 
 /// Replays a dead letter: its push goes back to `owed_pushes` (a fan-out given up as a whole goes back to the
@@ -25,14 +24,14 @@ package struct DeadLetterReplay: Sendable {
     }
 
     private let database: PostgresClient
-    private let retryPolicy: RetryPolicy
+    private let retryDeadline: RetryDeadline
     private let logger: Logger
 
     /// - Parameters:
-    ///   - retryDeadlineSeconds: How long a requeued push is tried again (`--retry-deadline`). Defaults to an hour.
+    ///   - retryDeadline: How long a requeued push is tried again (`--retry-deadline`). Defaults to an hour.
     package init(database: PostgresClient, retryDeadline: Duration = .seconds(3600), logger: Logger) {
         self.database = database
-        self.retryPolicy = RetryPolicy(deadline: retryDeadline, firstBackoff: .milliseconds(500), maximumBackoff: .seconds(1))
+        self.retryDeadline = RetryDeadline(period: retryDeadline)
         self.logger = logger
     }
 
@@ -68,7 +67,7 @@ package struct DeadLetterReplay: Sendable {
 
     /// Whether the target is still there and no newer update has been accepted for it.
     private func outcome(of updateID: Int64, kind: String, targetID: Int64, on connection: PostgresConnection) async throws -> Outcome {
-        let newer = "u2.id > u.id AND u2.status <> 'superseded' AND u2.event <> 'start'"
+        let newer = "u2.id > u.id AND u2.status <> \(OutboxStatus.superseded.sql) AND u2.event <> 'start'"
         let rows = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
@@ -120,15 +119,15 @@ package struct DeadLetterReplay: Sendable {
         if kind == "feed" {
             try await connection.query(
                 """
-                UPDATE updates SET status = 'pending', attempts = 0, claimed_by = NULL, not_before = now(), completed_at = NULL,
+                UPDATE updates SET status = \(unescaped: OutboxStatus.pending.sql), attempts = 0, claimed_by = NULL, not_before = now(), completed_at = NULL,
                     failed_count = greatest(failed_count - 1, 0)
-                WHERE id = \(updateID) AND status = 'failed'
+                WHERE id = \(updateID) AND status = \(unescaped: OutboxStatus.failed.sql)
                 """,
                 logger: self.logger
             )
             return
         }
-        let policy = self.retryPolicy
+        let deadline = self.retryDeadline
         try await connection.query(
             """
             INSERT INTO owed_pushes AS o
@@ -139,8 +138,8 @@ package struct DeadLetterReplay: Sendable {
                      FROM push_to_start_tokens p WHERE p.id = \(targetID)), false),
                 1, 'Replayed', now(),
                 CASE WHEN \(kind) = 'activity'
-                     THEN \(unescaped: policy.activityDeadlineSQL(event: "u.event", startedAt: "coalesce(a.started_at, now())", since: "now()"))
-                     ELSE \(unescaped: policy.deadlineSQL(event: "u.event", since: "now()")) END
+                     THEN \(unescaped: deadline.activitySQL(event: "u.event", startedAt: "coalesce(a.started_at, now())", since: "now()"))
+                     ELSE \(unescaped: deadline.sql(event: "u.event", since: "now()")) END
             FROM updates u LEFT JOIN activities a ON \(kind) = 'activity' AND a.id = \(targetID)
             WHERE u.id = \(updateID)
             ON CONFLICT (update_id, target_kind, target_id) DO UPDATE SET not_before = now(), deadline = excluded.deadline, claimed_by = NULL

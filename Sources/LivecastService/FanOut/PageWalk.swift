@@ -1,3 +1,4 @@
+import LivecastStore
 import PostgresNIO
 import ServiceLifecycle
 
@@ -8,10 +9,10 @@ struct SentPage: Sendable {
     var delivery: PageDelivery
 }
 
-extension Dispatcher {
+extension FanOutRunner {
     /// Walks a fan-out from its checkpoint, page by page, until a short page. Each page's failures, owed pushes and
     /// APNs' verdicts on its tokens are recorded, then `finish` runs, then the page is checkpointed. (What older
-    /// updates still owed the targets was dropped before the walk read a token: ``clearOlderOwed(_:ofFeed:after:upTo:on:)``.)
+    /// updates still owed the targets was dropped before the walk read a token: ``Outbox/clearOlderOwed(_:ofFeed:after:upTo:on:)``.)
     /// - Parameters:
     ///   - sendPage: Reads and sends the page after the claim's cursor; an empty page ends the walk.
     ///   - finish: What a page does once sent and recorded, before its checkpoint.
@@ -27,9 +28,9 @@ extension Dispatcher {
         while true {
             let page = try await sendPage(claim)
             guard let last = page.rowIDs.last else { return }
-            try await self.record(page.delivery, updateID: claim.updateID, appID: claim.appID, tokens: tokens, on: connection)
+            try await self.recorder.record(page.delivery, updateID: claim.updateID, appID: claim.appID, tokens: tokens, on: connection)
             try await finish(page)
-            try await self.checkpoint(
+            try await self.outbox.checkpoint(
                 &claim,
                 cursor: last,
                 sent: page.delivery.delivered.count,
@@ -38,7 +39,7 @@ extension Dispatcher {
             )
             DispatchMetrics.fanOutProgress(page.rowIDs.count)
             if page.delivery.guardReason != nil { throw SendingHeld() }
-            if page.rowIDs.count < self.settings.pageSize { return }
+            if page.rowIDs.count < self.pageSize { return }
             if Task.isShuttingDownGracefully { throw StopAtCheckpoint() }
         }
     }

@@ -1,17 +1,30 @@
 import APNs
 import LivecastStore
 import Logging
+import PostgresNIO
 
-extension Dispatcher {
+/// The quick lane: standalone activity updates and owed pushes, claimed in batches per app and sent the apps side by
+/// side, so they never wait behind a feed's fan-out.
+struct QuickLane: Sendable {
+    let database: PostgresClient
+    let outbox: Outbox
+    let recorder: PushRecorder
+    let sender: PageSender
+    let broadcaster: Broadcaster
+    let clientForApp: Dispatcher.ClientForApp
+    /// Standalone activity updates (and owed pushes) claimed at once per app.
+    let batchSize: Int
+    let logger: Logger
+
     /// Claims each app's due standalone activity updates and owed pushes, and sends them, the apps side by side:
     /// one app's slow APNs answers or broken key delays no other app. An app whose signing key cannot be opened
     /// gets its work back after a minute, until the deadline.
     /// - Parameter claims: The round's claims, which its heartbeat renews: what this claims is added.
     /// - Returns: How many updates and owed pushes it handled.
-    func dispatchQuickWork(holding claims: RoundClaims) async throws -> Int {
-        let claimedUpdates = try await self.claimActivityUpdates()
+    func dispatch(holding claims: RoundClaims) async throws -> Int {
+        let claimedUpdates = try await self.outbox.claimActivityUpdates(batchSize: self.batchSize)
         claims.hold(updates: claimedUpdates.map(\.updateID))
-        let claimedOwed = try await self.claimOwedPushes()
+        let claimedOwed = try await self.outbox.claimOwedPushes(batchSize: self.batchSize)
         claims.hold(owedPushes: claimedOwed.map(\.id))
         let updates = Dictionary(grouping: claimedUpdates, by: \.appID)
         let owed = Dictionary(grouping: claimedOwed, by: \.appID)

@@ -1,38 +1,10 @@
-import Foundation
 import LivecastCore
-import LivecastStore
-import PostgresNIO
+package import PostgresNIO
 
-/// A feed's start, update or end, claimed by one dispatcher, with its checkpoint.
-struct FanOutClaim: Sendable {
-    var updateID: Int64
-    var appID: Int64
-    var feedID: Int64
-    var event: LiveActivityEvent
-    var timestamp: Int
-    var dismissalDate: Int?
-    /// The device-token payload.
-    var payload: [UInt8]
-    /// The channel's broadcast (update, end), or an iOS 18 device's start on the channel.
-    var channelPayload: [UInt8]?
-    var priority: Int
-    /// The last follower handled: an activity id, or a push-to-start token id for a start.
-    var cursor: Int64
-    var channelDone: Bool
-    /// A start's audience: `devices`, `users` or `everyone`, with the ids listed.
-    var audienceKind: String?
-    var audience: [String]?
-    var attributesType: String
-    /// Claims in a row without a checkpoint, this one included.
-    var attempts: Int
-    /// Whether the update is older than the retry deadline (what is still unsent then is given up).
-    var pastDeadline: Bool
-}
-
-extension Dispatcher {
+extension Outbox {
     /// Claims the oldest due fan-out whose feed has no earlier unfinished update, of an app running fewer than
-    /// ``Settings/fanOutsPerApp`` fan-outs, under a lease, in one statement.
-    func claimFanOut() async throws -> FanOutClaim? {
+    /// `perApp` fan-outs, under a lease, in one statement.
+    package func claimFanOut(perApp: Int) async throws -> FanOutClaim? {
         let rows = try await self.database.guardedQuery(
             """
             WITH next AS (
@@ -44,18 +16,18 @@ extension Dispatcher {
                       WHERE e.feed_id = u.feed_id AND e.id < u.id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL))
                   AND (SELECT count(*) FROM updates d
                        WHERE d.app_id = u.app_id AND d.feed_id IS NOT NULL AND d.status = \(unescaped: OutboxStatus.dispatching.sql) AND d.not_before > now())
-                      < \(self.settings.fanOutsPerApp)
+                      < \(perApp)
                 ORDER BY u.not_before, u.id
                 LIMIT 1
                 FOR UPDATE SKIP LOCKED
             )
-            UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.id), attempts = u.attempts + 1,
-                not_before = now() + make_interval(secs => \(self.settings.lease.inSeconds))
+            UPDATE updates u SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.claimer), attempts = u.attempts + 1,
+                not_before = now() + make_interval(secs => \(self.lease.inSeconds))
             FROM next, feeds f
             WHERE u.id = next.id AND f.id = u.feed_id
             RETURNING u.id, u.app_id, u.feed_id, u.event, u.timestamp, u.dismissal_date, u.payload, u.channel_payload, u.priority::int,
                 u.cursor_id, u.channel_done, u.audience_kind, u.audience, f.attributes_type, u.attempts,
-                u.created_at + make_interval(secs => \(self.settings.retryDeadline.inSeconds)) < now()
+                u.created_at + make_interval(secs => \(self.retryDeadline.period.inSeconds)) < now()
             """,
             logger: self.logger
         )
@@ -84,9 +56,9 @@ extension Dispatcher {
         return nil
     }
 
-    /// Records progress: the cursor and counts, a fresh lease, and this claim as the only one since progress. - Throws: ``LostClaim`` when another dispatcher
-    /// took the update over (this one's lease ran out).
-    func checkpoint(
+    /// Records progress: the cursor and counts, a fresh lease, and this claim as the only one since progress.
+    /// - Throws: ``LostClaim`` when another dispatcher took the update over (this one's lease ran out).
+    package func checkpoint(
         _ claim: inout FanOutClaim,
         cursor: Int64,
         sent: Int,
@@ -97,9 +69,9 @@ extension Dispatcher {
         let rows = try await connection.query(
             """
             UPDATE updates SET cursor_id = \(cursor), sent_count = sent_count + \(sent), failed_count = failed_count + \(failed),
-                channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.settings.lease.inSeconds)),
+                channel_done = coalesce(\(channelDone), channel_done), not_before = now() + make_interval(secs => \(self.lease.inSeconds)),
                 attempts = 1
-            WHERE id = \(claim.updateID) AND claimed_by = \(self.id) AND status = \(unescaped: OutboxStatus.dispatching.sql)
+            WHERE id = \(claim.updateID) AND claimed_by = \(self.claimer) AND status = \(unescaped: OutboxStatus.dispatching.sql)
             RETURNING id
             """,
             logger: self.logger
@@ -114,7 +86,7 @@ extension Dispatcher {
     /// Marks a claimed update done (`sent`, `failed`) or puts it back (`pending`) for a later try.
     /// - Parameter resetAttempts: Whether the put-back claim is not to count as one without progress (the app's
     ///   signing key could not be opened: its retries are bounded by the deadline instead).
-    func release(
+    package func release(
         _ updateID: Int64,
         status: OutboxStatus,
         retryAfter delay: Duration = .zero,
@@ -127,25 +99,9 @@ extension Dispatcher {
                 completed_at = CASE WHEN \(status.rawValue) = \(unescaped: OutboxStatus.pending.sql) THEN NULL ELSE now() END,
                 not_before = now() + make_interval(secs => \(delay.inSeconds)),
                 attempts = CASE WHEN \(resetAttempts) THEN 0 ELSE attempts END
-            WHERE id = \(updateID) AND claimed_by = \(self.id)
+            WHERE id = \(updateID) AND claimed_by = \(self.claimer)
             """,
             logger: self.logger
         )
     }
-
-    /// Gives a claimed fan-out up: marks it failed and keeps it as a dead letter with the reason.
-    func giveUp(_ claim: FanOutClaim, reason: String, on connection: PostgresConnection) async throws {
-        try await self.release(claim.updateID, status: .failed, on: connection)
-        try await self.deadLetter(
-            [DeadLetter(updateID: claim.updateID, targetKind: "feed", targetID: claim.feedID, reason: reason, attempts: claim.attempts)],
-            appID: claim.appID,
-            on: connection
-        )
-    }
-}
-
-/// Another dispatcher took over an update this one was sending: its lease ran out.
-struct LostClaim: Error, CustomStringConvertible {
-    var updateID: Int64
-    var description: String { "the claim of update \(self.updateID) was taken over" }
 }

@@ -1,20 +1,8 @@
-import Metrics
-import PostgresNIO
+package import PostgresNIO
 
-/// What the outbox finally gave up on, for one target: kept in `dead_letters` with the reason and the tries.
-struct DeadLetter: Sendable {
-    var updateID: Int64
-    /// `activity`, `push_to_start`, `channel` (``OwedTarget/Kind``), or `feed` for a whole fan-out.
-    var targetKind: String
-    var targetID: Int64
-    var reason: String
-    var attempts: Int
-}
-
-extension Dispatcher {
-    /// Keeps what was given up as dead letters, counts them in `livecast_dead_letters_total`, and counts each as
-    /// a failed target of its update.
-    func deadLetter(_ letters: [DeadLetter], appID: Int64, on connection: PostgresConnection) async throws {
+extension Outbox {
+    /// Keeps what was given up as dead letters, and counts each as a failed target of its update.
+    package func keep(_ letters: [DeadLetter], appID: Int64, on connection: PostgresConnection) async throws {
         guard !letters.isEmpty else { return }
         try await connection.query(
             """
@@ -33,10 +21,5 @@ extension Dispatcher {
             """,
             logger: self.logger
         )
-        self.logger.warning(
-            "gave up pushes as dead letters",
-            metadata: ["count": "\(letters.count)", "reasons": "\(Set(letters.map(\.reason)).sorted())", "app": "\(appID)"]
-        )
-        Counter(label: "livecast_dead_letters_total").increment(by: letters.count)
     }
 }

@@ -1,0 +1,36 @@
+import APNs
+import LivecastCore
+import LivecastStore
+import Logging
+import PostgresNIO
+
+extension FanOutRunner {
+    /// Walks a start's audience of push-to-start tokens page by page. Each device is recorded in `feed_starts`
+    /// before its push, so a device is started at most once per feed, even when a crash repeats a page. An iOS 18
+    /// device starts on the feed's channel (while the channel lives), any other with `input-push-token: 1`. A token
+    /// that still owes an older start gets this one after it (owed, ``Outbox/tokensOwedOlderStarts(appID:before:on:)``), so
+    /// its timestamps increase too.
+    func sendStarts(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
+        let channelPayload = try await self.outbox.liveChannel(ofFeed: claim.feedID, on: connection) != nil ? claim.channelPayload : nil
+        let waiting = try await self.outbox.tokensOwedOlderStarts(appID: claim.appID, before: claim.updateID, on: connection)
+        try await self.walkPages(&claim, tokens: .pushToStartTokens, on: connection) { claim in
+            let page = try await self.outbox.audience(of: claim, limit: self.pageSize, on: connection)
+            let fresh = page.isEmpty ? [] : try await self.outbox.recordStarts(page.map(\.deviceID), of: claim, on: connection)
+            let targets = page.filter { fresh.contains($0.deviceID) }.map {
+                PageTarget(
+                    tokenID: $0.tokenRowID,
+                    token: $0.token,
+                    payload: $0.onIOS18 ? channelPayload ?? claim.payload : claim.payload,
+                    ownerID: $0.tokenRowID,
+                    pushID: PushID(updateID: claim.updateID, targetKind: .pushToStart, targetID: $0.tokenRowID),
+                    collapseID: PushID.startCollapseID(feedID: claim.feedID),
+                    usesChannelPayload: $0.onIOS18 && channelPayload != nil
+                )
+            }
+            let (ready, deferred) = self.makeWay(for: targets, kind: .pushToStart, busy: waiting, updateID: claim.updateID)
+            var delivery = await self.sender.deliver(ready, tokens: .pushToStartTokens, client: client, bundleID: bundleID, priority: claim.priority)
+            delivery.owed += deferred
+            return SentPage(rowIDs: page.map(\.tokenRowID), delivery: delivery)
+        }
+    }
+}

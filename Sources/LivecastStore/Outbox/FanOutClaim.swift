@@ -1,0 +1,33 @@
+package import LivecastCore
+
+/// A feed's start, update or end, claimed by one dispatcher, with its checkpoint.
+package struct FanOutClaim: Sendable {
+    package var updateID: Int64
+    package var appID: Int64
+    package var feedID: Int64
+    package var event: LiveActivityEvent
+    package var timestamp: Int
+    package var dismissalDate: Int?
+    /// The device-token payload.
+    package var payload: [UInt8]
+    /// The channel's broadcast (update, end), or an iOS 18 device's start on the channel.
+    package var channelPayload: [UInt8]?
+    package var priority: Int
+    /// The last follower handled: an activity id, or a push-to-start token id for a start.
+    package var cursor: Int64
+    package var channelDone: Bool
+    /// A start's audience: `devices`, `users` or `everyone`, with the ids listed.
+    package var audienceKind: String?
+    package var audience: [String]?
+    package var attributesType: String
+    /// Claims in a row without a checkpoint, this one included.
+    package var attempts: Int
+    /// Whether the update is older than the retry deadline (what is still unsent then is given up).
+    package var pastDeadline: Bool
+}
+
+/// Another dispatcher took over an update this one was sending: its lease ran out.
+package struct LostClaim: Error, CustomStringConvertible {
+    package var updateID: Int64
+    package var description: String { "the claim of update \(self.updateID) was taken over" }
+}

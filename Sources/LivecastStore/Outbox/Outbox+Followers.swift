@@ -1,0 +1,92 @@
+package import PostgresNIO
+
+/// A token-based follower of a feed, with its live update token.
+package struct Follower: Sendable {
+    package var activityID: Int64
+    package var tokenID: Int64
+    package var token: String
+}
+
+/// A member of a start's audience: a live push-to-start token of the feed's attributes type.
+package struct AudienceMember: Sendable {
+    package var tokenRowID: Int64
+    package var deviceID: String
+    package var token: String
+    /// Whether the device runs iOS 18 or later (it can start on the feed's channel).
+    package var onIOS18: Bool
+}
+
+extension Outbox {
+    /// The next page of a feed's token-based followers after `cursor`, in keyset order (``FollowerPage``).
+    package func followers(ofFeed feedID: Int64, after cursor: Int64, limit: Int, on connection: PostgresConnection) async throws -> [Follower] {
+        var page: [Follower] = []
+        page.reserveCapacity(limit)
+        let statement = FollowerPage(feedID: feedID, after: cursor, limit: limit)
+        for try await (activityID, tokenID, token) in try await connection.execute(statement, logger: self.logger) {
+            page.append(Follower(activityID: activityID, tokenID: tokenID, token: token))
+        }
+        return page
+    }
+
+    /// The next page of a start's audience after its cursor: the live push-to-start tokens of the feed's
+    /// attributes type, in keyset order.
+    package func audience(of claim: FanOutClaim, limit: Int, on connection: PostgresConnection) async throws -> [AudienceMember] {
+        let rows = try await connection.query(
+            """
+            SELECT id, device_id, token,
+                CASE WHEN split_part(os_version, '.', 1) ~ '^[0-9]{1,4}$' THEN split_part(os_version, '.', 1)::int >= 18 ELSE false END
+            FROM push_to_start_tokens
+            WHERE app_id = \(claim.appID) AND attributes_type = \(claim.attributesType) AND invalidated_at IS NULL AND id > \(claim.cursor)
+              AND (\(claim.audienceKind) = 'everyone'
+                   OR (\(claim.audienceKind) = 'devices' AND device_id = ANY(\(claim.audience ?? [])))
+                   OR (\(claim.audienceKind) = 'users' AND user_id = ANY(\(claim.audience ?? []))))
+            ORDER BY id
+            LIMIT \(limit)
+            """,
+            logger: self.logger
+        )
+        var page: [AudienceMember] = []
+        for try await (id, deviceID, token, onIOS18) in rows.decode((Int64, String, String, Bool).self) {
+            page.append(AudienceMember(tokenRowID: id, deviceID: deviceID, token: token, onIOS18: onIOS18))
+        }
+        return page
+    }
+
+    /// Records the devices a start goes to in `feed_starts`. - Returns: those not started on the feed before.
+    package func recordStarts(_ deviceIDs: [String], of claim: FanOutClaim, on connection: PostgresConnection) async throws -> Set<String> {
+        let rows = try await connection.query(
+            """
+            INSERT INTO feed_starts (feed_id, device_id, update_id)
+            SELECT \(claim.feedID), device_id, \(claim.updateID) FROM unnest(\(deviceIDs)::text[]) AS device(device_id)
+            ON CONFLICT (feed_id, device_id) DO NOTHING
+            RETURNING device_id
+            """,
+            logger: self.logger
+        )
+        var fresh = Set<String>()
+        for try await deviceID in rows.decode(String.self) { fresh.insert(deviceID) }
+        return fresh
+    }
+
+    /// Ends a feed's running channel-based activities, as its end was broadcast.
+    package func endChannelFollowers(of claim: FanOutClaim, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now(), last_timestamp = \(claim.timestamp), dismissal_date = \(claim.dismissalDate)
+            WHERE feed_id = \(claim.feedID) AND channel_id IS NOT NULL AND state IN \(unescaped: ActivityState.runningSQL)
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Ends these running activities of a page walked by an end.
+    package func endActivities(_ activityIDs: [Int64], timestamp: Int, dismissalDate: Int?, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now(), last_timestamp = \(timestamp), dismissal_date = \(dismissalDate)
+            WHERE id = ANY(\(activityIDs)) AND state IN \(unescaped: ActivityState.runningSQL)
+            """,
+            logger: self.logger
+        )
+    }
+}

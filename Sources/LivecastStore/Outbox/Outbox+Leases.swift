@@ -1,0 +1,27 @@
+import LivecastCore
+import PostgresNIO
+
+extension Outbox {
+    /// Renews the lease of these claims of this dispatcher: updates it is sending and owed pushes.
+    package func renew(updates: [Int64], owedPushes: [Int64]) async throws {
+        let lease = self.lease.inSeconds
+        if !updates.isEmpty {
+            try await self.database.guardedQuery(
+                """
+                UPDATE updates SET not_before = now() + make_interval(secs => \(lease))
+                WHERE id = ANY(\(updates)) AND claimed_by = \(self.claimer) AND status = \(unescaped: OutboxStatus.dispatching.sql)
+                """,
+                logger: self.logger
+            )
+        }
+        if !owedPushes.isEmpty {
+            try await self.database.guardedQuery(
+                """
+                UPDATE owed_pushes SET not_before = now() + make_interval(secs => \(lease))
+                WHERE id = ANY(\(owedPushes)) AND claimed_by = \(self.claimer)
+                """,
+                logger: self.logger
+            )
+        }
+    }
+}
