@@ -17,16 +17,15 @@ struct Broadcaster: Sendable {
         of updateID: Int64,
         to channel: LiveChannel,
         priority: Int,
-        client: APNsClient,
-        bundleID: String,
+        app: AppClient,
         on connection: PostgresConnection
     ) async throws -> APNsOutcome {
         let expiration = channel.storagePolicy == 0 ? 0 : Int(Date().timeIntervalSince1970) + 8 * 3600
         let requestID = PushID(updateID: updateID, targetKind: .channel, targetID: channel.rowID)?.uuidString
-        let outcome = await client.broadcast(
+        let outcome = await app.client.broadcast(
             BroadcastPush(
                 channelID: channel.id,
-                bundleID: bundleID,
+                bundleID: app.bundleID,
                 payload: payload,
                 priority: priority,
                 expiration: expiration,
@@ -44,5 +43,10 @@ struct Broadcaster: Sendable {
             on: connection
         )
         return outcome
+    }
+
+    /// Broadcasts a claimed push on a channel, as ``broadcast(_:of:to:priority:app:on:)`` does.
+    func broadcast(_ push: some ClaimedPush, to channel: LiveChannel, app: AppClient, on connection: PostgresConnection) async throws -> APNsOutcome {
+        try await self.broadcast(push.payload, of: push.updateID, to: channel, priority: push.priority, app: app, on: connection)
     }
 }

@@ -112,33 +112,22 @@ package struct Dispatcher: Sendable {
         let sender = PageSender(
             invalidationGuard: InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch)
         )
-        let broadcaster = Broadcaster(outbox: outbox)
+        let tools = LaneTools(
+            database: database,
+            outbox: outbox,
+            recorder: recorder,
+            sender: sender,
+            broadcaster: Broadcaster(outbox: outbox),
+            clientForApp: clientForApp,
+            logger: logger
+        )
         self.id = id
         self.settings = settings
         self.outbox = outbox
         self.owedDue = owedDue
         self.logger = logger
-        self.fanOuts = FanOutRunner(
-            database: database,
-            outbox: outbox,
-            recorder: recorder,
-            sender: sender,
-            broadcaster: broadcaster,
-            clientForApp: clientForApp,
-            pageSize: settings.pageSize,
-            attempts: settings.fanOutAttempts,
-            logger: logger
-        )
-        self.quickLane = QuickLane(
-            database: database,
-            outbox: outbox,
-            recorder: recorder,
-            sender: sender,
-            broadcaster: broadcaster,
-            clientForApp: clientForApp,
-            batchSize: settings.batchSize,
-            logger: logger
-        )
+        self.fanOuts = FanOutRunner(tools: tools, pageSize: settings.pageSize, attempts: settings.fanOutAttempts)
+        self.quickLane = QuickLane(tools: tools, batchSize: settings.batchSize)
     }
 
     /// Claims and sends one piece of work, under a heartbeat that keeps its claims: a feed's fan-out (to its end,

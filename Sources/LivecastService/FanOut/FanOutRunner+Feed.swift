@@ -6,7 +6,7 @@ import PostgresNIO
 extension FanOutRunner {
     /// One broadcast to the feed's live channel, recorded as a delivery; one APNs asks to retry later is owed to
     /// the channel. A retired channel is never sent to.
-    func broadcast(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
+    func broadcast(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
         let busy = try await self.outbox.clearOlderOwed(.channel, ofFeed: claim.feedID, after: 0, upTo: claim.updateID, on: connection)
         let channel = try await self.outbox.liveChannel(ofFeed: claim.feedID, on: connection)
         guard let payload = claim.channelPayload, let channel else {
@@ -25,8 +25,7 @@ extension FanOutRunner {
                 of: claim.updateID,
                 to: channel,
                 priority: claim.priority,
-                client: client,
-                bundleID: bundleID,
+                app: app,
                 on: connection
             )
             let owed = outcome.classification == .retryLater
@@ -52,7 +51,7 @@ extension FanOutRunner {
 
     /// Walks the token-based followers page by page: each page is read and sent under the feed's send lock (so a
     /// token rotation never crosses it), then checkpointed; an end also ends the page's activities.
-    func sendToFollowers(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
+    func sendToFollowers(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
         let (event, timestamp, dismissalDate) = (claim.event, claim.timestamp, claim.dismissalDate)
         let busy = try await self.outbox.clearOlderOwed(.activity, ofFeed: claim.feedID, after: claim.cursor, upTo: claim.updateID, on: connection)
         try await self.walkPages(&claim, tokens: .activityTokens, on: connection) { claim in
@@ -68,7 +67,7 @@ extension FanOutRunner {
                     )
                 }
                 let (ready, deferred) = self.makeWay(for: targets, kind: .activity, busy: busy, updateID: claim.updateID)
-                var delivery = await self.sender.deliver(ready, tokens: .activityTokens, client: client, bundleID: bundleID, priority: claim.priority)
+                var delivery = await self.sender.deliver(ready, tokens: .activityTokens, app: app, priority: claim.priority)
                 delivery.owed += deferred
                 return SentPage(rowIDs: followers.map(\.activityID), delivery: delivery)
             }

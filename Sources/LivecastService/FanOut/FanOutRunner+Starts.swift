@@ -10,7 +10,7 @@ extension FanOutRunner {
     /// device starts on the feed's channel (while the channel lives), any other with `input-push-token: 1`. A token
     /// that still owes an older start gets this one after it (owed, ``Outbox/tokensOwedOlderStarts(appID:before:on:)``), so
     /// its timestamps increase too.
-    func sendStarts(_ claim: inout FanOutClaim, client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws {
+    func sendStarts(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
         let channelPayload = try await self.outbox.liveChannel(ofFeed: claim.feedID, on: connection) != nil ? claim.channelPayload : nil
         let waiting = try await self.outbox.tokensOwedOlderStarts(appID: claim.appID, before: claim.updateID, on: connection)
         try await self.walkPages(&claim, tokens: .pushToStartTokens, on: connection) { claim in
@@ -28,7 +28,7 @@ extension FanOutRunner {
                 )
             }
             let (ready, deferred) = self.makeWay(for: targets, kind: .pushToStart, busy: waiting, updateID: claim.updateID)
-            var delivery = await self.sender.deliver(ready, tokens: .pushToStartTokens, client: client, bundleID: bundleID, priority: claim.priority)
+            var delivery = await self.sender.deliver(ready, tokens: .pushToStartTokens, app: app, priority: claim.priority)
             delivery.owed += deferred
             return SentPage(rowIDs: page.map(\.tokenRowID), delivery: delivery)
         }

@@ -10,18 +10,15 @@ struct StopAtCheckpoint: Error {}
 
 /// Runs a feed's claimed fan-out: its channel's broadcast and a walk of its token-based followers (an update or an
 /// end), or a walk of its push-to-start audience (a start), page by page, each page checkpointed.
+@dynamicMemberLookup
 struct FanOutRunner: Sendable {
-    let database: PostgresClient
-    let outbox: Outbox
-    let recorder: PushRecorder
-    let sender: PageSender
-    let broadcaster: Broadcaster
-    let clientForApp: Dispatcher.ClientForApp
+    let tools: LaneTools
     /// Followers read and sent per checkpoint.
     let pageSize: Int
     /// Claims in a row without a checkpoint before a fan-out is given up.
     let attempts: Int
-    let logger: Logger
+
+    subscript<Member>(dynamicMember member: KeyPath<LaneTools, Member>) -> Member { self.tools[keyPath: member] }
 
     /// Sends a claimed fan-out to its end, then marks it sent; pushes APNs asked to retry stay owed to their
     /// targets. A lost claim stops it quietly (the new holder goes on from the checkpoint); a graceful shutdown
@@ -32,10 +29,9 @@ struct FanOutRunner: Sendable {
             try await self.database.withGuardedConnection { try await self.giveUp(claimed, reason: "NoProgress", on: $0) }
             return
         }
-        let client: APNsClient
-        let bundleID: String
+        let app: AppClient
         do {
-            (client, bundleID) = try await self.clientForApp(claimed.appID)
+            app = try await self.tools.client(ofApp: claimed.appID)
         } catch let error as StoreError {
             try await self.database.withGuardedConnection { connection in
                 if claimed.pastDeadline {
@@ -58,10 +54,10 @@ struct FanOutRunner: Sendable {
                 var claim = claimed
                 switch claim.event {
                 case .start:
-                    try await self.sendStarts(&claim, client: client, bundleID: bundleID, on: connection)
+                    try await self.sendStarts(&claim, app: app, on: connection)
                 case .update, .end:
-                    if !claim.channelDone { try await self.broadcast(&claim, client: client, bundleID: bundleID, on: connection) }
-                    try await self.sendToFollowers(&claim, client: client, bundleID: bundleID, on: connection)
+                    if !claim.channelDone { try await self.broadcast(&claim, app: app, on: connection) }
+                    try await self.sendToFollowers(&claim, app: app, on: connection)
                 }
                 try await self.outbox.release(claim.updateID, status: .sent, on: connection)
             }
@@ -106,7 +102,7 @@ struct FanOutRunner: Sendable {
     private func giveUp(_ claim: FanOutClaim, reason: String, on connection: PostgresConnection) async throws {
         try await self.outbox.release(claim.updateID, status: .failed, on: connection)
         try await self.recorder.deadLetter(
-            [DeadLetter(updateID: claim.updateID, targetKind: "feed", targetID: claim.feedID, reason: reason, attempts: claim.attempts)],
+            [claim.deadLetter(reason: reason)],
             appID: claim.appID,
             on: connection
         )

@@ -71,14 +71,14 @@ struct PageSender: Sendable {
 
     /// Sends a batch of device pushes once; what APNs asks to retry later is returned as owed, for the outbox to
     /// carry forward (``PushRecorder/owe(_:updateID:appID:on:)``), not retried in place.
-    func deliver(_ targets: [PageTarget], tokens: TokenTable, client: APNsClient, bundleID: String, priority: Int) async -> PageDelivery {
+    func deliver(_ targets: [PageTarget], tokens: TokenTable, app: AppClient, priority: Int) async -> PageDelivery {
         var delivery = PageDelivery()
         delivery.delivered.reserveCapacity(targets.count)
-        let outcomes = await client.send(
+        let outcomes = await app.client.send(
             targets.map {
                 DevicePush(
                     deviceToken: $0.token,
-                    bundleID: bundleID,
+                    bundleID: app.bundleID,
                     payload: $0.payload,
                     priority: priority,
                     apnsID: $0.pushID?.uuidString,

@@ -6,11 +6,11 @@ import PostgresNIO
 extension QuickLane {
     /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
     /// a few statements.
-    func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
+    func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, app: AppClient) async throws {
         let (verdicts, guardReason) = try await self.database.withGuardedConnection { connection in
             try await self.outbox.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
                 let addresses = try await self.outbox.addresses(of: claims.map(\.activityID), on: connection)
-                return try await self.send(claims, to: addresses, client: client, bundleID: bundleID, on: connection)
+                return try await self.send(claims, to: addresses, app: app, on: connection)
             }
         }
         if let guardReason { try await self.recorder.holdSending(appID: appID, reason: guardReason) }
@@ -20,8 +20,7 @@ extension QuickLane {
     private func send(
         _ claims: [ActivityClaim],
         to addresses: [Int64: ActivityAddress],
-        client: APNsClient,
-        bundleID: String,
+        app: AppClient,
         on connection: PostgresConnection
     ) async throws -> (verdicts: [ActivityVerdict], guardReason: String?) {
         var verdicts: [ActivityVerdict] = []
@@ -31,15 +30,7 @@ extension QuickLane {
             case .token(let id, let token):
                 devicePushes.append((claim, id, token))
             case .channel(let channel):
-                let outcome = try await self.broadcaster.broadcast(
-                    claim.payload,
-                    of: claim.updateID,
-                    to: channel,
-                    priority: claim.priority,
-                    client: client,
-                    bundleID: bundleID,
-                    on: connection
-                )
+                let outcome = try await self.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
                 var verdict = self.verdict(claim, outcome, target: channel.id, targetKind: "channel")
                 verdict.failure = nil  // the broadcast is recorded already
                 verdicts.append(verdict)
@@ -47,11 +38,11 @@ extension QuickLane {
                 verdicts.append(ActivityVerdict(updateID: claim.updateID, status: .failed, failure: (nil, "NoLiveTarget")))
             }
         }
-        let outcomes = await client.send(
+        let outcomes = await app.client.send(
             devicePushes.map {
                 DevicePush(
                     deviceToken: $0.token,
-                    bundleID: bundleID,
+                    bundleID: app.bundleID,
                     payload: $0.claim.payload,
                     priority: $0.claim.priority,
                     apnsID: PushID(updateID: $0.claim.updateID, targetKind: .activity, targetID: $0.claim.activityID)?.uuidString

@@ -9,7 +9,7 @@ extension QuickLane {
     /// APNs still asks to retry are due again after a longer backoff; superseded ones are settled unsent; ones past
     /// their deadline are given up as dead letters without another try. The claim leaves at most one per target
     /// (`ClaimOwedPushesStatement`).
-    func sendOwed(_ claims: [OwedClaim], appID: Int64, client: APNsClient, bundleID: String) async throws {
+    func sendOwed(_ claims: [OwedClaim], appID: Int64, app: AppClient) async throws {
         let superseded = claims.filter(\.isSuperseded)
         let expired = claims.filter { $0.pastDeadline && !$0.isSuperseded }
         let due = claims.filter { !$0.pastDeadline && !$0.isSuperseded }
@@ -21,7 +21,7 @@ extension QuickLane {
             )
             let activityIDs = due.filter { $0.kind == .activity }.map(\.targetID)
             let results = try await self.outbox.withSendLocks(SendLocks.activityNamespace, activityIDs, on: connection) {
-                try await self.send(due, client: client, bundleID: bundleID, on: connection)
+                try await self.send(due, app: app, on: connection)
             }
             let updateOfClaim = Dictionary(uniqueKeysWithValues: due.map { ($0.id, $0.updateID) })
             for (tokens, delivery) in results.deliveries {
@@ -53,7 +53,7 @@ extension QuickLane {
         var guardReason: String?
     }
 
-    private func send(_ claims: [OwedClaim], client: APNsClient, bundleID: String, on connection: PostgresConnection) async throws -> OwedResults {
+    private func send(_ claims: [OwedClaim], app: AppClient, on connection: PostgresConnection) async throws -> OwedResults {
         var results = OwedResults()
         let tokens: [OwedTarget.Kind: [Int64: LiveToken]] = [
             .activity: try await self.outbox.liveTokens(ofActivities: claims.filter { $0.kind == .activity }.map(\.targetID), on: connection),
@@ -87,15 +87,7 @@ extension QuickLane {
                     results.settled.append(claim)
                     continue
                 }
-                let outcome = try await self.broadcaster.broadcast(
-                    claim.payload,
-                    of: claim.updateID,
-                    to: channel,
-                    priority: claim.priority,
-                    client: client,
-                    bundleID: bundleID,
-                    on: connection
-                )
+                let outcome = try await self.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
                 switch outcome.classification {
                 case .delivered: results.delivered.append(claim)
                 case .retryLater: results.retries.append((claim, outcome.status, outcome.failureReason))
@@ -111,8 +103,7 @@ extension QuickLane {
             let delivery = await self.sender.deliver(
                 group.map(\.target),
                 tokens: first.table,
-                client: client,
-                bundleID: bundleID,
+                app: app,
                 priority: first.claim.priority
             )
             results.guardReason = results.guardReason ?? delivery.guardReason

@@ -5,16 +5,13 @@ import PostgresNIO
 
 /// The quick lane: standalone activity updates and owed pushes, claimed in batches per app and sent the apps side by
 /// side, so they never wait behind a feed's fan-out.
+@dynamicMemberLookup
 struct QuickLane: Sendable {
-    let database: PostgresClient
-    let outbox: Outbox
-    let recorder: PushRecorder
-    let sender: PageSender
-    let broadcaster: Broadcaster
-    let clientForApp: Dispatcher.ClientForApp
+    let tools: LaneTools
     /// Standalone activity updates (and owed pushes) claimed at once per app.
     let batchSize: Int
-    let logger: Logger
+
+    subscript<Member>(dynamicMember member: KeyPath<LaneTools, Member>) -> Member { self.tools[keyPath: member] }
 
     /// Claims each app's due standalone activity updates and owed pushes, and sends them, the apps side by side:
     /// one app's slow APNs answers or broken key delays no other app. An app whose signing key cannot be opened
@@ -42,17 +39,16 @@ struct QuickLane: Sendable {
     }
 
     private func sendQuickWork(appID: Int64, updates: [ActivityClaim], owed: [OwedClaim]) async throws {
-        let client: APNsClient
-        let bundleID: String
+        let app: AppClient
         do {
-            (client, bundleID) = try await self.clientForApp(appID)
+            app = try await self.tools.client(ofApp: appID)
         } catch let error as StoreError {
             self.logger.error("cannot send an app's updates", metadata: ["app": "\(appID)", "error": "\(error)"])
             if !updates.isEmpty { try await self.holdBack(updates, reason: AppClients.unusableKeyReason) }
             try await self.holdBack(owed, reason: AppClients.unusableKeyReason)
             return
         }
-        if !updates.isEmpty { try await self.sendActivityUpdates(updates, appID: appID, client: client, bundleID: bundleID) }
-        if !owed.isEmpty { try await self.sendOwed(owed, appID: appID, client: client, bundleID: bundleID) }
+        if !updates.isEmpty { try await self.sendActivityUpdates(updates, appID: appID, app: app) }
+        if !owed.isEmpty { try await self.sendOwed(owed, appID: appID, app: app) }
     }
 }

@@ -41,3 +41,13 @@ package struct ActivitySettlement: Sendable {
         self.isDeadLetter = isDeadLetter
     }
 }
+
+/// A claimed push the quick lane sends as it was stored: its update, payload and priority.
+package protocol ClaimedPush: Sendable {
+    var updateID: Int64 { get }
+    var payload: [UInt8] { get }
+    var priority: Int { get }
+}
+
+extension ActivityClaim: ClaimedPush {}
+extension OwedClaim: ClaimedPush {}

@@ -6,12 +6,4 @@ package struct DeadLetter: Sendable {
     package var targetID: Int64
     package var reason: String
     package var attempts: Int
-
-    package init(updateID: Int64, targetKind: String, targetID: Int64, reason: String, attempts: Int) {
-        self.updateID = updateID
-        self.targetKind = targetKind
-        self.targetID = targetID
-        self.reason = reason
-        self.attempts = attempts
-    }
 }

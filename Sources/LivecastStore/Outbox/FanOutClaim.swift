@@ -24,6 +24,11 @@ package struct FanOutClaim: Sendable {
     package var attempts: Int
     /// Whether the update is older than the retry deadline (what is still unsent then is given up).
     package var pastDeadline: Bool
+
+    /// The whole fan-out given up for `reason`.
+    package func deadLetter(reason: String) -> DeadLetter {
+        DeadLetter(updateID: self.updateID, targetKind: "feed", targetID: self.feedID, reason: reason, attempts: self.attempts)
+    }
 }
 
 /// Another dispatcher took over an update this one was sending: its lease ran out.

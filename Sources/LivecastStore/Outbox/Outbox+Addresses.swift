@@ -8,12 +8,6 @@ package struct LiveChannel: Sendable {
     package var id: String
     /// 0 No Storage, 1 Most Recent Message.
     package var storagePolicy: Int
-
-    package init(rowID: Int64, id: String, storagePolicy: Int) {
-        self.rowID = rowID
-        self.id = id
-        self.storagePolicy = storagePolicy
-    }
 }
 
 /// Where a standalone activity's update goes: its live update token, or its live channel.
