@@ -1,4 +1,5 @@
 import Hummingbird
+import LivecastStore
 
 extension LivecastAPI {
     /// `POST /v1/apps/{bundleId}/feeds/{feedKey}/start`, `/updates` and `/end` (backend): `202` once stored in the

@@ -87,7 +87,6 @@ package struct PushRecord: Sendable, Hashable, Encodable {
     }
 }
 
-
 extension PushID.TargetKind {
     /// The kind's name in `owed_pushes` and `dead_letters`.
     var sqlName: String {
