@@ -28,14 +28,15 @@ struct AdmittedUpdate<Target: UpdateTarget> {
             idempotencyKey: content.idempotencyKey,
             coalesced: coalesced
         )
-        target.address(&self.row)
         try self.encode(timestamp: timestamp)
     }
 
-    /// Makes the payload at `timestamp` and checks it.
+    /// Makes the payload at `timestamp`, checks it, and points the row at the target (a feed's channel payload is
+    /// the payload).
     /// - Throws: ``StoreError`` `payloadTooLarge` or `invalid`.
     mutating func encode(timestamp: Int) throws {
         (self.row.content, self.row.payload, self.dismissalDateClamped) = try self.target.payload(for: self.content, at: timestamp)
+        self.target.address(&self.row)
     }
 
     /// What its caller is told once its row is written.
