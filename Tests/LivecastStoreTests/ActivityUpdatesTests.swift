@@ -109,7 +109,7 @@ import Testing
                 .init(appID: fixture.appID, activityKey: "activity-2", attributesType: "GameAttributes", pushToken: "aa02")
             )
             var other = try self.request(fixture, timestamp: self.now)
-            other.activityKey = "activity-2"
+            other.targetKey = "activity-2"
             _ = try await updates.accept(other)
             _ = try await updates.accept(try self.request(fixture, timestamp: self.now))
             // APNs asked to retry both: pending again after a try.

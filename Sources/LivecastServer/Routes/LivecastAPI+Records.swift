@@ -13,13 +13,13 @@ extension LivecastAPI {
             else {
                 throw APIError.notFound("no activity \(activityID)", field: "activityId")
             }
-            return try .json(ActivityRecordBody(record))
+            return try .json(record)
         }
         routes.app(.get, "/v1/apps/{bundleId}/deliveries", role: .backend) { request, _, scope in
             guard let query = try Self.deliveryQuery(request.uri.queryParameters) else {
-                return try .json(DeliveryPageBody(DeliveryLog.Page(records: [])))
+                return try .json(DeliveryLog.Page(records: []))
             }
-            return try .json(DeliveryPageBody(try await DeliveryLog(client: self.database, logger: self.logger).find(query, appID: scope.appID)))
+            return try .json(try await DeliveryLog(client: self.database, logger: self.logger).find(query, appID: scope.appID))
         }
     }
 

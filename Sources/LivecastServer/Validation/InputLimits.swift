@@ -16,10 +16,6 @@ enum InputLimits {
     static let staleAfterSeconds = 1...(8 * 3600)
     /// A feed's `staleGraceSeconds` is 0 to 8 h.
     static let staleGraceSeconds = 0...(8 * 3600)
-    /// A `staleDate` is at most 9 hours (an activity's 8-hour life and an hour) after the update's timestamp.
-    static let maximumStaleDelay = 9 * 3600
-    /// A `dismissalDate` is at most a day after the end's timestamp (and is then clamped to 4 hours).
-    static let maximumDismissalDelay = 24 * 3600
 
     /// Checks an identifier: at most `maximumBytes` UTF-8 bytes and no control character (U+0000 to U+001F, U+007F).
     /// - Throws: ``APIError`` `422 invalid` naming `field`.
@@ -58,27 +54,6 @@ enum InputLimits {
     static func checkSeconds(_ value: Int?, in range: ClosedRange<Int>, field: String) throws {
         guard let value, !range.contains(value) else { return }
         throw APIError.invalid("\(field) must be from \(range.lowerBound) to \(range.upperBound) seconds", field: field)
-    }
-
-    /// Checks that the dates of an update, end or start fall in the activity's possible life: `staleDate` at most
-    /// ``maximumStaleDelay`` and `dismissalDate` from 0 to ``maximumDismissalDelay`` after the timestamp (the server's
-    /// time `now` when none is given). The timestamp's own window is ``LivecastAPI/checkDates(timestamp:staleDate:now:)``'s.
-    /// - Throws: ``APIError`` `422 invalid` naming the field.
-    static func checkDateWindow(timestamp: Int?, staleDate: Int?, dismissalDate: Int? = nil, now: Int) throws {
-        let base = timestamp ?? now
-        if let staleDate, staleDate > Self.saturating(base, plus: Self.maximumStaleDelay) {
-            throw APIError.invalid("staleDate is more than \(Self.maximumStaleDelay / 3600) hours after the timestamp", field: "staleDate")
-        }
-        if let dismissalDate, dismissalDate < 0 || dismissalDate > Self.saturating(base, plus: Self.maximumDismissalDelay) {
-            throw APIError.invalid(
-                "dismissalDate must be UNIX seconds at most \(Self.maximumDismissalDelay / 3600) hours after the timestamp",
-                field: "dismissalDate"
-            )
-        }
-    }
-
-    private static func saturating(_ value: Int, plus delay: Int) -> Int {
-        value > Int.max - delay ? Int.max : value + delay
     }
 
     private static func holdsControlCharacter(_ value: String) -> Bool {

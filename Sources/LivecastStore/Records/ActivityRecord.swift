@@ -4,16 +4,17 @@ import Logging
 package import PostgresNIO
 
 /// What Livecast knows of one activity, for support's "what happened to this user's activity?": its state, its
-/// current token or channel, and a timeline of everything that happened to it, oldest first.
-package struct ActivityRecord: Sendable, Hashable {
+/// current token or channel, and a timeline of everything that happened to it, oldest first. It is encoded as the
+/// API shows it (`GET /v1/apps/{bundleId}/activities/{activityId}`).
+package struct ActivityRecord: Sendable, Hashable, Encodable {
     /// The activity as it stands now.
-    package enum State: String, Sendable, Hashable {
+    package enum State: String, Sendable, Hashable, Encodable {
         case starting, active, stale, ended, dismissed
     }
 
     /// One moment of the timeline.
-    package struct Event: Sendable, Hashable {
-        package enum Kind: String, Sendable, Hashable {
+    package struct Event: Sendable, Hashable, Encodable {
+        package enum Kind: String, Sendable, Hashable, Encodable {
             /// The app reported the activity.
             case registered
             /// A token was registered for it: its first (`generation` 1) or a rotation.
@@ -36,6 +37,12 @@ package struct ActivityRecord: Sendable, Hashable {
         package var generation: Int?
         package var reason: String?
         package var push: PushRecord?
+
+        /// The API's names.
+        private enum CodingKeys: String, CodingKey {
+            case kind = "type"
+            case at, token, generation, reason, push
+        }
     }
 
     /// ActivityKit's id of the activity.
@@ -59,6 +66,18 @@ package struct ActivityRecord: Sendable, Hashable {
     package var dismissalDate: Int64?
     /// Oldest first; pushes are the latest ``maximumPushes`` at most.
     package var timeline: [Event]
+
+    /// The API's names.
+    private enum CodingKeys: String, CodingKey {
+        case activityID = "activityId"
+        case attributesType
+        case feedKey = "feed"
+        case kind, state, token
+        case channelID = "channelId"
+        case deviceID = "deviceId"
+        case userID = "userId"
+        case osVersion, startedAt, endedAt, dismissalDate, timeline
+    }
 
     /// The most pushes a timeline shows (the latest): an 8-hour game updated every second sends 28,800.
     package static let maximumPushes = 1000

@@ -42,10 +42,16 @@ package struct DeliveryLog: Sendable {
     }
 
     /// One page of records.
-    package struct Page: Sendable, Hashable {
+    package struct Page: Sendable, Hashable, Encodable {
         package var records: [PushRecord]
         /// Pass as ``Query/after`` for the next page; `nil` on the last.
         package var next: Int64?
+
+        /// The API's names (`GET /v1/apps/{bundleId}/deliveries`).
+        private enum CodingKeys: String, CodingKey {
+            case records = "deliveries"
+            case next
+        }
 
         package init(records: [PushRecord], next: Int64? = nil) {
             self.records = records

@@ -3,9 +3,11 @@ package import LivecastCore
 /// One push Livecast sent (or owes, or gave up on): an update to one target, with APNs' last answer. Successes
 /// are not stored per push: a record is derived from the update's progress and what was stored about the target
 /// (a failure, an owed retry, a dead letter), and its `apnsId` is the ``PushID`` the push went out with.
-package struct PushRecord: Sendable, Hashable {
+///
+/// It is encoded as the API shows it (`GET …/deliveries`, an activity's record).
+package struct PushRecord: Sendable, Hashable, Encodable {
     /// Where the push stands.
-    package enum Outcome: String, Sendable, Hashable, CaseIterable {
+    package enum Outcome: String, Sendable, Hashable, CaseIterable, Encodable {
         /// APNs accepted it (`200`).
         case delivered
         /// APNs refused it for good (a bad or unregistered token, say), or the transport failed and it was not
@@ -46,6 +48,43 @@ package struct PushRecord: Sendable, Hashable {
     package var attempts: Int?
     /// When it was last tried or, for one not tried yet, accepted (UNIX seconds).
     package var at: Int64
+
+    /// The API's names.
+    private enum CodingKeys: String, CodingKey {
+        case apnsID = "apnsId"
+        case updateID = "updateId"
+        case event, timestamp, staleDate, targetKind, target
+        case activityID = "activityId"
+        case deviceID = "deviceId"
+        case outcome, status, reason, attempts, at
+    }
+
+    /// As the API shows it; `targetKind` is `activity` (an update token), `pushToStart` or `channel`.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.apnsID, forKey: .apnsID)
+        try container.encode(self.updateID, forKey: .updateID)
+        try container.encode(self.event, forKey: .event)
+        try container.encode(self.timestamp, forKey: .timestamp)
+        try container.encodeIfPresent(self.staleDate, forKey: .staleDate)
+        try container.encode(self.targetKindName, forKey: .targetKind)
+        try container.encode(self.target, forKey: .target)
+        try container.encodeIfPresent(self.activityID, forKey: .activityID)
+        try container.encodeIfPresent(self.deviceID, forKey: .deviceID)
+        try container.encode(self.outcome, forKey: .outcome)
+        try container.encodeIfPresent(self.status, forKey: .status)
+        try container.encodeIfPresent(self.reason, forKey: .reason)
+        try container.encodeIfPresent(self.attempts, forKey: .attempts)
+        try container.encode(self.at, forKey: .at)
+    }
+
+    private var targetKindName: String {
+        switch self.targetKind {
+        case .activity: "activity"
+        case .pushToStart: "pushToStart"
+        case .channel: "channel"
+        }
+    }
 }
 
 extension PushID.TargetKind {

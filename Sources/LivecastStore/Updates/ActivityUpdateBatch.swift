@@ -1,10 +1,8 @@
 import Logging
 import PostgresNIO
 
-/// Accepts many standalone activities' updates and ends in one transaction of a few statements, with the rules
-/// ``UpdateAcceptance`` applies to one: a retried request's first answer replayed, each activity locked, timestamps
-/// ordered on the database's clock, payloads checked, the priority budget spent, coalescing, the outbox rows (with
-/// their idempotency keys) and the activities' new state.
+/// Accepts many standalone activities' updates and ends in one transaction of a few statements
+/// (``ActivityBatchWrites``), through the same list of rules as one request (``UpdateAcceptance``).
 ///
 /// An activity appears at most once in a transaction; a second update of it goes in the next, after the first is
 /// committed. A request the rules refuse gets its own error and writes nothing. When a transaction fails as a whole
@@ -34,7 +32,7 @@ enum ActivityUpdateBatch {
 
         init(_ request: ActivityUpdates.Request) {
             self.appID = request.appID
-            self.activityKey = request.activityKey
+            self.activityKey = request.targetKey
         }
     }
 
@@ -49,7 +47,7 @@ enum ActivityUpdateBatch {
         logger: Logger
     ) async -> [Result<AcceptedUpdate, any Error>] {
         do {
-            let answers = try await OutboxRules.transaction(
+            let answers: UpdateAcceptance.Answers = try await OutboxRules.transaction(
                 client,
                 logger: logger,
                 ifCommitLost: { answers, loss in
@@ -57,7 +55,7 @@ enum ActivityUpdateBatch {
                     return try await LostCommit.committed(answers, transactionID: transactionID, lostWith: loss, client: client, logger: logger)
                 }
             ) { connection in
-                try await Self.accept(requests, on: connection, logger: logger)
+                try await UpdateAcceptance.apply(requests, writes: ActivityBatchWrites(), on: connection, logger: logger)
             }
             return answers.results
         } catch is CommitInDoubt {
@@ -73,46 +71,5 @@ enum ActivityUpdateBatch {
     struct WriteAlone: Error {
         /// Why the shared transaction failed.
         var cause: any Error
-    }
-
-    /// A round's answers, in the requests' order, and its transaction's id when it wrote an update.
-    private struct RoundAnswers: Sendable {
-        var results: [Result<AcceptedUpdate, any Error>]
-        var transactionID: Int64?
-    }
-
-    private static func accept(
-        _ requests: [ActivityUpdates.Request],
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> RoundAnswers {
-        var answers: [Result<AcceptedUpdate, any Error>] = requests.map {
-            .failure(StoreError(.notFound, "no activity \($0.activityKey)", field: "activityId"))
-        }
-        // A retried request is answered as it was the first time, before any rule is applied to it.
-        let replays = try await Self.replays(requests, on: connection, logger: logger)
-        for (index, replay) in replays { answers[index] = replay }
-        let (rows, clock) = try await Self.lock(requests, on: connection, logger: logger)
-        guard let now = clock else { return RoundAnswers(results: answers) }
-        var admitted: [AdmittedUpdate] = []
-        for (index, row) in rows where replays[index] == nil {
-            do {
-                admitted.append(try AdmittedUpdate(requests[index], index: index, row: row, now: now))
-            } catch {
-                answers[index] = .failure(error)
-            }
-        }
-        try await Self.replacePending(&admitted, on: connection, logger: logger)
-        try await Self.spendPriorityBudgets(&admitted, on: connection, logger: logger)
-        let (updateIDs, transactionID) = try await Self.insert(admitted, on: connection, logger: logger)
-        var keyed: [AcceptedUpdate] = []
-        for update in admitted {
-            guard let updateID = updateIDs[update.target.id] else { continue }
-            let accepted = update.accepted(updateID: updateID)
-            answers[update.index] = .success(accepted)
-            if update.row.idempotencyKey != nil { keyed.append(accepted) }
-        }
-        try await UpdateResponses.keep(keyed, on: connection, logger: logger)
-        return RoundAnswers(results: answers, transactionID: transactionID)
     }
 }

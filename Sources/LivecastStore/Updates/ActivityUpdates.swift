@@ -7,21 +7,7 @@ package import PostgresNIO
 /// rules (docs/ARCHITECTURE.md, invariants 1 and 2) checked in the same transaction that stores the update.
 package struct ActivityUpdates: Sendable {
     /// An update or end a backend asks for.
-    package struct Request: Sendable, Hashable {
-        package var appID: Int64
-        package var activityKey: String
-        package var content: UpdateContent
-
-        package init(appID: Int64, activityKey: String, content: UpdateContent) {
-            self.appID = appID
-            self.activityKey = activityKey
-            self.content = content
-        }
-
-        package init(appID: Int64, activityKey: String, event: LiveActivityEvent, contentState: RawJSON? = nil, timestamp: Int? = nil) {
-            self.init(appID: appID, activityKey: activityKey, content: UpdateContent(event: event, contentState: contentState, timestamp: timestamp))
-        }
-    }
+    package typealias Request = UpdateRequest<ActivityUpdates>
 
     /// What a start sent to an activity's own update token is told.
     static let startRefused = StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
@@ -41,9 +27,8 @@ package struct ActivityUpdates: Sendable {
     ///   written when it throws.
     package func accept(_ request: Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw Self.startRefused }
-        return try await UpdateAcceptance.accept(request.content, appID: request.appID, client: self.client, logger: self.logger) {
-            [logger] connection in
-            try await ActivityTarget.lock(appID: request.appID, activityKey: request.activityKey, asFollower: false, on: connection, logger: logger)
+        return try await UpdateAcceptance.accept(request, client: self.client, logger: self.logger) { [logger] connection in
+            try await ActivityTarget.lock(appID: request.appID, activityKey: request.targetKey, asFollower: false, on: connection, logger: logger)
         }
     }
 
@@ -55,16 +40,10 @@ package struct ActivityUpdates: Sendable {
     /// - Throws: ``StoreError``: `notFound` activity; `activityEnded` when it, or its feed, has ended (the feed's end
     ///   reaches it); `conflict` for a standalone or channel-based activity (a broadcast would end every follower).
     package func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?) async throws -> AcceptedUpdate {
-        var content = UpdateContent(event: .end)
-        content.dismissalDate = dismissalDate
-        return try await OutboxRules.transaction(
-            self.client,
-            logger: self.logger,
-            ifCommitLost: LostCommit.keptUpdate(client: self.client, logger: self.logger)
-        ) { [content] connection in
-            let target = try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: self.logger)
-            let now = try await OutboxRules.databaseNow(on: connection, logger: self.logger)
-            return try await UpdateAcceptance.accept(content, appID: appID, priority: 5, into: target, now: now, on: connection, logger: self.logger)
+        var request = Request(appID: appID, activityKey: activityKey, event: .end)
+        request.content.dismissalDate = dismissalDate
+        return try await UpdateAcceptance.accept(request, client: self.client, logger: self.logger) { [logger] connection in
+            try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: logger)
         }
     }
 }

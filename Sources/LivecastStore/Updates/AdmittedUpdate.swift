@@ -1,26 +1,26 @@
 import LivecastCore
 
-/// One request of an ``ActivityUpdateBatch`` that its activity's rules let through, with the outbox row it makes.
-struct AdmittedUpdate {
-    /// The request's place in its batch.
+/// One request that its target's rules let through (``UpdateAcceptance``), with the outbox row it makes.
+struct AdmittedUpdate<Target: UpdateTarget> {
+    /// The request's place in its round.
     var index: Int
     var content: UpdateContent
-    var target: ActivityTarget
+    var target: Target
     var row: OutboxRow
     var dismissalDateClamped = false
 
-    /// The checks ``UpdateAcceptance`` makes before it writes, on one request and its locked activity.
-    /// - Parameter now: The database's time, in UNIX seconds.
-    /// - Throws: ``StoreError``, as ``ActivityUpdates/accept(_:)`` does.
-    init(_ request: ActivityUpdates.Request, index: Int, row: ActivityTarget.Row, now: Int) throws {
-        let content = request.content
-        let priority = try OutboxRules.priority(requested: content.priority, hasAlert: content.alert != nil)
+    /// Orders the update after its target's last and makes its payload.
+    /// - Parameters:
+    ///   - priority: The priority asked for (``OutboxRules/priority(requested:hasAlert:)``).
+    ///   - now: The database's time, in UNIX seconds.
+    /// - Throws: ``StoreError`` `staleTimestamp`, `payloadTooLarge` or `invalid`.
+    init(_ content: UpdateContent, appID: Int64, priority: Int, index: Int, target: Target, now: Int) throws {
         self.index = index
         self.content = content
-        self.target = try ActivityTarget.standalone(row)
-        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: self.target.lastTimestamp, now: now)
+        self.target = target
+        let (timestamp, coalesced) = try OutboxRules.timestamp(requested: content.timestamp, last: target.lastTimestamp, now: now)
         self.row = OutboxRow(
-            appID: request.appID,
+            appID: appID,
             content: LiveActivityPayload(event: content.event, timestamp: timestamp),
             payload: "",
             requestedPriority: priority,
@@ -28,14 +28,15 @@ struct AdmittedUpdate {
             idempotencyKey: content.idempotencyKey,
             coalesced: coalesced
         )
-        self.target.address(&self.row)
         try self.encode(timestamp: timestamp)
     }
 
-    /// Makes the payload at `timestamp` and checks it.
+    /// Makes the payload at `timestamp`, checks it, and points the row at the target (a feed's channel payload is
+    /// the payload).
     /// - Throws: ``StoreError`` `payloadTooLarge` or `invalid`.
     mutating func encode(timestamp: Int) throws {
         (self.row.content, self.row.payload, self.dismissalDateClamped) = try self.target.payload(for: self.content, at: timestamp)
+        self.target.address(&self.row)
     }
 
     /// What its caller is told once its row is written.

@@ -6,6 +6,8 @@ import PostgresNIO
 /// or a single activity (``ActivityTarget``). ``UpdateAcceptance`` applies the same rules to both; a target only
 /// says what differs.
 protocol UpdateTarget: SendableMetatype {
+    /// Its row's id.
+    var id: Int64 { get }
     /// The last timestamp accepted for it; the next one must come after it.
     var lastTimestamp: Int? { get }
     /// What the payload is checked for: a device push, or a broadcast when only a channel receives it.

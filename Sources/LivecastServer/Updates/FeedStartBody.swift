@@ -17,6 +17,23 @@ struct FeedStartBody: Decodable {
     let priority: Int?
     /// When to send it (UNIX seconds, at most 7 days ahead); at once when absent or past.
     let sendAt: Int?
+
+    /// What the body says, field for field, as a start of `feedKey`.
+    /// - Throws: ``APIError`` `invalid` for an audience that is not exactly one of its three.
+    func request(appID: Int64, feedKey: String) throws -> FeedStarts.Request {
+        var start = FeedStarts.Request(
+            appID: appID,
+            feedKey: feedKey,
+            audience: try self.audience.audience(),
+            contentState: self.contentState,
+            alert: self.alert.alert
+        )
+        start.timestamp = self.timestamp
+        start.staleDate = self.staleDate
+        start.relevanceScore = self.relevanceScore
+        start.priority = self.priority
+        return start
+    }
 }
 
 /// Who a start goes to: exactly one of the three.

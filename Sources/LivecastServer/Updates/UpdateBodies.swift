@@ -5,10 +5,10 @@ import LivecastStore
 protocol UpdateContentBody: Decodable {
     /// When to send it (UNIX seconds, at most 7 days ahead); at once when absent or past.
     var sendAt: Int? { get }
-
-    /// What the body says, its dates checked against the server's clock (`now`, UNIX seconds).
-    /// - Throws: ``APIError`` `invalid` naming the field.
-    func content(now: Int) throws -> UpdateContent
+    /// Its dates, for ``DateChecks``.
+    var dates: DateChecks.Dates { get }
+    /// What the body says, field for field.
+    var content: UpdateContent { get }
 }
 
 /// `POST /v1/apps/{bundleId}/activities/{activityId}/updates` and `POST /v1/apps/{bundleId}/feeds/{feedKey}/updates`.
@@ -25,9 +25,9 @@ struct UpdateBody: UpdateContentBody {
     let relevanceScore: Double?
     let sendAt: Int?
 
-    func content(now: Int) throws -> UpdateContent {
-        try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: self.staleDate, now: now)
-        try InputLimits.checkDateWindow(timestamp: self.timestamp, staleDate: self.staleDate, now: now)
+    var dates: DateChecks.Dates { DateChecks.Dates(timestamp: self.timestamp, staleDate: self.staleDate) }
+
+    var content: UpdateContent {
         var content = UpdateContent(event: .update, contentState: self.contentState, timestamp: self.timestamp)
         content.staleDate = self.staleDate
         content.alert = self.alert?.alert
@@ -46,9 +46,9 @@ struct EndBody: UpdateContentBody {
     let dismissalDate: Int?
     let sendAt: Int?
 
-    func content(now: Int) throws -> UpdateContent {
-        try LivecastAPI.checkDates(timestamp: self.timestamp, staleDate: nil, now: now)
-        try InputLimits.checkDateWindow(timestamp: self.timestamp, staleDate: nil, dismissalDate: self.dismissalDate, now: now)
+    var dates: DateChecks.Dates { DateChecks.Dates(timestamp: self.timestamp, dismissalDate: self.dismissalDate) }
+
+    var content: UpdateContent {
         var content = UpdateContent(event: .end, contentState: self.contentState, timestamp: self.timestamp)
         content.dismissalDate = self.dismissalDate
         return content

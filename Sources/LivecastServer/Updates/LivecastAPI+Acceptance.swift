@@ -110,33 +110,6 @@ extension LivecastAPI {
         return Self.accepted(try kept ?? answer(id), replayed: false)
     }
 
-    /// Adds `POST {target}/updates` and `POST {target}/end` (backend) for a kind of target.
-    func addUpdateAndEndRoutes(to routes: RouteRegistrar, target: String, update: UpdateRoute, end: UpdateRoute) {
-        routes.app(.post, "\(target)/updates", role: .backend) { request, context, scope in
-            try await self.acceptOnce(request, context, scope, route: update)
-        }
-        routes.app(.post, "\(target)/end", role: .backend) { request, context, scope in
-            try await self.acceptOnce(request, context, scope, route: end)
-        }
-    }
-
-    /// Refuses a timestamp further ahead of `now` than the configured ``Configuration/maximumClockSkew``.
-    func checkClockSkew(_ timestamp: Int?, now: Int) throws {
-        guard let timestamp, timestamp > now + Int(self.configuration.maximumClockSkew.wholeSeconds) else { return }
-        throw APIError.timestampTooFarAhead(maximumSkew: self.configuration.maximumClockSkew)
-    }
-
-    /// Dates the store cannot judge without the clock: a timestamp not positive, a stale date already past. (How far
-    /// ahead a timestamp may be is ``checkClockSkew(_:now:)``.)
-    static func checkDates(timestamp: Int?, staleDate: Int?, now: Int) throws {
-        if let timestamp, timestamp <= 0 {
-            throw APIError.invalid("timestamp must be positive UNIX seconds", field: "timestamp")
-        }
-        if let staleDate, staleDate <= now {
-            throw APIError.invalid("staleDate is in the past", field: "staleDate")
-        }
-    }
-
     private static func accepted(_ body: String, replayed: Bool) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if replayed { headers[.idempotentReplayed] = "true" }
