@@ -1,13 +1,10 @@
 /// What nghttp2's callbacks (``NGHTTP2Callbacks``) report to the session object of one side, the APNs client's or
-/// the emulator's. Called on the connection's event loop, inside `nghttp2_session_mem_recv` or
+/// the emulator's; the messages' headers and bytes go straight to the session's delegate
+/// (``NGHTTP2MessageDelegate``). Called on the connection's event loop, inside `nghttp2_session_mem_recv` or
 /// `nghttp2_session_mem_send`.
 package protocol NGHTTP2CallbackReceiver: AnyObject {
     /// A header block begins on a stream; `isRequest` when it opens a request (a server's first block of a stream).
     func nghttp2BeganHeaders(streamID: Int32, isRequest: Bool)
-    /// One header of a header block, pseudo-headers included.
-    func nghttp2ReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32)
-    /// A piece of a body.
-    func nghttp2ReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32)
     /// A frame arrived and nghttp2 applied it (after its headers or data were reported).
     func nghttp2ReceivedFrame(_ frame: NGHTTP2Frame)
     /// A stream closed, with `errorCode` 0 when it closed normally.
@@ -15,6 +12,15 @@ package protocol NGHTTP2CallbackReceiver: AnyObject {
     /// nghttp2 wants the next piece of a body being sent. - Returns: how many bytes were copied, and whether the
     /// body is done.
     func nghttp2ReadBody(streamID: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, isDone: Bool)
+}
+
+/// The owner of a session (the connection handler of the APNs transport or of the emulator): what nghttp2 parses of
+/// the messages, reported to it as the callbacks run.
+package protocol NGHTTP2MessageDelegate: AnyObject {
+    /// One header of a header block, pseudo-headers included.
+    func sessionReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32)
+    /// A piece of a body.
+    func sessionReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32)
 }
 
 /// A frame as the receiver is told of it: the kinds either side acts on.
@@ -31,13 +37,15 @@ package enum NGHTTP2Frame {
     case goAway(lastStreamID: Int32, errorCode: UInt32, debugData: String)
 }
 
-/// The user data of an nghttp2 session: the receiver its callbacks call. The receiver keeps it for the session's
-/// life and owns the session, so no reference count is kept (the callbacks are hot).
+/// The user data of an nghttp2 session: whom its callbacks call. The receiver keeps it for the session's life, and
+/// the delegate owns the receiver, so no reference count is kept (the callbacks are hot).
 package final class NGHTTP2UserData {
     package unowned(unsafe) let receiver: any NGHTTP2CallbackReceiver
+    package unowned(unsafe) let delegate: any NGHTTP2MessageDelegate
 
-    package init(_ receiver: any NGHTTP2CallbackReceiver) {
+    package init(receiver: any NGHTTP2CallbackReceiver, delegate: any NGHTTP2MessageDelegate) {
         self.receiver = receiver
+        self.delegate = delegate
     }
 
     /// The pointer to pass to `nghttp2_session_set_user_data`.

@@ -1,11 +1,15 @@
 package import CNGHTTP2
 
 /// The C callbacks nghttp2 calls while it parses input or serialises output; each hands over to the
-/// ``NGHTTP2CallbackReceiver`` whose ``NGHTTP2UserData`` is the session's user data. The APNs transport and the
-/// emulator share them.
+/// ``NGHTTP2CallbackReceiver`` or the ``NGHTTP2MessageDelegate`` of the ``NGHTTP2UserData`` that is the session's
+/// user data. The APNs transport and the emulator share them.
 package enum NGHTTP2Callbacks {
-    private static func receiver(_ userData: UnsafeMutableRawPointer?) -> any NGHTTP2CallbackReceiver {
-        Unmanaged<NGHTTP2UserData>.fromOpaque(userData!).takeUnretainedValue().receiver
+    private static func userData(_ pointer: UnsafeMutableRawPointer?) -> NGHTTP2UserData {
+        Unmanaged<NGHTTP2UserData>.fromOpaque(pointer!).takeUnretainedValue()
+    }
+
+    private static func receiver(_ pointer: UnsafeMutableRawPointer?) -> any NGHTTP2CallbackReceiver {
+        Self.userData(pointer).receiver
     }
 
     static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
@@ -16,7 +20,7 @@ package enum NGHTTP2Callbacks {
 
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
         guard let frame, let name, let value, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-        receiver(userData).nghttp2ReceivedHeader(
+        Self.userData(userData).delegate.sessionReceivedHeader(
             name: UnsafeBufferPointer(start: name, count: nameLength),
             value: UnsafeBufferPointer(start: value, count: valueLength),
             streamID: frame.pointee.hd.stream_id
@@ -26,7 +30,7 @@ package enum NGHTTP2Callbacks {
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
         guard let data else { return 0 }
-        receiver(userData).nghttp2ReceivedData(UnsafeBufferPointer(start: data, count: length), streamID: streamID)
+        Self.userData(userData).delegate.sessionReceivedData(UnsafeBufferPointer(start: data, count: length), streamID: streamID)
         return 0
     }
 

@@ -3,15 +3,11 @@ import NGHTTP2Bridge
 import NIOCore
 
 /// What an ``NGHTTP2Session`` decoded, reported from inside ``NGHTTP2Session/receive(_:)`` and
-/// ``NGHTTP2Session/collectOutput(allocator:)``, on the connection's event loop. The delegate must not end the
-/// session from these calls.
-protocol NGHTTP2SessionDelegate: AnyObject {
+/// ``NGHTTP2Session/collectOutput(allocator:)``, on the connection's event loop (a response's headers and body bytes
+/// as an ``NGHTTP2Bridge/NGHTTP2MessageDelegate``). The delegate must not end the session from these calls.
+protocol NGHTTP2SessionDelegate: NGHTTP2MessageDelegate {
     /// A SETTINGS frame from the server was applied; the server's stream limit is now `maxConcurrentStreams`.
     func sessionReceivedSettings(maxConcurrentStreams: Int)
-    /// One header of a response's header block.
-    func sessionReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32)
-    /// A piece of a response body.
-    func sessionReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32)
     /// A response ended (END_STREAM).
     func sessionReceivedEndOfStream(streamID: Int32)
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: String)
@@ -55,7 +51,7 @@ final class NGHTTP2Session {
         nghttp2_option_del(option)
         self.session = session!
         // No callback runs before the first receive or send, so the user data can follow the initialisation.
-        let userData = NGHTTP2UserData(self)
+        let userData = NGHTTP2UserData(receiver: self, delegate: delegate)
         self.userData = userData
         nghttp2_session_set_user_data(self.session, userData.pointer)
         var entries = [
@@ -135,17 +131,9 @@ final class NGHTTP2Session {
     }
 }
 
-/// The callbacks' reports, handed to the delegate.
+/// The callbacks' other reports, handed to the delegate.
 extension NGHTTP2Session: NGHTTP2CallbackReceiver {
     func nghttp2BeganHeaders(streamID: Int32, isRequest: Bool) {}
-
-    func nghttp2ReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32) {
-        self.delegate.sessionReceivedHeader(name: name, value: value, streamID: streamID)
-    }
-
-    func nghttp2ReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32) {
-        self.delegate.sessionReceivedData(bytes, streamID: streamID)
-    }
 
     func nghttp2ReceivedFrame(_ frame: NGHTTP2Frame) {
         switch frame {

@@ -3,17 +3,14 @@ import NGHTTP2Bridge
 import NIOCore
 
 /// What an ``NGHTTP2ServerSession`` decoded, reported from inside ``NGHTTP2ServerSession/receive(_:)`` and
-/// ``NGHTTP2ServerSession/collectOutput(allocator:)``, on the connection's event loop. The delegate may submit
+/// ``NGHTTP2ServerSession/collectOutput(allocator:)``, on the connection's event loop (a request's headers and body
+/// bytes as an ``NGHTTP2Bridge/NGHTTP2MessageDelegate``). The delegate may submit
 /// frames from these calls, but must not end the session or close the channel in them.
-protocol NGHTTP2ServerSessionDelegate: AnyObject {
+protocol NGHTTP2ServerSessionDelegate: NGHTTP2MessageDelegate {
     /// A request's header block begins on a new stream.
     func sessionBeganRequest(streamID: Int32)
-    /// One header of a request's header block, pseudo-headers included.
-    func sessionReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32)
     /// A header block is complete (before ``sessionReceivedEndOfStream(streamID:)`` when it ends the stream).
     func sessionReceivedHeaderBlock(streamID: Int32)
-    /// A piece of a request body.
-    func sessionReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32)
     /// A request ended (END_STREAM): it is complete.
     func sessionReceivedEndOfStream(streamID: Int32)
     /// A PING (not an acknowledgement) arrived; nghttp2 answers it.
@@ -54,7 +51,7 @@ final class NGHTTP2ServerSession {
         nghttp2_session_callbacks_del(callbacks)
         self.session = session!
         // No callback runs before the first receive or send, so the user data can follow the initialisation.
-        let userData = NGHTTP2UserData(self)
+        let userData = NGHTTP2UserData(receiver: self, delegate: delegate)
         self.userData = userData
         nghttp2_session_set_user_data(self.session, userData.pointer)
         self.submitSettings(settings)
@@ -162,14 +159,6 @@ final class NGHTTP2ServerSession {
 extension NGHTTP2ServerSession: NGHTTP2CallbackReceiver {
     func nghttp2BeganHeaders(streamID: Int32, isRequest: Bool) {
         if isRequest { self.delegate.sessionBeganRequest(streamID: streamID) }
-    }
-
-    func nghttp2ReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32) {
-        self.delegate.sessionReceivedHeader(name: name, value: value, streamID: streamID)
-    }
-
-    func nghttp2ReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32) {
-        self.delegate.sessionReceivedData(bytes, streamID: streamID)
     }
 
     func nghttp2ReceivedFrame(_ frame: NGHTTP2Frame) {
