@@ -10,7 +10,7 @@ extension Reaper {
     /// Deletes the channels of ended feeds at APNs and keeps them in the registry as retired
     /// (``ChannelRegistry/retire(appID:bundleID:channelID:force:)``).
     /// - Returns: How many were retired, and a message per channel APNs refused to delete (tried again next pass).
-    func retireChannels(_ app: App, now: Int) async throws -> (retired: Int, failures: [String]) {
+    func retireChannels(_ app: Reaping.App, now: Int) async throws -> (retired: Int, failures: [String]) {
         let channelIDs = try await self.reaping.channelsToRetire(app.id, endedBefore: self.retirementCutoff(now))
         guard !channelIDs.isEmpty else { return (0, []) }
         let (apns, bundleID) = try await self.clientForApp(app.id)

@@ -5,7 +5,7 @@ extension Reaper {
     /// none, as ActivityKit does), and forgets their update tokens (reason `dismissed`). An activity whose end is
     /// still in the outbox waits for it.
     /// - Returns: How many were (or, in a dry run, would be) dismissed.
-    func dismissActivities(_ app: App, now: Int, dryRun: Bool) async throws -> Int {
+    func dismissActivities(_ app: Reaping.App, now: Int, dryRun: Bool) async throws -> Int {
         try await self.reaping.dismissActivities(app.id, now: now, maximumDelay: ReaperPolicy.maximumDismissalDelay, self.run(dryRun: dryRun))
     }
 }

@@ -6,20 +6,16 @@ import Logging
 /// through the outbox (``ActivityUpdates``, ``FeedUpdates``), so the ordering rules hold and the dispatcher sends
 /// them; the store's locks and states make a second reaper's attempt a no-op.
 extension Reaper {
-    /// What is stale at `now`: past its `stale-date` plus the policy's grace, with no update since.
-    func staleness(_ now: Int) -> Reaping.Staleness {
-        Reaping.Staleness(now: now, grace: self.policy.staleGrace)
-    }
-
     /// The start before which a running activity nears the 8-hour limit less the margin (UNIX seconds).
     func agingCutoff(_ now: Int) -> Double {
         Double(now) - (ReaperPolicy.activityLifetime - self.policy.lifetimeMargin).inSeconds
     }
 
-    func endStaleActivities(_ app: App, now: Int) async throws -> Int {
+    func endStaleActivities(_ app: Reaping.App, now: Int) async throws -> Int {
         let updates = ActivityUpdates(client: self.database, logger: self.logger)
-        let staleness = self.staleness(now)
-        return try await self.forEachCandidate({ try await self.reaping.staleActivities(app.id, staleness, after: $0, limit: $1) }) { candidate in
+        return try await self.forEachCandidate({
+            try await self.reaping.staleActivities(app.id, now: now, staleGrace: self.policy.staleGrace, after: $0, limit: $1)
+        }) { candidate in
             if candidate.state == ActivityState.starting.rawValue { return try await self.reaping.markEnded(activityID: candidate.id) }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
             end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
@@ -27,12 +23,12 @@ extension Reaper {
         }
     }
 
-    func endAgingActivities(_ app: App, now: Int) async throws -> Int {
+    func endAgingActivities(_ app: Reaping.App, now: Int) async throws -> Int {
         let updates = ActivityUpdates(client: self.database, logger: self.logger)
         let dismissalDate = now + Int(ReaperPolicy.maximumDismissalDelay.wholeSeconds)
-        let (staleness, cutoff) = (self.staleness(now), self.agingCutoff(now))
+        let cutoff = self.agingCutoff(now)
         return try await self.forEachCandidate({
-            try await self.reaping.agingActivities(app.id, staleness, startedBefore: cutoff, after: $0, limit: $1)
+            try await self.reaping.agingActivities(app.id, now: now, staleGrace: self.policy.staleGrace, startedBefore: cutoff, after: $0, limit: $1)
         }) { candidate in
             // Nothing reaches an activity without a token alone, nor one follower of a channel: the device ends
             // them at 8 hours by itself; the store stops counting them as running.
@@ -50,16 +46,21 @@ extension Reaper {
         }
     }
 
-    func endStaleFeeds(_ app: App, now: Int) async throws -> Int {
+    func endStaleFeeds(_ app: Reaping.App, now: Int) async throws -> Int {
         let updates = FeedUpdates(client: self.database, logger: self.logger)
-        let staleness = self.staleness(now)
         var ended = 0
         var after: Int64 = 0
         while true {
-            let page = try await self.reaping.staleFeeds(app.id, staleness, after: after, limit: self.policy.batchSize)
-            for feed in page {
-                after = feed.id
-                var end = FeedUpdates.Request(appID: app.id, feedKey: feed.key, event: .end)
+            let page = try await self.reaping.staleFeeds(
+                app.id,
+                now: now,
+                staleGrace: self.policy.staleGrace,
+                after: after,
+                limit: self.policy.batchSize
+            )
+            for (id, key) in page {
+                after = id
+                var end = FeedUpdates.Request(appID: app.id, feedKey: key, event: .end)
                 end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
                 do {
                     _ = try await updates.accept(end)

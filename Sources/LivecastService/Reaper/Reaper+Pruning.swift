@@ -7,13 +7,13 @@ extension Reaper {
     /// with their tokens and updates. A start of a feed that has not ended is kept: its `feed_starts` rows are what
     /// keeps a device from being started twice.
     /// - Returns: The rows deleted (or, in a dry run, that would be), cascades not counted.
-    func prune(_ app: App, now: Int, dryRun: Bool) async throws -> Int {
+    func prune(_ app: Reaping.App, now: Int, dryRun: Bool) async throws -> Int {
         func cutoff(keeping retention: Duration) -> Double { Double(now) - retention.inSeconds }
-        let run = self.run(dryRun: dryRun)
-        var pruned = try await self.reaping.pruneDeliveries(app.id, attemptedBefore: cutoff(keeping: app.retention.deliveries), run)
-        pruned += try await self.reaping.pruneFinishedUpdates(app.id, completedBefore: cutoff(keeping: app.retention.updates), run)
-        pruned += try await self.reaping.pruneScheduledUpdates(app.id, doneBefore: cutoff(keeping: app.retention.updates), run)
-        pruned += try await self.reaping.pruneDismissedActivities(app.id, dismissedBefore: cutoff(keeping: app.retention.dismissedActivities), run)
+        let (run, retention) = (self.run(dryRun: dryRun), self.retention(of: app))
+        var pruned = try await self.reaping.pruneDeliveries(app.id, attemptedBefore: cutoff(keeping: retention.deliveries), run)
+        pruned += try await self.reaping.pruneFinishedUpdates(app.id, completedBefore: cutoff(keeping: retention.updates), run)
+        pruned += try await self.reaping.pruneScheduledUpdates(app.id, doneBefore: cutoff(keeping: retention.updates), run)
+        pruned += try await self.reaping.pruneDismissedActivities(app.id, dismissedBefore: cutoff(keeping: retention.dismissedActivities), run)
         return pruned
     }
 }

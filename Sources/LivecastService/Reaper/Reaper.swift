@@ -13,14 +13,6 @@ package import PostgresNIO
 /// cron job beside `serve`): each app is worked on by one pass at a time, under a PostgreSQL advisory lock, and the
 /// store's row locks and states keep an activity or a feed from being ended twice even without it.
 package struct Reaper: Sendable {
-    /// An app as the reaper sees it, with its own retention periods.
-    struct App {
-        var id: Int64
-        var bundleID: String
-        var environment: String
-        var retention: ReaperPolicy.Retention
-    }
-
     let database: PostgresClient
     /// The reaper's statements.
     let reaping: Reaping
@@ -66,7 +58,7 @@ package struct Reaper: Sendable {
     }
 
     /// Keeps the pass's summary on the app (the console's overview shows it); a failure to is only logged.
-    private func remember(_ report: ReaperReport, of app: App) async {
+    private func remember(_ report: ReaperReport, of app: Reaping.App) async {
         guard !report.skipped else { return }
         do {
             try await self.reaping.recordPass(appID: app.id, summary: report.summary(dryRun: false))
@@ -75,21 +67,23 @@ package struct Reaper: Sendable {
         }
     }
 
-    /// Every app, with the policy's retention periods where it sets none.
-    func apps() async throws -> [App] {
+    /// Every app, by bundle id and environment.
+    func apps() async throws -> [Reaping.App] {
+        try await self.reaping.apps()
+    }
+
+    /// The app's retention periods: its own, the policy's where it sets none.
+    func retention(of app: Reaping.App) -> ReaperPolicy.Retention {
         let defaults = self.policy.retention
-        return try await self.reaping.apps().map { app in
-            let retention = ReaperPolicy.Retention(
-                updates: app.retainUpdatesDays.map(Duration.days) ?? defaults.updates,
-                deliveries: app.retainDeliveriesDays.map(Duration.days) ?? defaults.deliveries,
-                dismissedActivities: app.retainDismissedActivitiesDays.map(Duration.days) ?? defaults.dismissedActivities
-            )
-            return App(id: app.id, bundleID: app.bundleID, environment: app.environment, retention: retention)
-        }
+        return ReaperPolicy.Retention(
+            updates: app.retainUpdatesDays.map(Duration.days) ?? defaults.updates,
+            deliveries: app.retainDeliveriesDays.map(Duration.days) ?? defaults.deliveries,
+            dismissedActivities: app.retainDismissedActivitiesDays.map(Duration.days) ?? defaults.dismissedActivities
+        )
     }
 
     /// Every rule, under the app's advisory lock (held by a transaction that writes nothing).
-    private func reap(_ app: App, now: Int) async -> ReaperReport {
+    private func reap(_ app: Reaping.App, now: Int) async -> ReaperReport {
         do {
             // The lock holds until the rules are done; they work on other connections meanwhile.
             let report = try await self.reaping.whileHoldingAppLock(app.id) { await self.runRules(app, now: now) }
@@ -104,7 +98,7 @@ package struct Reaper: Sendable {
         }
     }
 
-    private func runRules(_ app: App, now: Int) async -> ReaperReport {
+    private func runRules(_ app: Reaping.App, now: Int) async -> ReaperReport {
         var report = ReaperReport(bundleID: app.bundleID, environment: app.environment)
         await self.rule("ending stale activities and feeds", &report) { report in
             report.endedActivities += try await self.endStaleActivities(app, now: now)
@@ -131,12 +125,17 @@ package struct Reaper: Sendable {
     }
 
     /// What a pass would do, counted without writing.
-    private func preview(_ app: App, now: Int) async -> ReaperReport {
+    private func preview(_ app: Reaping.App, now: Int) async -> ReaperReport {
         var report = ReaperReport(bundleID: app.bundleID, environment: app.environment)
         await self.rule("counting", &report) { report in
-            report.endedActivities = try await self.reaping.staleActivityCount(app.id, self.staleness(now))
-            report.endedActivities += try await self.reaping.agingActivityCount(app.id, self.staleness(now), startedBefore: self.agingCutoff(now))
-            report.endedFeeds = try await self.reaping.staleFeedCount(app.id, self.staleness(now))
+            report.endedActivities = try await self.reaping.staleActivityCount(app.id, now: now, staleGrace: self.policy.staleGrace)
+            report.endedActivities += try await self.reaping.agingActivityCount(
+                app.id,
+                now: now,
+                staleGrace: self.policy.staleGrace,
+                startedBefore: self.agingCutoff(now)
+            )
+            report.endedFeeds = try await self.reaping.staleFeedCount(app.id, now: now, staleGrace: self.policy.staleGrace)
             report.dismissedActivities = try await self.dismissActivities(app, now: now, dryRun: true)
             report.retiredChannels = try await self.reaping.channelsToRetireCount(app.id, endedBefore: self.retirementCutoff(now))
             report.expiredTokens = try await self.expireTokens(app, now: now, dryRun: true)

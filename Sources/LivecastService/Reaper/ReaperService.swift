@@ -79,9 +79,9 @@ package struct ReaperService: Service {
 
 extension Reaper {
     /// The apps that have ever had a channel recorded: the ones worth asking APNs about.
-    func appsWithChannels() async throws -> [App] {
+    func appsWithChannels() async throws -> [Reaping.App] {
         let channels = Channels(client: self.database, logger: self.logger)
-        var apps: [App] = []
+        var apps: [Reaping.App] = []
         for app in try await self.apps() {
             if try await channels.anyRecorded(appID: app.id) { apps.append(app) }
         }

@@ -6,9 +6,11 @@ extension Reaping {
     /// in the order they were recorded.
     package func channelsToRetire(_ appID: Int64, endedBefore: Double) async throws -> [String] {
         var channelIDs: [String] = []
-        for try await id in try await self.client.guardedQuery(self.channelsToRetire(appID, endedBefore: endedBefore), logger: self.logger).decode(
-            String.self
-        ) {
+        for try await id in try await self.client.guardedQuery(self.channelsToRetireQuery(appID, endedBefore: endedBefore), logger: self.logger)
+            .decode(
+                String.self
+            )
+        {
             channelIDs.append(id)
         }
         return channelIDs
@@ -16,10 +18,10 @@ extension Reaping {
 
     /// How many channels ``channelsToRetire(_:endedBefore:)`` would list.
     package func channelsToRetireCount(_ appID: Int64, endedBefore: Double) async throws -> Int {
-        try await self.count(self.channelsToRetire(appID, endedBefore: endedBefore))
+        try await self.count(self.channelsToRetireQuery(appID, endedBefore: endedBefore))
     }
 
-    private func channelsToRetire(_ appID: Int64, endedBefore: Double) -> PostgresQuery {
+    private func channelsToRetireQuery(_ appID: Int64, endedBefore: Double) -> PostgresQuery {
         """
         SELECT c.channel_id FROM channels c JOIN feeds f ON f.id = c.feed_id
         WHERE c.app_id = \(appID) AND c.state = \(unescaped: ChannelState.active.sql) AND f.state = \(unescaped: FeedState.ended.sql)
