@@ -53,6 +53,7 @@ let package = Package(
             dependencies: [
                 "CNGHTTP2",
                 "LivecastCore",
+                "NGHTTP2Bridge",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -65,12 +66,15 @@ let package = Package(
         ),
         // libnghttp2, the C HTTP/2 engine that the APNs transport and the emulator frame with (Debian: libnghttp2-dev).
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // nghttp2's C callbacks, handed on to the Swift session of the APNs transport or of the emulator.
+        .target(name: "NGHTTP2Bridge", dependencies: ["CNGHTTP2"], swiftSettings: librarySettings),
         // The APNs client: provider tokens, the HTTP/2 transport, device pushes, broadcasts, channel management.
         .target(
             name: "APNs",
             dependencies: [
                 "CNGHTTP2",
                 "LivecastCore",
+                "NGHTTP2Bridge",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

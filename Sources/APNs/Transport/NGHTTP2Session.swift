@@ -1,16 +1,13 @@
 import CNGHTTP2
+import NGHTTP2Bridge
 import NIOCore
 
 /// What an ``NGHTTP2Session`` decoded, reported from inside ``NGHTTP2Session/receive(_:)`` and
-/// ``NGHTTP2Session/collectOutput(allocator:)``, on the connection's event loop. The delegate must not end the
-/// session from these calls.
-protocol NGHTTP2SessionDelegate: AnyObject {
+/// ``NGHTTP2Session/collectOutput(allocator:)``, on the connection's event loop (a response's headers and body bytes
+/// as an ``NGHTTP2Bridge/NGHTTP2MessageDelegate``). The delegate must not end the session from these calls.
+protocol NGHTTP2SessionDelegate: NGHTTP2MessageDelegate {
     /// A SETTINGS frame from the server was applied; the server's stream limit is now `maxConcurrentStreams`.
     func sessionReceivedSettings(maxConcurrentStreams: Int)
-    /// One header of a response's header block.
-    func sessionReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32)
-    /// A piece of a response body.
-    func sessionReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32)
     /// A response ended (END_STREAM).
     func sessionReceivedEndOfStream(streamID: Int32)
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: String)
@@ -22,7 +19,7 @@ protocol NGHTTP2SessionDelegate: AnyObject {
 }
 
 /// A client HTTP/2 session framed by libnghttp2: the C calls, and its callbacks turned into delegate calls
-/// (``NGHTTP2Callbacks``). Bytes go in through ``receive(_:)``; frames come out through ``collectOutput(allocator:)``.
+/// (``NGHTTP2Bridge/NGHTTP2Callbacks``). Bytes go in through ``receive(_:)``; frames come out through ``collectOutput(allocator:)``.
 /// Used on one event loop.
 final class NGHTTP2Session {
     /// What a submission did.
@@ -36,6 +33,8 @@ final class NGHTTP2Session {
     unowned(unsafe) let delegate: any NGHTTP2SessionDelegate
     private let session: OpaquePointer
     private let headers = HTTP2RequestHeaders()
+    /// What the callbacks find the session by.
+    private var userData: NGHTTP2UserData?
 
     /// Starts a session: the connection preface and our SETTINGS (no server push, 1 MiB stream windows, 16 MiB
     /// for the connection) go out with the first ``collectOutput(allocator:)``. Until the server's SETTINGS arrive,
@@ -52,7 +51,9 @@ final class NGHTTP2Session {
         nghttp2_option_del(option)
         self.session = session!
         // No callback runs before the first receive or send, so the user data can follow the initialisation.
-        nghttp2_session_set_user_data(self.session, Unmanaged.passUnretained(self).toOpaque())
+        let userData = NGHTTP2UserData(receiver: self, delegate: delegate)
+        self.userData = userData
+        nghttp2_session_set_user_data(self.session, userData.pointer)
         var entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
@@ -77,8 +78,8 @@ final class NGHTTP2Session {
     }
 
     /// The server's `MAX_CONCURRENT_STREAMS` as nghttp2 applies it (unlimited is `UInt32.max`).
-    static func maxConcurrentStreams(of session: OpaquePointer?) -> Int {
-        Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    private var maxConcurrentStreams: Int {
+        Int(nghttp2_session_get_remote_settings(self.session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
     }
 
     /// Submits a request; its body (if any) is read through the delegate as nghttp2 sends it.
@@ -127,5 +128,31 @@ final class NGHTTP2Session {
             if output == nil { output = allocator.buffer(capacity: max(length, 16 * 1024)) }
             output!.writeBytes(UnsafeRawBufferPointer(start: data, count: length))
         }
+    }
+}
+
+/// The callbacks' other reports, handed to the delegate.
+extension NGHTTP2Session: NGHTTP2CallbackReceiver {
+    func nghttp2BeganHeaders(streamID: Int32, isRequest: Bool) {}
+
+    func nghttp2ReceivedFrame(_ frame: NGHTTP2Frame) {
+        switch frame {
+        case .headers(let streamID, endsStream: true), .data(let streamID, endsStream: true):
+            self.delegate.sessionReceivedEndOfStream(streamID: streamID)
+        case .settings(isAcknowledgement: false):
+            self.delegate.sessionReceivedSettings(maxConcurrentStreams: self.maxConcurrentStreams)
+        case .goAway(let lastStreamID, let errorCode, let debugData):
+            self.delegate.sessionReceivedGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData)
+        case .headers, .data, .settings, .ping:
+            break
+        }
+    }
+
+    func nghttp2ClosedStream(streamID: Int32, errorCode: UInt32) {
+        self.delegate.sessionClosedStream(streamID: streamID, errorCode: errorCode)
+    }
+
+    func nghttp2ReadBody(streamID: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, isDone: Bool) {
+        self.delegate.sessionReadBody(streamID: streamID, into: buffer)
     }
 }

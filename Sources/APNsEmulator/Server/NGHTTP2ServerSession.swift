@@ -1,18 +1,16 @@
 import CNGHTTP2
+import NGHTTP2Bridge
 import NIOCore
 
 /// What an ``NGHTTP2ServerSession`` decoded, reported from inside ``NGHTTP2ServerSession/receive(_:)`` and
-/// ``NGHTTP2ServerSession/collectOutput(allocator:)``, on the connection's event loop. The delegate may submit
+/// ``NGHTTP2ServerSession/collectOutput(allocator:)``, on the connection's event loop (a request's headers and body
+/// bytes as an ``NGHTTP2Bridge/NGHTTP2MessageDelegate``). The delegate may submit
 /// frames from these calls, but must not end the session or close the channel in them.
-protocol NGHTTP2ServerSessionDelegate: AnyObject {
+protocol NGHTTP2ServerSessionDelegate: NGHTTP2MessageDelegate {
     /// A request's header block begins on a new stream.
     func sessionBeganRequest(streamID: Int32)
-    /// One header of a request's header block, pseudo-headers included.
-    func sessionReceivedHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, streamID: Int32)
     /// A header block is complete (before ``sessionReceivedEndOfStream(streamID:)`` when it ends the stream).
     func sessionReceivedHeaderBlock(streamID: Int32)
-    /// A piece of a request body.
-    func sessionReceivedData(_ bytes: UnsafeBufferPointer<UInt8>, streamID: Int32)
     /// A request ended (END_STREAM): it is complete.
     func sessionReceivedEndOfStream(streamID: Int32)
     /// A PING (not an acknowledgement) arrived; nghttp2 answers it.
@@ -22,7 +20,7 @@ protocol NGHTTP2ServerSessionDelegate: AnyObject {
 }
 
 /// A server HTTP/2 session framed by libnghttp2: the C calls, and its callbacks turned into delegate calls
-/// (``NGHTTP2ServerCallbacks``). Bytes go in through ``receive(_:)``; frames come out through
+/// (``NGHTTP2Bridge/NGHTTP2Callbacks``). Bytes go in through ``receive(_:)``; frames come out through
 /// ``collectOutput(allocator:)``. nghttp2 acknowledges SETTINGS and PINGs and returns flow-control credit itself.
 /// Used on one event loop.
 final class NGHTTP2ServerSession {
@@ -41,17 +39,21 @@ final class NGHTTP2ServerSession {
     private let headers = ResponseHeaderBlock()
     /// Response bodies not yet handed to nghttp2, by stream.
     private var bodies: [Int32: ByteBuffer] = [:]
+    /// What the callbacks find the session by.
+    private var userData: NGHTTP2UserData?
 
     /// Starts a session; SETTINGS with `settings` go out with the first ``collectOutput(allocator:)``.
     init(delegate: any NGHTTP2ServerSessionDelegate, settings: [nghttp2_settings_entry]) {
         self.delegate = delegate
-        let callbacks = NGHTTP2ServerCallbacks.make()
+        let callbacks = NGHTTP2Callbacks.make()
         var session: OpaquePointer?
         nghttp2_session_server_new(&session, callbacks, nil)
         nghttp2_session_callbacks_del(callbacks)
         self.session = session!
         // No callback runs before the first receive or send, so the user data can follow the initialisation.
-        nghttp2_session_set_user_data(self.session, Unmanaged.passUnretained(self).toOpaque())
+        let userData = NGHTTP2UserData(receiver: self, delegate: delegate)
+        self.userData = userData
+        nghttp2_session_set_user_data(self.session, userData.pointer)
         self.submitSettings(settings)
     }
 
@@ -78,7 +80,7 @@ final class NGHTTP2ServerSession {
                 return nghttp2_submit_response(self.session, streamID, nameValues, count, nil)
             }
             self.bodies[streamID] = body
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2ServerCallbacks.readBody)
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2Callbacks.readBody)
             return nghttp2_submit_response(self.session, streamID, nameValues, count, &provider)
         }
     }
@@ -134,7 +136,7 @@ final class NGHTTP2ServerSession {
     }
 
     /// Copies the next piece of a response body. - Returns: how many bytes, and whether the body is done.
-    func readBody(streamID: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, isDone: Bool) {
+    func nghttp2ReadBody(streamID: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, isDone: Bool) {
         guard var body = self.bodies.removeValue(forKey: streamID) else { return (0, true) }
         let count = min(buffer.count, body.readableBytes)
         body.withUnsafeReadableBytes { bytes in
@@ -146,8 +148,30 @@ final class NGHTTP2ServerSession {
         return (count, false)
     }
 
-    /// Forgets a closed stream's unsent body.
-    func streamClosed(_ streamID: Int32) {
+    /// Forgets a closed stream's unsent body, and tells the delegate.
+    func nghttp2ClosedStream(streamID: Int32, errorCode: UInt32) {
         self.bodies[streamID] = nil
+        self.delegate.sessionClosedStream(streamID: streamID)
+    }
+}
+
+/// The callbacks' other reports, handed to the delegate.
+extension NGHTTP2ServerSession: NGHTTP2CallbackReceiver {
+    func nghttp2BeganHeaders(streamID: Int32, isRequest: Bool) {
+        if isRequest { self.delegate.sessionBeganRequest(streamID: streamID) }
+    }
+
+    func nghttp2ReceivedFrame(_ frame: NGHTTP2Frame) {
+        switch frame {
+        case .headers(let streamID, let endsStream):
+            self.delegate.sessionReceivedHeaderBlock(streamID: streamID)
+            if endsStream { self.delegate.sessionReceivedEndOfStream(streamID: streamID) }
+        case .data(let streamID, endsStream: true):
+            self.delegate.sessionReceivedEndOfStream(streamID: streamID)
+        case .ping(isAcknowledgement: false):
+            self.delegate.sessionReceivedPing()
+        case .data, .ping, .settings, .goAway:
+            break
+        }
     }
 }

@@ -15,27 +15,25 @@ package import PostgresNIO
 /// APNs documents no paging for `all-channels`; channels recorded within a minute before the listing are left
 /// alone, so one created while the listing runs is not taken for missing.
 package struct ChannelReconciler: Sendable {
-    private let database: PostgresClient
-    private let apns: APNsClient
-    private let logger: Logger
+    private let channels: Channels
+    private let registry: ChannelRegistry
 
     /// - Parameter apns: The APNs client of the app's team and environment.
     package init(database: PostgresClient, apns: APNsClient, logger: Logger) {
-        self.database = database
-        self.apns = apns
-        self.logger = logger
+        let channels = Channels(client: database, logger: logger)
+        self.channels = channels
+        self.registry = ChannelRegistry(channels: channels, apns: apns, logger: logger)
     }
 
     /// Reconciles one app's channels.
     /// - Parameter deleteOrphans: Delete orphans at APNs (otherwise they are only reported).
     /// - Throws: ``APNsRefusal`` when APNs does not list the channels; database errors.
     package func reconcile(appID: Int64, bundleID: String, environment: String, deleteOrphans: Bool) async throws -> ChannelReconciliation {
-        let registry = ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: self.apns, logger: self.logger)
         let listedAt = Date()
-        let atAPNs = Set(try await registry.listAtAPNs(bundleID: bundleID))
+        let atAPNs = Set(try await self.registry.listAtAPNs(bundleID: bundleID))
         var result = ChannelReconciliation(bundleID: bundleID, environment: environment)
         result.atAPNs = atAPNs.count
-        let recorded = try await self.recorded(appID: appID)
+        let recorded = try await self.channels.recorded(appID: appID)
         result.activeInRegistry = recorded.values.filter { $0.state == ChannelState.active.rawValue }.count
 
         for channelID in atAPNs.sorted() {
@@ -47,7 +45,7 @@ package struct ChannelReconciler: Sendable {
                 var finding = ChannelReconciliation.Finding(kind: .recordedOrphan, channelID: channelID, action: "kept")
                 if deleteOrphans {
                     do {
-                        _ = try await registry.retire(appID: appID, bundleID: bundleID, channelID: channelID, force: true)
+                        _ = try await self.registry.retire(appID: appID, bundleID: bundleID, channelID: channelID, force: true)
                         finding.action = "retired (deleted at APNs)"
                     } catch let error as StoreError {
                         finding.action = "not retired: \(error.message)"
@@ -66,10 +64,10 @@ package struct ChannelReconciler: Sendable {
         for (channelID, row) in recorded.sorted(by: { $0.key < $1.key }) where !atAPNs.contains(channelID) && row.createdAt < settled {
             switch row.state {
             case ChannelState.active.rawValue:
-                try await self.mark(appID: appID, channelID: channelID, from: .active, to: .missing)
+                try await self.channels.mark(appID: appID, channelID: channelID, from: .active, to: .missing)
                 result.findings.append(.init(kind: .missingAtAPNs, channelID: channelID, feedKey: row.feedKey, action: "marked missing"))
             case ChannelState.orphan.rawValue:
-                try await self.mark(appID: appID, channelID: channelID, from: .orphan, to: .retired)
+                try await self.channels.mark(appID: appID, channelID: channelID, from: .orphan, to: .retired)
                 result.findings.append(.init(kind: .recordedOrphanGone, channelID: channelID, feedKey: row.feedKey, action: "marked retired"))
             default:
                 continue
@@ -81,47 +79,16 @@ package struct ChannelReconciler: Sendable {
     /// Deletes an orphan at APNs, unless the registry took it up as active meanwhile. - Returns: what was done.
     private func deleteOrphan(appID: Int64, bundleID: String, channelID: String) async -> String {
         do {
-            if try await self.recorded(appID: appID, channelID: channelID)[channelID]?.state == ChannelState.active.rawValue {
+            if try await self.channels.recorded(appID: appID, channelID: channelID)[channelID]?.state == ChannelState.active.rawValue {
                 return "kept: the registry recorded it meanwhile"
             }
         } catch {
             return "not deleted: \(error)"
         }
-        let outcome = await self.apns.deleteChannel(bundleID: bundleID, channelID: channelID)
-        guard outcome.status == 204 || outcome.reason == .channelNotRegistered else {
+        let (outcome, deleted) = await self.registry.deleteAtAPNs(bundleID: bundleID, channelID: channelID)
+        guard deleted else {
             return "not deleted: APNs answered \(outcome.status.map(String.init) ?? "nothing")\(outcome.reason.map { " \($0.rawValue)" } ?? "")"
         }
         return ChannelReconciliation.Finding.deletedAtAPNs
-    }
-
-    private struct Row {
-        var state: String
-        var feedKey: String?
-        var createdAt: Date
-    }
-
-    private func recorded(appID: Int64, channelID: String? = nil) async throws -> [String: Row] {
-        let rows = try await self.database.guardedQuery(
-            """
-            SELECT c.channel_id, c.state, f.feed_key, c.created_at FROM channels c LEFT JOIN feeds f ON f.id = c.feed_id
-            WHERE c.app_id = \(appID) AND (\(channelID)::text IS NULL OR c.channel_id = \(channelID))
-            """,
-            logger: self.logger
-        )
-        var recorded: [String: Row] = [:]
-        for try await (id, state, feedKey, createdAt) in rows.decode((String, String, String?, Date).self) {
-            recorded[id] = Row(state: state, feedKey: feedKey, createdAt: createdAt)
-        }
-        return recorded
-    }
-
-    private func mark(appID: Int64, channelID: String, from: ChannelState, to: ChannelState) async throws {
-        try await self.database.guardedQuery(
-            """
-            UPDATE channels SET state = \(to.rawValue), retired_at = CASE WHEN \(to.rawValue) = \(unescaped: ChannelState.retired.sql) THEN now() ELSE retired_at END
-            WHERE app_id = \(appID) AND channel_id = \(channelID) AND state = \(from.rawValue)
-            """,
-            logger: self.logger
-        )
     }
 }

@@ -97,12 +97,17 @@ package struct ChannelRegistry: Sendable {
                 field: "channelId"
             )
         }
-        let outcome = await self.apns.deleteChannel(bundleID: bundleID, channelID: channelID)
-        guard outcome.status == 204 || outcome.reason == .channelNotRegistered else {
-            throw APNsRefusal("APNs did not delete the channel: \(outcome)")
-        }
+        let (outcome, deleted) = await self.deleteAtAPNs(bundleID: bundleID, channelID: channelID)
+        guard deleted else { throw APNsRefusal("APNs did not delete the channel: \(outcome)") }
         try await self.channels.markRetired(appID: appID, channelID: channelID)
         channel.state = ChannelState.retired.rawValue
         return channel
+    }
+
+    /// Deletes a channel at APNs only; the registry is left as it is.
+    /// - Returns: APNs' answer, and whether the channel is gone there (deleted, or APNs did not have it).
+    func deleteAtAPNs(bundleID: String, channelID: String) async -> (outcome: APNsOutcome, deleted: Bool) {
+        let outcome = await self.apns.deleteChannel(bundleID: bundleID, channelID: channelID)
+        return (outcome, outcome.status == 204 || outcome.reason == .channelNotRegistered)
     }
 }

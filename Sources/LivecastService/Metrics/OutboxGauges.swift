@@ -22,7 +22,7 @@ package struct OutboxGauges: Service {
     package func run() async throws {
         Gauge(label: "livecast_channels_limit").record(Channels.apnsLimit)
         // An interval first: at start the migrations may still be on their way.
-        while (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: self.interval) })) != nil, !Task.isShuttingDownGracefully {
+        await periodically(every: self.interval) {
             do {
                 try await self.sample()
             } catch {
@@ -32,26 +32,11 @@ package struct OutboxGauges: Service {
     }
 
     private func sample() async throws {
-        let outbox = try await self.database.guardedQuery(
-            """
-            SELECT count(*)::int, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
-            FROM unfinished_updates
-            """,
-            logger: self.logger
-        )
-        for try await (pending, oldest) in outbox.decode((Int, Double).self) {
-            Gauge(label: "livecast_outbox_pending").record(pending)
-            Gauge(label: "livecast_outbox_oldest_pending_seconds").record(oldest)
+        if let backlog = try await OutboxBacklog.read(client: self.database, logger: self.logger) {
+            Gauge(label: "livecast_outbox_pending").record(backlog.pending)
+            Gauge(label: "livecast_outbox_oldest_pending_seconds").record(backlog.oldestAge)
         }
-        let channels = try await self.database.guardedQuery(
-            """
-            SELECT a.bundle_id || ' (' || a.environment || ')', count(c.id)::int
-            FROM apps a LEFT JOIN channels c ON c.app_id = a.id AND c.state <> \(unescaped: ChannelState.retired.sql)
-            GROUP BY a.bundle_id, a.environment
-            """,
-            logger: self.logger
-        )
-        for try await (app, count) in channels.decode((String, Int).self) {
+        for (app, count) in try await Channels(client: self.database, logger: self.logger).liveCountsByApp() {
             Gauge(label: "livecast_channels", dimensions: [("app", app)]).record(count)
         }
     }

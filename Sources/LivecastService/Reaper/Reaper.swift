@@ -13,15 +13,9 @@ package import PostgresNIO
 /// cron job beside `serve`): each app is worked on by one pass at a time, under a PostgreSQL advisory lock, and the
 /// store's row locks and states keep an activity or a feed from being ended twice even without it.
 package struct Reaper: Sendable {
-    /// An app as the reaper sees it, with its own retention periods.
-    struct App {
-        var id: Int64
-        var bundleID: String
-        var environment: String
-        var retention: ReaperPolicy.Retention
-    }
-
     let database: PostgresClient
+    /// The reaper's statements.
+    let reaping: Reaping
     let clientForApp: Dispatcher.ClientForApp
     let policy: ReaperPolicy
     let logger: Logger
@@ -33,6 +27,7 @@ package struct Reaper: Sendable {
     ///   - logger: Logs what failed.
     package init(database: PostgresClient, clientForApp: @escaping Dispatcher.ClientForApp, policy: ReaperPolicy = ReaperPolicy(), logger: Logger) {
         self.database = database
+        self.reaping = Reaping(client: database, logger: logger)
         self.clientForApp = clientForApp
         self.policy = policy
         self.logger = logger
@@ -63,53 +58,35 @@ package struct Reaper: Sendable {
     }
 
     /// Keeps the pass's summary on the app (the console's overview shows it); a failure to is only logged.
-    private func remember(_ report: ReaperReport, of app: App) async {
+    private func remember(_ report: ReaperReport, of app: Reaping.App) async {
         guard !report.skipped else { return }
         do {
-            try await self.database.guardedQuery(
-                "UPDATE apps SET reaped_at = now(), reap_summary = \(report.summary(dryRun: false)) WHERE id = \(app.id)",
-                logger: self.logger
-            )
+            try await self.reaping.recordPass(appID: app.id, summary: report.summary(dryRun: false))
         } catch {
             self.logger.warning("could not record the reaper's pass", metadata: ["app": "\(app.bundleID)", "error": "\(Self.describe(error))"])
         }
     }
 
-    func apps() async throws -> [App] {
-        let rows = try await self.database.guardedQuery(
-            """
-            SELECT id, bundle_id, environment, retain_updates_days, retain_deliveries_days, retain_dismissed_activities_days
-            FROM apps ORDER BY bundle_id, environment
-            """,
-            logger: self.logger
-        )
-        var apps: [App] = []
+    /// Every app, by bundle id and environment.
+    func apps() async throws -> [Reaping.App] {
+        try await self.reaping.apps()
+    }
+
+    /// The app's retention periods: its own, the policy's where it sets none.
+    func retention(of app: Reaping.App) -> ReaperPolicy.Retention {
         let defaults = self.policy.retention
-        for try await (id, bundleID, environment, updates, deliveries, activities) in rows.decode((Int64, String, String, Int?, Int?, Int?).self) {
-            let retention = ReaperPolicy.Retention(
-                updates: updates.map(Duration.days) ?? defaults.updates,
-                deliveries: deliveries.map(Duration.days) ?? defaults.deliveries,
-                dismissedActivities: activities.map(Duration.days) ?? defaults.dismissedActivities
-            )
-            apps.append(App(id: id, bundleID: bundleID, environment: environment, retention: retention))
-        }
-        return apps
+        return ReaperPolicy.Retention(
+            updates: app.retainUpdatesDays.map(Duration.days) ?? defaults.updates,
+            deliveries: app.retainDeliveriesDays.map(Duration.days) ?? defaults.deliveries,
+            dismissedActivities: app.retainDismissedActivitiesDays.map(Duration.days) ?? defaults.dismissedActivities
+        )
     }
 
     /// Every rule, under the app's advisory lock (held by a transaction that writes nothing).
-    private func reap(_ app: App, now: Int) async -> ReaperReport {
+    private func reap(_ app: Reaping.App, now: Int) async -> ReaperReport {
         do {
-            let report: ReaperReport? = try await self.database.withGuardedTransaction(logger: self.logger) { connection in
-                let rows = try await connection.query(
-                    "SELECT pg_try_advisory_xact_lock(\(ReaperLocks.appNamespace), \(SendLocks.key(app.id)))",
-                    logger: self.logger
-                )
-                var locked = false
-                for try await value in rows.decode(Bool.self) { locked = value }
-                guard locked else { return nil }
-                // The lock holds until this transaction ends; the rules work on other connections meanwhile.
-                return await self.runRules(app, now: now)
-            }
+            // The lock holds until the rules are done; they work on other connections meanwhile.
+            let report = try await self.reaping.whileHoldingAppLock(app.id) { await self.runRules(app, now: now) }
             if let report { return report }
             var skipped = ReaperReport(bundleID: app.bundleID, environment: app.environment)
             skipped.skipped = true
@@ -121,7 +98,7 @@ package struct Reaper: Sendable {
         }
     }
 
-    private func runRules(_ app: App, now: Int) async -> ReaperReport {
+    private func runRules(_ app: Reaping.App, now: Int) async -> ReaperReport {
         var report = ReaperReport(bundleID: app.bundleID, environment: app.environment)
         await self.rule("ending stale activities and feeds", &report) { report in
             report.endedActivities += try await self.endStaleActivities(app, now: now)
@@ -148,14 +125,19 @@ package struct Reaper: Sendable {
     }
 
     /// What a pass would do, counted without writing.
-    private func preview(_ app: App, now: Int) async -> ReaperReport {
+    private func preview(_ app: Reaping.App, now: Int) async -> ReaperReport {
         var report = ReaperReport(bundleID: app.bundleID, environment: app.environment)
         await self.rule("counting", &report) { report in
-            report.endedActivities = try await self.count(self.staleActivities(app, now: now, after: 0, limit: nil))
-            report.endedActivities += try await self.count(self.agingActivities(app, now: now, after: 0, limit: nil))
-            report.endedFeeds = try await self.count(self.staleFeeds(app, now: now, after: 0, limit: nil))
+            report.endedActivities = try await self.reaping.staleActivityCount(app.id, now: now, staleGrace: self.policy.staleGrace)
+            report.endedActivities += try await self.reaping.agingActivityCount(
+                app.id,
+                now: now,
+                staleGrace: self.policy.staleGrace,
+                startedBefore: self.agingCutoff(now)
+            )
+            report.endedFeeds = try await self.reaping.staleFeedCount(app.id, now: now, staleGrace: self.policy.staleGrace)
             report.dismissedActivities = try await self.dismissActivities(app, now: now, dryRun: true)
-            report.retiredChannels = try await self.count(self.channelsToRetire(app, now: now))
+            report.retiredChannels = try await self.reaping.channelsToRetireCount(app.id, endedBefore: self.retirementCutoff(now))
             report.expiredTokens = try await self.expireTokens(app, now: now, dryRun: true)
             report.prunedRows = try await self.prune(app, now: now, dryRun: true)
         }
@@ -172,34 +154,9 @@ package struct Reaper: Sendable {
         }
     }
 
-    /// A query around another: `prefix`, the inner query, `suffix` (neither with binds of its own).
-    func wrapping(_ prefix: String, _ inner: PostgresQuery, _ suffix: String) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: prefix + inner.sql + suffix, binds: inner.binds)
-    }
-
-    /// The rows a query counts.
-    func count(_ query: PostgresQuery) async throws -> Int {
-        let rows = try await self.database.guardedQuery(self.wrapping("SELECT count(*)::int FROM (", query, ") AS candidates"), logger: self.logger)
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
-    }
-
-    /// The number of rows a statement returned (its `RETURNING` rows).
-    func changed(_ query: PostgresQuery) async throws -> Int {
-        let rows = try await self.database.guardedQuery(query, logger: self.logger)
-        var count = 0
-        for try await _ in rows { count += 1 }
-        return count
-    }
-
-    /// Runs a bounded statement until it changes no more rows. - Returns: the rows changed in all.
-    func inBatches(_ query: PostgresQuery) async throws -> Int {
-        var total = 0
-        while true {
-            let changed = try await self.changed(query)
-            total += changed
-            if changed < self.policy.batchSize { return total }
-        }
+    /// How a rule's statement runs: counted in a dry run, else in batches of the policy's size.
+    func run(dryRun: Bool) -> Reaping.Run {
+        dryRun ? .count : .batches(of: self.policy.batchSize)
     }
 
     /// PostgreSQL's own message for its errors; the description for others.
@@ -208,13 +165,4 @@ package struct Reaper: Sendable {
         if let error = error as? PostgresTransactionError, let closureError = error.closureError { return Self.describe(closureError) }
         return "\(error)"
     }
-}
-
-/// Advisory lock namespaces of the scheduled jobs (see ``SendLocks`` for the dispatcher's; namespace 5 is
-/// `analyze_if_outgrown`'s, in `sql/0026`).
-enum ReaperLocks {
-    /// One pass at a time per app (key: the app id).
-    static let appNamespace: Int32 = 3
-    /// The one `serve` instance that runs the periodic job (key 0).
-    static let scheduleNamespace: Int32 = 4
 }

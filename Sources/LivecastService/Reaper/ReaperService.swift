@@ -1,7 +1,6 @@
 import Foundation
 import LivecastStore
 package import Logging
-import PostgresNIO
 import ServiceLifecycle
 
 /// The reaper and the channel reconciler run periodically inside `serve`. Every instance ticks; at each tick the one
@@ -26,11 +25,7 @@ package struct ReaperService: Service {
 
     /// Waits an interval before the first tick, so a starting `serve` applies its migrations first.
     package func run() async throws {
-        while true {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
-            guard !Task.isShuttingDownGracefully, !Task.isCancelled else { return }
-            await self.tick()
-        }
+        await periodically(every: self.interval) { await self.tick() }
     }
 
     /// One tick: the pass and the reconciliation, if this instance takes the lock.
@@ -38,15 +33,11 @@ package struct ReaperService: Service {
     @discardableResult
     package func tick() async -> Bool {
         do {
-            return try await self.reaper.database.withGuardedTransaction(logger: self.logger) { connection in
-                let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(ReaperLocks.scheduleNamespace), 0)", logger: self.logger)
-                var elected = false
-                for try await value in rows.decode(Bool.self) { elected = value }
-                guard elected else { return false }
+            return try await self.reaper.reaping.whileHoldingScheduleLock {
                 await self.reap()
                 await self.reconcile()
                 return true
-            }
+            } ?? false
         } catch {
             self.logger.error("the scheduled reaper could not run", metadata: ["error": "\(Reaper.describe(error))"])
             return false
@@ -88,10 +79,11 @@ package struct ReaperService: Service {
 
 extension Reaper {
     /// The apps that have ever had a channel recorded: the ones worth asking APNs about.
-    func appsWithChannels() async throws -> [App] {
-        var apps: [App] = []
+    func appsWithChannels() async throws -> [Reaping.App] {
+        let channels = Channels(client: self.database, logger: self.logger)
+        var apps: [Reaping.App] = []
         for app in try await self.apps() {
-            if try await self.count("SELECT 1 FROM channels WHERE app_id = \(app.id) LIMIT 1") > 0 { apps.append(app) }
+            if try await channels.anyRecorded(appID: app.id) { apps.append(app) }
         }
         return apps
     }

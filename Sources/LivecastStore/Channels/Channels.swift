@@ -30,8 +30,8 @@ package struct Channels: Sendable {
     /// APNs' cap on channels per app and environment.
     package static let apnsLimit = 10_000
 
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
 
     package init(client: PostgresClient, logger: Logger) {
         self.client = client

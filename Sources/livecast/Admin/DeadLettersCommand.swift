@@ -15,21 +15,11 @@ struct DeadLettersCommand: AsyncParsableCommand {
             abstract: "List dead letters, oldest first: id, update, event, target, reason, tries, last try, replay."
         )
 
-        @Option(help: "At most this many (1 to 1000).")
-        var limit: Int = 100
-
-        @OptionGroup var app: AppSelection
-        @OptionGroup var database: DatabaseOptions
-        @OptionGroup var config: ConfigFileOption
-
-        func validate() throws {
-            guard (1...1000).contains(self.limit) else { throw ValidationError("--limit must be from 1 to 1000") }
-        }
+        @OptionGroup var list: AppListOptions<DeadLetterRows>
 
         func run() async throws {
-            let entries = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
-                return try await DeadLetterEntry.list(appID: app.id, after: nil, limit: self.limit, client: client, logger: .disabled)
+            let entries = try await self.list.withApp { client, app in
+                try await DeadLetterEntry.list(appID: app.id, after: nil, limit: self.list.limit, client: client, logger: .disabled)
             }
             for entry in entries {
                 let replay = entry.replayOutcome.map { "replayed: \($0)" } ?? "not replayed"

@@ -37,19 +37,16 @@ struct DeliveriesCommand: AsyncParsableCommand {
         @Option(help: "APNs' reason, such as BadDeviceToken.")
         var reason: String?
 
-        @Option(help: "At most this many pushes (1 to 1000).")
-        var limit: Int = 100
-
-        @OptionGroup var app: AppSelection
-        @OptionGroup var database: DatabaseOptions
-        @OptionGroup var config: ConfigFileOption
-
-        func validate() throws {
-            guard (1...1000).contains(self.limit) else { throw ValidationError("--limit must be from 1 to 1000") }
-        }
+        @OptionGroup var list: AppListOptions<PushRows>
 
         func run() async throws {
-            var query = DeliveryLog.Query(token: self.token, updateID: self.updateId, status: self.status, reason: self.reason, limit: self.limit)
+            var query = DeliveryLog.Query(
+                token: self.token,
+                updateID: self.updateId,
+                status: self.status,
+                reason: self.reason,
+                limit: self.list.limit
+            )
             if let apnsId = self.apnsId {
                 guard let id = PushID(apnsId) else {
                     print("no push of Livecast's has apns-id \(apnsId)")
@@ -57,9 +54,8 @@ struct DeliveriesCommand: AsyncParsableCommand {
                 }
                 query.apnsID = id
             }
-            let page = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
-                return try await DeliveryLog(client: client, logger: .disabled).find(query, appID: app.id)
+            let page = try await self.list.withApp { client, app in
+                try await DeliveryLog(client: client, logger: .disabled).find(query, appID: app.id)
             }
             for record in page.records { print("\(RecordText.time(record.at))  \(RecordText.push(record))") }
             if page.records.isEmpty {

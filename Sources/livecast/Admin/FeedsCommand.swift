@@ -62,25 +62,15 @@ struct FeedsCommand: AsyncParsableCommand {
         @Option(help: "The feed's key.")
         var feed: String
 
-        @Option(help: "At most this many updates (1 to 1000).")
-        var limit: Int = 20
-
-        @OptionGroup var app: AppSelection
-        @OptionGroup var database: DatabaseOptions
-        @OptionGroup var config: ConfigFileOption
-
-        func validate() throws {
-            guard (1...1000).contains(self.limit) else { throw ValidationError("--limit must be from 1 to 1000") }
-        }
+        @OptionGroup var list: AppListOptions<UpdateRows>
 
         func run() async throws {
-            let updates = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
-                return try await UpdateStatus.history(
+            let updates = try await self.list.withApp { client, app in
+                try await UpdateStatus.history(
                     feedKey: self.feed,
                     appID: app.id,
                     before: nil,
-                    limit: self.limit,
+                    limit: self.list.limit,
                     client: client,
                     logger: .disabled
                 )

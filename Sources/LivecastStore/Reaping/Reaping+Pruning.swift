@@ -1,0 +1,60 @@
+import LivecastCore
+import PostgresNIO
+
+/// Deleting what an app's retention periods no longer keep. Each takes the time (UNIX seconds) before which a row
+/// is old enough, and returns the rows deleted (or, counting, that would be), cascades not counted.
+extension Reaping {
+    /// Deliveries attempted before `cutoff`.
+    package func pruneDeliveries(_ appID: Int64, attemptedBefore cutoff: Double, _ run: Run) async throws -> Int {
+        try await self.prune("deliveries", run) { limit, locking in
+            """
+            SELECT d.id FROM deliveries d JOIN updates u ON u.id = d.update_id
+            WHERE u.app_id = \(appID) AND d.attempted_at < to_timestamp(\(cutoff))
+            ORDER BY d.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF d SKIP LOCKED" : "")
+            """
+        }
+    }
+
+    /// Finished updates (sent, superseded, failed) completed before `cutoff`. A start of a feed that has not ended
+    /// is kept: its `feed_starts` rows are what keeps a device from being started twice.
+    package func pruneFinishedUpdates(_ appID: Int64, completedBefore cutoff: Double, _ run: Run) async throws -> Int {
+        try await self.prune("updates", run) { limit, locking in
+            """
+            SELECT u.id FROM updates u
+            WHERE u.app_id = \(appID) AND u.status IN \(unescaped: OutboxStatus.finishedSQL)
+              AND u.completed_at < to_timestamp(\(cutoff))
+              AND NOT EXISTS (SELECT 1 FROM feed_starts s JOIN feeds f ON f.id = s.feed_id WHERE s.update_id = u.id AND f.state <> \(unescaped: FeedState.ended.sql))
+            ORDER BY u.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF u SKIP LOCKED" : "")
+            """
+        }
+    }
+
+    /// Scheduled updates done with (sent, cancelled, refused) before `cutoff`.
+    package func pruneScheduledUpdates(_ appID: Int64, doneBefore cutoff: Double, _ run: Run) async throws -> Int {
+        try await self.prune("scheduled_updates", run) { limit, locking in
+            """
+            SELECT s.id FROM scheduled_updates s
+            WHERE s.app_id = \(appID) AND s.status <> 'scheduled' AND s.done_at < to_timestamp(\(cutoff))
+            ORDER BY s.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF s SKIP LOCKED" : "")
+            """
+        }
+    }
+
+    /// Dismissed activities (with their tokens and updates) dismissed before `cutoff`.
+    package func pruneDismissedActivities(_ appID: Int64, dismissedBefore cutoff: Double, _ run: Run) async throws -> Int {
+        try await self.prune("activities", run) { limit, locking in
+            """
+            SELECT a.id FROM activities a
+            WHERE a.app_id = \(appID) AND a.state = \(unescaped: ActivityState.dismissed.sql)
+              AND coalesce(a.dismissed_at, a.ended_at) < to_timestamp(\(cutoff))
+            ORDER BY a.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF a SKIP LOCKED" : "")
+            """
+        }
+    }
+
+    private func prune(_ table: String, _ run: Run, _ candidates: (_ limit: Int?, _ locking: Bool) -> PostgresQuery) async throws -> Int {
+        try await self.run(run, candidates: candidates) { old in
+            self.wrapping("DELETE FROM \(table) WHERE id IN (", old, ") RETURNING id")
+        }
+    }
+}

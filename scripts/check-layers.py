@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Checks that LivecastService holds no SQL (issue #45): the store (LivecastStore) exposes named queries and the
+service keeps the policy, so every statement lives in one module. Fails, naming file:line, on a `SELECT`,
+`INSERT INTO`, `DELETE FROM` or `UPDATE <table> [alias] SET` in Sources/LivecastService, in code or in a string
+literal, across lines too, and on a `.query(` called with a string literal. Comments do not count.
+Run from the repository's root; exits 1 when it finds any."""
+import glob
+import re
+import sys
+
+ROOT = "Sources/LivecastService"
+
+# TEMPORARY (issue #45): the dispatcher's and the outbox's statements are moving to Sources/LivecastStore/Outbox/
+# on another branch. Delete this allow-list once that has merged: nothing else may be added to it.
+ALLOWED_FOR_NOW = ("Sources/LivecastService/Dispatcher/", "Sources/LivecastService/Outbox/")
+
+STATEMENTS = [
+    ("SELECT", re.compile(r"\bSELECT\s")),
+    ("INSERT INTO", re.compile(r"\bINSERT\s+INTO\b")),
+    ("DELETE FROM", re.compile(r"\bDELETE\s+FROM\b")),
+    ("UPDATE ... SET", re.compile(r"\bUPDATE\s+\w+(?:\s+(?!SET\b)\w+)?\s+SET\b")),
+    ("a query with SQL text", re.compile(r"\.query\(\s*(?:\"|#\")")),
+]
+
+
+def without_comments(text):
+    """The text with `//` comments blanked (lengths and line breaks kept); string literals, multi-line ones included,
+    are left alone."""
+    kept = []
+    in_block = False  # inside a multi-line string literal
+    for line in text.split("\n"):
+        if in_block:
+            in_block = line.count('"""') % 2 == 0
+            kept.append(line)
+            continue
+        in_string = False
+        cut = len(line)
+        index = 0
+        while index < len(line):
+            if line.startswith('"""', index) and not in_string:
+                in_block = line.count('"""', index) % 2 == 1
+                break
+            if line[index] == "\\" and in_string:
+                index += 2
+                continue
+            if line[index] == '"':
+                in_string = not in_string
+            elif not in_string and line.startswith("//", index):
+                cut = index
+                break
+            index += 1
+        kept.append(line[:cut] + " " * (len(line) - cut))
+    return "\n".join(kept)
+
+
+findings = []
+for path in sorted(glob.glob(f"{ROOT}/**/*.swift", recursive=True)):
+    if path.startswith(ALLOWED_FOR_NOW):
+        continue
+    with open(path) as source:
+        text = without_comments(source.read())
+    for name, pattern in STATEMENTS:
+        for match in pattern.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            findings.append((path, line, name))
+for path, line, name in sorted(findings):
+    print(f"scripts/check-layers.py: {path}:{line}: {name}: SQL belongs in LivecastStore, behind a named query", file=sys.stderr)
+print(f"layers: {len(findings)} SQL statements in {ROOT} outside the temporary allow-list")
+sys.exit(1 if findings else 0)
