@@ -1,7 +1,9 @@
+import APNsEmulator
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import LivecastCore
+import LivecastService
 import LivecastStore
 import LivecastTesting
 import PostgresNIO
@@ -201,6 +203,77 @@ import Yams
             let unknown = try await client.send(.post, "\(Self.app)/activities/none/dismissed", key: key, headers: Self.phone)
             #expect(unknown.status == .notFound)
             #expect(unknown.errorCode == "not_found")
+        }
+    }
+
+    @Test func aFollowerDismissedOnItsDeviceGetsNoMoreOfItsFeed() async throws {
+        try await APIFixture.withEmulator("client_dismissed_feed") { fixture, client, emulator, dispatcher in
+            let feed = try await client.send(
+                .put,
+                "\(Self.app)/feeds/game-1",
+                key: fixture.key(.operator),
+                body: #"{"attributesType": "GameAttributes", "attributes": {"home": "Giants"}}"#
+            )
+            #expect(feed.status == .created, "\(feed.text)")
+            var devices: [String] = []
+            for _ in 0..<2 {
+                let device = try emulator.emulator.addDevice(
+                    bundleID: EmulatorFixture.bundleID,
+                    osVersion: "17.5",
+                    pushToStartTokens: ["GameAttributes": ""]
+                )
+                let token = try #require(device.pushToStartTokens["GameAttributes"])
+                let registered = try await client.send(
+                    .put,
+                    "\(Self.app)/push-to-start-tokens/\(device.id)/GameAttributes",
+                    key: fixture.key(.client),
+                    body: #"{"token": "\#(token)", "osVersion": "17.5"}"#,
+                    headers: [ClientKeys.deviceHeader: device.id]
+                )
+                #expect(registered.status == .created, "\(registered.text)")
+                devices.append(device.id)
+            }
+            let start = try await client.send(
+                .post,
+                "\(Self.app)/feeds/game-1/start",
+                key: fixture.key(.backend),
+                body: #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}}"#
+            )
+            #expect(start.status == .accepted, "\(start.text)")
+            #expect(try await dispatcher.drain() == 1)
+            var activityIDs: [String] = []
+            for device in devices {
+                let activity = try #require(emulator.emulator.device(id: device)?.activities.first)
+                let registered = try await client.send(
+                    .put,
+                    "\(Self.app)/activities/\(activity.id)",
+                    key: fixture.key(.client),
+                    body: #"{"attributesType": "GameAttributes", "feed": "game-1", "pushToken": "\#(activity.updateToken ?? "")"}"#,
+                    headers: [ClientKeys.deviceHeader: device]
+                )
+                #expect(registered.status == .created, "\(registered.text)")
+                activityIDs.append(activity.id)
+            }
+            let dismissed = try await client.send(
+                .post,
+                "\(Self.app)/activities/\(activityIDs[0])/dismissed",
+                key: fixture.key(.client),
+                headers: [ClientKeys.deviceHeader: devices[0]]
+            )
+            #expect(dismissed.status == .noContent, "\(dismissed.text)")
+            let applied = { (device: String) in emulator.emulator.device(id: device)?.activities.first?.appliedPushes ?? -1 }
+            let before = devices.map(applied)
+            let update = try await client.send(
+                .post,
+                "\(Self.app)/feeds/game-1/updates",
+                key: fixture.key(.backend),
+                body: #"{"contentState": {"home": 1}, "timestamp": \#(Int(Date().timeIntervalSince1970) + 5)}"#
+            )
+            #expect(update.status == .accepted, "\(update.text)")
+            #expect(try await dispatcher.drain() == 1)
+            let after = devices.map(applied)
+            #expect(after[0] == before[0], "the dismissed activity got nothing")
+            #expect(after[1] == before[1] + 1, "the other follower got the update")
         }
     }
 
