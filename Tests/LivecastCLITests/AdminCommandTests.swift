@@ -12,16 +12,21 @@ import Testing
         Fixtures.productsDirectory.appendingPathComponent("livecast").path
     }
 
-    @Test func keysCreatePrintsTheKeyAloneOnTheLastLineAndItAuthenticates() async throws {
-        let (database, url) = try await CLIDatabase.migrated(named: "cli_keys")
+    /// `livecast apps add` of com.example.game (sandbox) with a new provider key.
+    private func addGame(url: String) async throws -> ExternalProcess.Result {
         let key = try await ProviderKey.make()
-        let added = try await ExternalProcess.run(
+        return try await ExternalProcess.run(
             self.livecast,
             [
                 "apps", "add", "--bundle-id", "com.example.game", "--environment", "sandbox", "--team-id", key.teamID,
                 "--key-id", key.keyID, "--key-file", key.path, "--key-by-path", "--database-url", url,
             ]
         )
+    }
+
+    @Test func keysCreatePrintsTheKeyAloneOnTheLastLineAndItAuthenticates() async throws {
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_keys")
+        let added = try await self.addGame(url: url)
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout == "added com.example.game (sandbox)\n")
 
@@ -46,14 +51,7 @@ import Testing
 
     @Test func clientKeysAreCreatedListedAndRevokedLikeOthers() async throws {
         let (database, url) = try await CLIDatabase.migrated(named: "cli_client_keys")
-        let key = try await ProviderKey.make()
-        let added = try await ExternalProcess.run(
-            self.livecast,
-            [
-                "apps", "add", "--bundle-id", "com.example.game", "--environment", "sandbox", "--team-id", key.teamID,
-                "--key-id", key.keyID, "--key-file", key.path, "--key-by-path", "--database-url", url,
-            ]
-        )
+        let added = try await self.addGame(url: url)
         #expect(added.status == 0, "\(added.stderr)")
         var shown: [String] = []
         for _ in 0..<2 {

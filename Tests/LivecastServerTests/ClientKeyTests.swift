@@ -223,14 +223,8 @@ import Yams
                     pushToStartTokens: ["GameAttributes": ""]
                 )
                 let token = try #require(device.pushToStartTokens["GameAttributes"])
-                let registered = try await client.send(
-                    .put,
-                    "\(Self.app)/push-to-start-tokens/\(device.id)/GameAttributes",
-                    key: fixture.key(.client),
-                    body: #"{"token": "\#(token)", "osVersion": "17.5"}"#,
-                    headers: [ClientKeys.deviceHeader: device.id]
-                )
-                #expect(registered.status == .created, "\(registered.text)")
+                let body = #"{"token": "\#(token)", "osVersion": "17.5"}"#
+                try await Self.register("push-to-start-tokens/\(device.id)/GameAttributes", body, device: device.id, fixture, client)
                 devices.append(device.id)
             }
             let start = try await client.send(
@@ -244,14 +238,8 @@ import Yams
             var activityIDs: [String] = []
             for device in devices {
                 let activity = try #require(emulator.emulator.device(id: device)?.activities.first)
-                let registered = try await client.send(
-                    .put,
-                    "\(Self.app)/activities/\(activity.id)",
-                    key: fixture.key(.client),
-                    body: #"{"attributesType": "GameAttributes", "feed": "game-1", "pushToken": "\#(activity.updateToken ?? "")"}"#,
-                    headers: [ClientKeys.deviceHeader: device]
-                )
-                #expect(registered.status == .created, "\(registered.text)")
+                let body = #"{"attributesType": "GameAttributes", "feed": "game-1", "pushToken": "\#(activity.updateToken ?? "")"}"#
+                try await Self.register("activities/\(activity.id)", body, device: device, fixture, client)
                 activityIDs.append(activity.id)
             }
             let dismissed = try await client.send(
@@ -425,6 +413,24 @@ import Yams
             // A client key learns nothing of itself either, nor signs in to the console.
             #expect(try await client.send(.get, "/v1/key", key: keys[1].key).status == .forbidden)
         }
+    }
+
+    /// Registers a device's token or activity (`path` under the app) with the client key, as that device.
+    private static func register(
+        _ path: String,
+        _ body: String,
+        device: String,
+        _ fixture: APIFixture,
+        _ client: any TestClientProtocol
+    ) async throws {
+        let response = try await client.send(
+            .put,
+            "\(Self.app)/\(path)",
+            key: fixture.key(.client),
+            body: body,
+            headers: [ClientKeys.deviceHeader: device]
+        )
+        #expect(response.status == .created, "\(path): \(response.text)")
     }
 
     /// A route's path with its parameters filled in.
