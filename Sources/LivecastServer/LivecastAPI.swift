@@ -34,6 +34,8 @@ package struct LivecastAPI: Sendable {
         /// How long after a feed's start the device's app should register the started activity; a feed counts the
         /// starts past it with none (`starts.unregistered`). Defaults to 5 minutes.
         package var startRegistrationTimeout: Duration
+        /// The bounds of client keys, which apps embed and publish.
+        package var clientLimits: ClientLimits
 
         package init(
             rateLimit: RateLimit = .perKey,
@@ -42,7 +44,8 @@ package struct LivecastAPI: Sendable {
             channelLimit: Int = Channels.apnsLimit,
             maximumClockSkew: Duration = .seconds(60),
             retryDeadline: Duration = .seconds(3600),
-            startRegistrationTimeout: Duration = Feeds.defaultRegistrationTimeout
+            startRegistrationTimeout: Duration = Feeds.defaultRegistrationTimeout,
+            clientLimits: ClientLimits = .init()
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
@@ -51,6 +54,7 @@ package struct LivecastAPI: Sendable {
             self.maximumClockSkew = maximumClockSkew
             self.retryDeadline = retryDeadline
             self.startRegistrationTimeout = startRegistrationTimeout
+            self.clientLimits = clientLimits
         }
     }
 
@@ -135,20 +139,23 @@ package struct LivecastAPI: Sendable {
         let router = Router(context: APIRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: APIErrorMiddleware())
+        let clients = ClientKeys(limits: self.configuration.clientLimits)
         let authentication = APIKeyMiddleware(
             keys: self.keys,
             keyCache: self.keyCache,
             perKey: RateLimiter(configuration: self.configuration.rateLimit),
             failures: self.configuration.failedAuthenticationLimit,
             trustedProxies: self.configuration.trustedProxies,
-            databaseWatch: self.databaseWatch
+            databaseWatch: self.databaseWatch,
+            clients: clients
         )
-        let registrar = RouteRegistrar(router: router, authentication: authentication, databaseWatch: self.databaseWatch)
+        let registrar = RouteRegistrar(router: router, authentication: authentication, databaseWatch: self.databaseWatch, clients: clients)
         self.addOperationsRoutes(to: registrar)
         self.addAppRoutes(to: registrar)
         self.addKeyRoutes(to: registrar)
         self.addPushToStartTokenRoutes(to: registrar)
         self.addActivityRoutes(to: registrar)
+        self.addDeviceRoutes(to: registrar)
         self.addImportRoutes(to: registrar)
         self.addActivityUpdateRoutes(to: registrar)
         self.addFeedUpdateRoutes(to: registrar)

@@ -12,16 +12,21 @@ import Testing
         Fixtures.productsDirectory.appendingPathComponent("livecast").path
     }
 
-    @Test func keysCreatePrintsTheKeyAloneOnTheLastLineAndItAuthenticates() async throws {
-        let (database, url) = try await CLIDatabase.migrated(named: "cli_keys")
+    /// `livecast apps add` of com.example.game (sandbox) with a new provider key.
+    private func addGame(url: String) async throws -> ExternalProcess.Result {
         let key = try await ProviderKey.make()
-        let added = try await ExternalProcess.run(
+        return try await ExternalProcess.run(
             self.livecast,
             [
                 "apps", "add", "--bundle-id", "com.example.game", "--environment", "sandbox", "--team-id", key.teamID,
                 "--key-id", key.keyID, "--key-file", key.path, "--key-by-path", "--database-url", url,
             ]
         )
+    }
+
+    @Test func keysCreatePrintsTheKeyAloneOnTheLastLineAndItAuthenticates() async throws {
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_keys")
+        let added = try await self.addGame(url: url)
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout == "added com.example.game (sandbox)\n")
 
@@ -42,6 +47,41 @@ import Testing
         #expect(listed.status == 0)
         #expect(listed.stdout.contains("operator"))
         #expect(!listed.stdout.contains(lastLine))
+    }
+
+    @Test func clientKeysAreCreatedListedAndRevokedLikeOthers() async throws {
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_client_keys")
+        let added = try await self.addGame(url: url)
+        #expect(added.status == 0, "\(added.stderr)")
+        var shown: [String] = []
+        for _ in 0..<2 {
+            let created = try await ExternalProcess.run(
+                self.livecast,
+                ["keys", "create", "--bundle-id", "com.example.game", "--role", "client", "--database-url", url]
+            )
+            #expect(created.status == 0, "\(created.stderr)")
+            #expect(created.stdout.contains("(client) for com.example.game"))
+            shown.append(try #require(created.stdout.split(separator: "\n").last.map(String.init)))
+        }
+        let secrets = shown
+        let roles = { @Sendable () async throws -> [APIKeys.Role?] in
+            try await TestPostgres.withClient(database) { client in
+                let keys = APIKeys(client: client, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+                return [try await keys.authenticate(secrets[0])?.role, try await keys.authenticate(secrets[1])?.role]
+            }
+        }
+        #expect(try await roles() == [.client, .client], "two client keys live at once during a rotation")
+
+        let listed = try await ExternalProcess.run(self.livecast, ["keys", "list", "--bundle-id", "com.example.game", "--database-url", url])
+        let clientLines = listed.stdout.split(separator: "\n").filter { $0.contains("\tclient\t") }
+        #expect(clientLines.count == 2, "\(listed.stdout)")
+        let oldID = try #require(clientLines.first?.split(separator: "\t").first.map(String.init))
+        let revoked = try await ExternalProcess.run(
+            self.livecast,
+            ["keys", "revoke", "--bundle-id", "com.example.game", "--key-id", oldID, "--database-url", url]
+        )
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        #expect(try await roles() == [nil, .client])
     }
 
     @Test func badArgumentsFailClearlyWithoutAStackTrace() async throws {

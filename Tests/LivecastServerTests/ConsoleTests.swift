@@ -166,6 +166,28 @@ import Testing
         }
     }
 
+    @Test func theKeysPageOffersTheClientRoleAndAClientKeyCannotSignIn() async throws {
+        try await APIFixture.with("console_client_keys") { fixture, client in
+            var admin = ConsoleUser(client: client)
+            try await admin.signIn(key: fixture.key(.admin))
+            let page = try await admin.get("/console/keys")
+            #expect(page.text.contains(#"<option value="client">client</option>"#))
+            let created = try await admin.post("/console/keys", form: ["role": "client"])
+            #expect(created.status == .ok && created.text.contains("New client key"), "\(created.text)")
+            let shown = try #require(created.text.range(of: #"lc_[0-9a-f]+_[0-9a-f]+"#, options: .regularExpression).map { String(created.text[$0]) })
+            let registered = try await client.send(
+                .put,
+                "/v1/apps/com.example.game/push-to-start-tokens/phone-1/GameAttributes",
+                key: shown,
+                body: #"{"token": "aabb"}"#,
+                headers: [ClientKeys.deviceHeader: "phone-1"]
+            )
+            #expect(registered.status == .created, "\(registered.text)")
+            var app = ConsoleUser(client: client)
+            #expect(try await app.signIn(key: shown).status == .forbidden)
+        }
+    }
+
     @Test func failedSignInsAreRateLimitedAndTheCookieIsSecureBehindAnHTTPSProxy() async throws {
         var configuration = LivecastAPI.Configuration()
         configuration.failedAuthenticationLimit = RateLimit(ratePerSecond: 0.01, burst: 3)

@@ -29,6 +29,8 @@ struct APIKeyMiddleware: RouterMiddleware {
     let trustedProxies: TrustedProxies
     /// Answers `503` instead of waiting when PostgreSQL does not answer the key lookup.
     let databaseWatch: DatabaseWatch
+    /// The rate limit per client address that client keys have instead of the per-key one.
+    let clients: ClientKeys
     /// The keys that have authenticated and not failed since.
     private let knownKeys = KnownKeys()
 
@@ -38,7 +40,8 @@ struct APIKeyMiddleware: RouterMiddleware {
         perKey: RateLimiter<Int64>,
         failures: RateLimit,
         trustedProxies: TrustedProxies,
-        databaseWatch: DatabaseWatch
+        databaseWatch: DatabaseWatch,
+        clients: ClientKeys
     ) {
         self.keys = keys
         self.keyCache = keyCache
@@ -47,13 +50,14 @@ struct APIKeyMiddleware: RouterMiddleware {
         self.failuresByPrefix = RateLimiter(configuration: failures)
         self.trustedProxies = trustedProxies
         self.databaseWatch = databaseWatch
+        self.clients = clients
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let caller = context.caller {
             // The console's in-process call, as the key its session was opened with (checked at sign-in and on each
             // page: a revoked key's session is gone).
-            try self.limitRate(of: caller)
+            try self.limitRate(of: caller, request, context)
             return try await next(request, context)
         }
         let presented = Self.bearerKey(request).map(PresentedKey.init)
@@ -71,7 +75,7 @@ struct APIKeyMiddleware: RouterMiddleware {
             throw APIError.unauthenticated
         }
         if let presented, !isKnown { self.knownKeys.insert(presented) }
-        try self.limitRate(of: caller)
+        try self.limitRate(of: caller, request, context)
         var context = context
         context.caller = caller
         context.logger[metadataKey: "livecast.key_id"] = "\(caller.keyID)"
@@ -83,8 +87,11 @@ struct APIKeyMiddleware: RouterMiddleware {
         self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
     }
 
-    /// Spends one request of the key's budget. - Throws: `429` when it has none left.
-    private func limitRate(of caller: APIKeys.Caller) throws {
+    /// Spends one request of the key's budget; a client key's, shared by all of its app's devices, of its client
+    /// address's instead (and of its device's, once a route reads the device: ``ClientKeys``).
+    /// - Throws: `429` when it has none left.
+    private func limitRate(of caller: APIKeys.Caller, _ request: Request, _ context: Context) throws {
+        guard caller.role != .client else { return try self.clients.limitRate(ofAddress: self.clientAddress(request, context)) }
         if case .limited(let retryAfter) = self.perKey.take(for: caller.keyID) {
             throw APIError.rateLimited("this key is over its request rate", retryAfter: retryAfter)
         }

@@ -31,6 +31,10 @@ extension LivecastAPI.Configuration {
     ///   - `start-registration-timeout` (whole seconds, 1 or more, default 300): after a feed's start within which
     ///     the device's app should register the activity.
     ///   - `retry-deadline`: as ``Dispatcher/Settings/init(reader:)`` reads it, for replayed dead letters.
+    ///   - The client keys' bounds (``ClientLimits``): `client-device-rate` (positive number, default 60) and
+    ///     `client-address-rate` (positive number, default 600), requests a minute per device and per client address;
+    ///     `client-device-tokens` and `client-device-activities` (whole numbers, 1 or more, default 32 each), live
+    ///     push-to-start tokens and running activities per device.
     /// - Throws: ``InvalidSetting`` for a value out of range.
     package init(reader: ConfigReader) throws {
         self.init()
@@ -52,6 +56,16 @@ extension LivecastAPI.Configuration {
         self.maximumClockSkew = try reader.seconds("max-clock-skew", atLeast: 0, default: self.maximumClockSkew)
         self.startRegistrationTimeout = try reader.seconds("start-registration-timeout", atLeast: 1, default: self.startRegistrationTimeout)
         self.retryDeadline = try Dispatcher.Settings(reader: reader).retryDeadline
+        self.clientLimits = ClientLimits(
+            perDevice: .perMinute(try reader.positiveNumber("client-device-rate", default: self.clientLimits.perDevice.burst)),
+            perAddress: .perMinute(try reader.positiveNumber("client-address-rate", default: self.clientLimits.perAddress.burst)),
+            pushToStartTokensPerDevice: try reader.wholeNumber(
+                "client-device-tokens",
+                atLeast: 1,
+                default: self.clientLimits.pushToStartTokensPerDevice
+            ),
+            activitiesPerDevice: try reader.wholeNumber("client-device-activities", atLeast: 1, default: self.clientLimits.activitiesPerDevice)
+        )
     }
 }
 

@@ -25,7 +25,7 @@ extension LivecastAPI {
         routes.app(.post, "/v1/apps/{bundleId}/keys", role: .admin) { request, context, scope in
             let body = try await request.decodeJSON(as: CreateKeyBody.self, context: context)
             guard let role = APIKeys.Role(rawValue: body.role) else {
-                throw APIError.invalid("role must be backend, operator or admin", field: "role")
+                throw APIError.invalid("role must be client, backend, operator or admin", field: "role")
             }
             let (key, secret) = try await self.keys.create(appID: scope.appID, role: role)
             context.logger.info("API key created", metadata: ["livecast.new_key_id": "\(key.id)", "livecast.role": "\(role.rawValue)"])

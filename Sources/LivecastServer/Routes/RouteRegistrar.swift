@@ -18,13 +18,16 @@ final class RouteRegistrar {
     private let router: Router<APIRequestContext>
     private let authenticated: RouterGroup<APIRequestContext>
     private let databaseWatch: DatabaseWatch
+    /// The device header and rate limits of client keys.
+    private let clients: ClientKeys
     /// Every route added so far, in order.
     private(set) var routes: [APIRoute] = []
 
-    init(router: Router<APIRequestContext>, authentication: APIKeyMiddleware, databaseWatch: DatabaseWatch) {
+    init(router: Router<APIRequestContext>, authentication: APIKeyMiddleware, databaseWatch: DatabaseWatch, clients: ClientKeys) {
         self.router = router
         self.authenticated = router.group().add(middleware: authentication)
         self.databaseWatch = databaseWatch
+        self.clients = clients
     }
 
     /// Adds an open route (health, readiness, the document).
@@ -46,10 +49,26 @@ final class RouteRegistrar {
         }
     }
 
-    /// Adds a route for any valid key, about the key itself rather than one app's resources.
+    /// Adds a route of one app that client keys may call too, for their own device only: the request names it in
+    /// `Livecast-Device-ID` (``AppScope/clientDeviceID``), and the handler holds the device's resources to it. Other
+    /// keys need at least `role`. Answered `503` as ``app(_:_:role:callsAPNs:_:)``'s routes are.
+    func device(_ method: HTTPRequest.Method, _ path: String, role: APIKeys.Role = .backend, _ handler: @escaping AppHandler) {
+        self.record(method, path)
+        let databaseWatch = self.databaseWatch
+        let clients = self.clients
+        self.authenticated.on(RouterPath(path), method: method) { request, context in
+            let scope = try AppScope(context: context, role: role, request: request, clients: clients)
+            return try await databaseWatch.guarding { try await handler(request, context, scope) }
+        }
+    }
+
+    /// Adds a route for any valid key but a client key, about the key itself rather than one app's resources.
     func keyed(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
         self.record(method, path)
-        self.authenticated.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
+        self.authenticated.on(RouterPath(path), method: method) { request, context in
+            guard context.caller?.role != .client else { throw APIError.forbidden(needs: APIKeys.Role.backend.rawValue) }
+            return try await handler(request, context)
+        }
     }
 
     private func record(_ method: HTTPRequest.Method, _ path: String) {

@@ -67,10 +67,13 @@ package struct Activities: Sendable {
     }
 
     /// Registers an activity or records its new update token, in one transaction.
+    /// - Parameter device: The device the caller is held to (a client key's): the activity must be that device's,
+    ///   and a new one must fit under the device's cap.
     /// - Throws: ``StoreError``: `invalid` for a malformed token or both a token and a channel; `notFound` for an
-    ///   unknown feed or channel; `conflict` for an ended activity, a retired channel, a token another activity
-    ///   holds, or an attributes type that differs from the activity's or the feed's.
-    package func register(_ registration: Registration) async throws -> Result {
+    ///   unknown feed or channel, or an activity of another device than `device`'s; `conflict` for an ended
+    ///   activity, a retired channel, a token another activity holds, or an attributes type that differs from the
+    ///   activity's or the feed's; `deviceLimitReached` for a new activity past `device`'s cap.
+    package func register(_ registration: Registration, device: DeviceScope? = nil) async throws -> Result {
         let token = registration.pushToken.flatMap(DeviceToken.normalized)
         if registration.pushToken != nil, token == nil {
             throw StoreError(.invalid, "pushToken must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "pushToken")
@@ -80,7 +83,7 @@ package struct Activities: Sendable {
         }
         do {
             return try await self.client.withGuardedTransaction(logger: self.logger) { connection in
-                try await self.register(registration, token: token, on: connection)
+                try await self.register(registration, token: token, device: device, on: connection)
             }
         } catch let error as PostgresTransactionError {
             if let storeError = error.closureError as? StoreError { throw storeError }
@@ -91,19 +94,30 @@ package struct Activities: Sendable {
         }
     }
 
-    private func register(_ registration: Registration, token: String?, on connection: PostgresConnection) async throws -> Result {
+    private func register(
+        _ registration: Registration,
+        token: String?,
+        device: DeviceScope?,
+        on connection: PostgresConnection
+    ) async throws -> Result {
         let appID = registration.appID
         let feedID = try await self.feedID(registration, on: connection)
         let channelRowID = try await self.channelRowID(registration, on: connection)
         var result = Result.unchanged
         let existing = try await connection.query(
-            "SELECT id, state, attributes_type FROM activities WHERE app_id = \(appID) AND activity_key = \(registration.activityKey) FOR UPDATE",
+            """
+            SELECT id, state, attributes_type, device_id FROM activities WHERE app_id = \(appID) AND activity_key = \(registration.activityKey)
+            FOR UPDATE
+            """,
             logger: self.logger
         )
-        var activity: (id: Int64, state: String, attributesType: String)?
-        for try await row in existing.decode((Int64, String, String).self) { activity = row }
+        var activity: (id: Int64, state: String, attributesType: String, deviceID: String?)?
+        for try await row in existing.decode((Int64, String, String, String?).self) { activity = row }
         let activityID: Int64
         if let activity {
+            if let device, activity.deviceID != device.deviceID {
+                throw StoreError(.notFound, "no activity \(registration.activityKey) on this device", field: "activityId")
+            }
             guard ActivityState(rawValue: activity.state)?.isRunning == true else {
                 throw StoreError(.conflict, "the activity has ended", field: "activityId")
             }
@@ -120,6 +134,7 @@ package struct Activities: Sendable {
                 logger: self.logger
             )
         } else {
+            if let device { try await self.checkRoom(on: device, appID: appID, connection: connection) }
             let inserted = try await connection.query(
                 """
                 INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
@@ -243,12 +258,15 @@ package struct Activities: Sendable {
     }
 
     /// Records that the device ended the activity: nothing more is sent to it.
+    /// - Parameter deviceID: Ends the activity only if it is this device's (a client key's device).
     /// - Returns: Whether a running activity was ended.
-    package func endedByDevice(appID: Int64, activityKey: String) async throws -> Bool {
+    package func endedByDevice(appID: Int64, activityKey: String, deviceID: String? = nil) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
             UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now()
-            WHERE app_id = \(appID) AND activity_key = \(activityKey) AND state IN \(unescaped: ActivityState.runningSQL) RETURNING id
+            WHERE app_id = \(appID) AND activity_key = \(activityKey) AND state IN \(unescaped: ActivityState.runningSQL)
+              AND (\(deviceID)::text IS NULL OR device_id = \(deviceID))
+            RETURNING id
             """,
             logger: self.logger
         )

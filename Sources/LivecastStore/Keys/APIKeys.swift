@@ -6,8 +6,12 @@ package import PostgresNIO
 /// API keys: each belongs to one app and has one role. A key reads `lc_<prefix>_<secret>`; the store keeps the
 /// prefix (to find the key) and the SHA-256 of the secret, never the secret, which is shown once at creation.
 package struct APIKeys: Sendable {
-    /// What a key may do. Roles are cumulative: an operator may do what a backend may, an admin what an operator may.
+    /// What a key may do. Roles are cumulative: a backend may do what a client may, an operator what a backend may,
+    /// an admin what an operator may.
     package enum Role: String, Sendable, Hashable, CaseIterable, Comparable {
+        /// One device's own registrations, the device each request names (`Livecast-Device-ID`): its push-to-start
+        /// tokens and its activities. A key an app embeds and publishes, so it passes no other role's check.
+        case client
         /// Tokens, activities and updates.
         case backend
         /// Feeds and channels too.
@@ -17,6 +21,7 @@ package struct APIKeys: Sendable {
 
         private var rank: Int {
             switch self {
+            case .client: -1
             case .backend: 0
             case .operator: 1
             case .admin: 2

@@ -135,6 +135,20 @@ package struct PushToStartTokens: Sendable {
         return found
     }
 
+    /// How many live tokens a device holds for attributes types other than `attributesType`: those a registration
+    /// for `attributesType` would keep beside its own (index `push_to_start_tokens_live`).
+    package func liveTokenCount(appID: Int64, deviceID: String, besides attributesType: String) async throws -> Int {
+        let rows = try await self.client.guardedQuery(
+            """
+            SELECT count(*)::int FROM push_to_start_tokens
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND invalidated_at IS NULL AND attributes_type <> \(attributesType)
+            """,
+            logger: self.logger
+        )
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
     /// Applies an APNs verdict on a token (APNS-REFERENCE §4.1, docs/ARCHITECTURE.md invariant 6): `BadDeviceToken` and
     /// `DeviceTokenNotForTopic` invalidate at once; `Unregistered`/`ExpiredToken` only when APNs learnt it after
     /// the token's last registration, so a token the device re-registered meanwhile stays.

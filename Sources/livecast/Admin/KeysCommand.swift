@@ -13,12 +13,15 @@ struct KeysCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an API key. The key is printed alone on the last line, once: it cannot be shown again.",
-            discussion: "Roles are cumulative: backend (tokens, activities, updates), operator (feeds, channels), admin (the app, keys)."
+            discussion: """
+                Roles are cumulative: client (one device's own tokens and activities: the key an app embeds), backend (tokens, \
+                activities, updates), operator (feeds, channels), admin (the app, keys).
+                """
         )
 
         @OptionGroup var app: AppSelection
 
-        @Option(help: "backend, operator or admin.")
+        @Option(help: "client, backend, operator or admin.")
         var role: APIKeys.Role
 
         @OptionGroup var database: DatabaseOptions

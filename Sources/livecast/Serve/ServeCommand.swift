@@ -83,6 +83,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Failed authentications a client address or key prefix may make at once (default: $LIVECAST_FAILED_AUTH_BURST, else 20).")
     var failedAuthBurst: Double?
 
+    @Option(help: "Requests a minute one device may make with a client key (default: $LIVECAST_CLIENT_DEVICE_RATE, else 60).")
+    var clientDeviceRate: Double?
+
+    @Option(help: "Requests a minute one client address may make with client keys (default: $LIVECAST_CLIENT_ADDRESS_RATE, else 600).")
+    var clientAddressRate: Double?
+
+    @Option(help: "Live push-to-start tokens one device may register with a client key (default: $LIVECAST_CLIENT_DEVICE_TOKENS, else 32).")
+    var clientDeviceTokens: Int?
+
+    @Option(help: "Running activities one device may register with a client key (default: $LIVECAST_CLIENT_DEVICE_ACTIVITIES, else 32).")
+    var clientDeviceActivities: Int?
+
     @Option(help: "Seconds a client's timestamp may be ahead of the server's clock (default: $LIVECAST_MAX_CLOCK_SKEW, else 60).")
     var maxClockSkew: Int?
 
@@ -118,6 +130,9 @@ struct ServeCommand: AsyncParsableCommand {
             "max-clock-skew": self.maxClockSkew.map(String.init), "start-registration-timeout": self.startRegistrationTimeout.map(String.init),
             "dispatch-workers": self.dispatchWorkers.map(String.init), "retry-deadline": self.retryDeadline.map(String.init),
             "reap-interval": self.reapInterval.map(String.init),
+            "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },
+            "client-device-tokens": self.clientDeviceTokens.map(String.init),
+            "client-device-activities": self.clientDeviceActivities.map(String.init),
         ]
         return [own, self.database.flags, self.apns.flags, self.masterKey.flags, self.migrations.flags, self.reaper.flags]
             .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } }

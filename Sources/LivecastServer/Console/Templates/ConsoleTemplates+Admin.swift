@@ -27,7 +27,7 @@ extension ConsoleTemplates {
         <h2 id="new-key-title">Create a key</h2>
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="role">Role</label>
-        <select id="role" name="role"><option value="backend">backend</option><option value="operator">operator</option><option value="admin">admin</option></select>
+        <select id="role" name="role"><option value="client">client</option><option value="backend" selected>backend</option><option value="operator">operator</option><option value="admin">admin</option></select>
         <button type="submit" id="create-key">Create</button>
         </form>
         <div class="table-wrap"><table id="keys">

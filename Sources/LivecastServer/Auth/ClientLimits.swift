@@ -1,0 +1,32 @@
+/// The bounds of client keys: an app embeds and publishes them, so anyone may call with one, and each device
+/// (named by the request's `Livecast-Device-ID`) and each client address is bounded instead of the key.
+package struct ClientLimits: Sendable, Hashable {
+    /// Requests one device may make. Defaults to 60 a minute, all 60 at once after a quiet minute.
+    package var perDevice: RateLimit
+    /// Requests with client keys one client address may make (its devices together). Defaults to 600 a minute, all
+    /// 600 at once after a quiet minute.
+    package var perAddress: RateLimit
+    /// Live push-to-start tokens one device may have (one per attributes type). Defaults to 32.
+    package var pushToStartTokensPerDevice: Int
+    /// Running activities one device may have. Defaults to 32.
+    package var activitiesPerDevice: Int
+
+    package init(
+        perDevice: RateLimit = .perMinute(60),
+        perAddress: RateLimit = .perMinute(600),
+        pushToStartTokensPerDevice: Int = 32,
+        activitiesPerDevice: Int = 32
+    ) {
+        self.perDevice = perDevice
+        self.perAddress = perAddress
+        self.pushToStartTokensPerDevice = pushToStartTokensPerDevice
+        self.activitiesPerDevice = activitiesPerDevice
+    }
+}
+
+extension RateLimit {
+    /// `requests` a minute, all of them at once after a quiet minute.
+    package static func perMinute(_ requests: Double) -> RateLimit {
+        RateLimit(ratePerSecond: requests / 60, burst: requests)
+    }
+}
