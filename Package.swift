@@ -11,12 +11,13 @@ let librarySettings = swiftSettings + [.enableUpcomingFeature("InternalImportsBy
 
 let package = Package(
     name: "livecast",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "livecast", targets: ["livecast"]),
         .library(name: "LivecastCore", targets: ["LivecastCore"]),
         .library(name: "APNsEmulator", targets: ["APNsEmulator"]),
         .library(name: "APNs", targets: ["APNs"]),
+        .library(name: "LivecastKit", targets: ["LivecastKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -47,6 +48,10 @@ let package = Package(
             dependencies: [.product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: librarySettings
         ),
+        // The app side: an iOS app reports its Live Activity tokens and activities straight to Livecast with a
+        // publishable client key. Foundation only (FoundationNetworking on Linux); the ActivityKit adapter is compiled
+        // only where ActivityKit exists.
+        .target(name: "LivecastKit", swiftSettings: librarySettings),
         // The APNs emulator: TLS + HTTP/2 (libnghttp2) push, broadcast and channel management, with a simulated device fleet.
         .target(
             name: "APNsEmulator",
@@ -168,6 +173,7 @@ let package = Package(
                 "APNs",
                 "APNsEmulator",
                 "LivecastCore",
+                "LivecastKit",
                 "LivecastServer",
                 "LivecastService",
                 "LivecastStore",
@@ -199,6 +205,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivecastCoreTests", dependencies: ["LivecastCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivecastKitTests",
+            dependencies: [
+                "LivecastKit", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LocalPostgresTests",
             dependencies: [

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 # Modules of the toolchain and the system, which no Package.swift declares.
-SYSTEM = {"Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Darwin", "Dispatch", "Synchronization",
+SYSTEM = {"ActivityKit", "Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Darwin", "Dispatch", "Synchronization",
           "Testing", "XCTest", "_Concurrency", "PackageDescription"}
 
 environment = dict(os.environ, LIVECAST_BENCHMARKS="1")  # the benchmark targets too

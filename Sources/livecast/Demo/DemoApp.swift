@@ -6,12 +6,14 @@ import Logging
 import PostgresNIO
 
 /// The demo's app as an operator would set it up: `com.example.game` in sandbox with its signing key sealed by the
-/// master key, and one API key for the backend and one for the operator.
+/// master key, and one API key each for the iPhones' app (client), the backend and the operator.
 struct DemoApp: Sendable {
     static let bundleID = "com.example.game"
     static let teamID = "DEMOTEAM01"
     static let keyID = "DEMOKEY001"
 
+    /// `lc_…` with the client role, which the app publishes: each iPhone's own tokens and activities.
+    let clientKey: String
     /// `lc_…` with the backend role: tokens, activities, updates.
     let backendKey: String
     /// `lc_…` with the operator role: feeds and channels too.
@@ -28,6 +30,7 @@ struct DemoApp: Sendable {
         )
         let keys = APIKeys(client: database, logger: logger)
         return DemoApp(
+            clientKey: try await keys.create(appID: app.id, role: .client).secret,
             backendKey: try await keys.create(appID: app.id, role: .backend).secret,
             operatorKey: try await keys.create(appID: app.id, role: .operator).secret
         )

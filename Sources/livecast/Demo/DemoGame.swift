@@ -1,10 +1,12 @@
 import APNsEmulator
 import LivecastCore
+import LivecastKit
 
-/// The demo's game, played through Livecast's HTTP API only, as an app's backend would play it: simulated iPhones
-/// register their push-to-start tokens, the feed starts a Live Activity on all of them, goals follow a second apart,
-/// a late update is refused, and the end dismisses the activities a quarter of an hour later. After each step the game
-/// waits until the devices show it, and says how many do.
+/// The demo's game, played through Livecast's HTTP API only: simulated iPhones report their push-to-start tokens and
+/// then their activities through LivecastKit with the app's client key (device → Livecast), the backend starts the
+/// feed on all of them, goals follow a second apart, a late update is refused, and the end dismisses the activities
+/// a quarter of an hour later (Livecast → APNs → device). After each step the game waits until the devices show it,
+/// and says how many do.
 struct DemoGame: Sendable {
     static let feedKey = "game-4711"
     static let attributesType = "GameAttributes"
@@ -20,16 +22,31 @@ struct DemoGame: Sendable {
     let api: DemoAPIClient
     let emulator: APNsEmulator
     let app: DemoApp
+    /// The iPhones' LivecastKit configuration; each phone keeps its store in a directory of its own below it.
+    let phoneConfiguration: LivecastClient.Configuration
     let deviceCount: Int
     let progress: DemoProgress
 
     /// Plays the game. - Returns: what the devices show at the end, and what they should show.
     /// - Throws: ``DemoFailure`` when the API refuses a step the game needs.
     func play() async throws -> DemoReport {
-        let devices = try await self.registerDevices()
+        var phones: [SimulatedPhone] = []
+        do {
+            let report = try await self.play(phones: &phones)
+            for phone in phones { await phone.stop() }
+            return report
+        } catch {
+            for phone in phones { await phone.stop() }
+            throw error
+        }
+    }
+
+    private func play(phones: inout [SimulatedPhone]) async throws -> DemoReport {
+        phones = try await self.registerDevices()
+        let devices = phones.map(\.deviceID)
         try await self.createFeed()
         var timestamp = try await self.start(devices)
-        try await self.registerActivities(devices)
+        try await self.registerActivities(phones)
         for goal in Self.goals {
             timestamp += 1
             try await self.update(goal, timestamp: timestamp, devices)
@@ -45,29 +62,45 @@ struct DemoGame: Sendable {
         )
     }
 
-    /// Adds the simulated iPhones, half on iOS 18 (rounded up) and half on iOS 17, and registers their
-    /// push-to-start tokens. - Returns: their ids.
-    private func registerDevices() async throws -> [String] {
+    /// Adds the simulated iPhones, half on iOS 18 (rounded up) and half on iOS 17, each with the app, which reports
+    /// its push-to-start token through LivecastKit. - Returns: the phones, once Livecast has every token.
+    private func registerDevices() async throws -> [SimulatedPhone] {
         let onIOS18 = (self.deviceCount + 1) / 2
-        var ids: [String] = []
+        var phones: [SimulatedPhone] = []
         for index in 0..<self.deviceCount {
             let osVersion = index < onIOS18 ? "18.2" : "17.5"
             let device = try self.emulator.addDevice(bundleID: DemoApp.bundleID, osVersion: osVersion, pushToStartTokens: [Self.attributesType: ""])
-            let token = device.pushToStartTokens[Self.attributesType] ?? ""
-            _ = try await self.api.expectSuccess(
-                "devices",
-                "PUT",
-                "/push-to-start-tokens/\(device.id)/\(Self.attributesType)",
-                key: self.app.backendKey,
-                body: .object(["token": .string(token), "osVersion": .string(osVersion), "userId": .string("fan-\(index + 1)")])
+            phones.append(
+                try SimulatedPhone(
+                    deviceID: device.id,
+                    osVersion: osVersion,
+                    emulator: self.emulator,
+                    configuration: self.phoneConfiguration,
+                    feed: Self.feedKey
+                )
             )
-            ids.append(device.id)
         }
+        try await self.waitForReports("devices", from: phones) { $0.hasReportedPushToStartTokens(of: [Self.attributesType]) }
         self.progress.done(
             "devices",
             "\(self.deviceCount) simulated iPhones registered their push-to-start tokens (\(onIOS18) on iOS 18, \(self.deviceCount - onIOS18) on iOS 17)"
         )
-        return ids
+        return phones
+    }
+
+    /// Waits until every phone's reports are acknowledged.
+    /// - Throws: ``DemoFailure`` when Livecast refused one, or patience ran out.
+    private func waitForReports(_ step: String, from phones: [SimulatedPhone], until isDone: (SimulatedPhone) -> Bool) async throws {
+        let deadline = ContinuousClock.now + Self.patience
+        while true {
+            if let refused = phones.lazy.flatMap(\.dropped).first { throw DemoFailure("\(step): Livecast refused \(refused)") }
+            let waiting = phones.filter { !isDone($0) }.count
+            if waiting == 0 { return }
+            guard ContinuousClock.now < deadline else {
+                throw DemoFailure("\(step): \(waiting) iPhones' reports not acknowledged within \(Self.patience)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     private func createFeed() async throws {
@@ -104,23 +137,20 @@ struct DemoGame: Sendable {
         return timestamp
     }
 
-    /// Tells Livecast about each started activity, with its channel or its update token, as the app would.
-    private func registerActivities(_ devices: [String]) async throws {
+    /// Waits until each phone has reported its started activity, with its channel or its update token, through
+    /// LivecastKit.
+    private func registerActivities(_ phones: [SimulatedPhone]) async throws {
+        try await self.waitForReports("activities", from: phones) { phone in
+            phone.hasReportedActivities(self.emulator.device(id: phone.deviceID)?.activities.map(\.id) ?? [])
+        }
         var (channels, tokens) = (0, 0)
-        for device in devices.compactMap({ self.emulator.device(id: $0) }) {
+        for device in phones.compactMap({ self.emulator.device(id: $0.deviceID) }) {
             guard let activity = device.activities.first else { continue }
-            var body: [String: JSONValue] = [
-                "attributesType": .string(Self.attributesType), "feed": .string(Self.feedKey),
-                "deviceId": .string(device.id), "osVersion": .string(device.osVersion),
-            ]
-            if let channel = activity.channelId {
-                body["channelId"] = .string(channel)
+            if activity.channelId != nil {
                 channels += 1
-            } else if let token = activity.updateToken {
-                body["pushToken"] = .string(token)
+            } else if activity.updateToken != nil {
                 tokens += 1
             }
-            _ = try await self.api.expectSuccess("activities", "PUT", "/activities/\(activity.id)", key: self.app.backendKey, body: .object(body))
         }
         self.progress.done("activities", "\(channels + tokens) registered (\(channels) with a channel id, \(tokens) with an update token)")
     }

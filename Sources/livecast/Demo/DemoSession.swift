@@ -1,6 +1,8 @@
 import APNsEmulator
 import ArgumentParser
 import Crypto
+import Foundation
+import LivecastKit
 import LivecastStore
 import Logging
 import PostgresNIO
@@ -54,10 +56,18 @@ struct DemoSession: Service {
         self.progress.done("server", "Livecast on http://127.0.0.1:\(port): migrations applied, dispatcher running, APNs at the emulator")
         let app = try await DemoApp.create(database: self.database, masterKey: self.masterKey, signingKey: self.signingKey, logger: self.logger)
         self.progress.done("app", "\(DemoApp.bundleID) (sandbox), signing key sealed with a new master key; backend and operator API keys")
+        let phones = FileManager.default.temporaryDirectory.appendingPathComponent("livecast-demo-\(UUID().uuidString.prefix(8).lowercased())-phones")
+        defer { try? FileManager.default.removeItem(at: phones) }
         let game = DemoGame(
             api: DemoAPIClient(baseURL: "http://127.0.0.1:\(port)", bundleID: DemoApp.bundleID),
             emulator: self.emulator,
             app: app,
+            phoneConfiguration: LivecastClient.Configuration(
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+                bundleID: DemoApp.bundleID,
+                clientKey: app.clientKey,
+                storeDirectory: phones
+            ),
             deviceCount: self.deviceCount,
             progress: self.progress
         )

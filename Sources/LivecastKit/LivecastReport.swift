@@ -1,0 +1,92 @@
+/// One thing a device tells Livecast: a push-to-start token, an activity and its update token or channel, that an
+/// activity ended or was dismissed, or that the device is gone.
+///
+/// A ``LivecastClient`` keeps reports until Livecast acknowledges them, and hands them back in its
+/// ``LivecastEvent``s.
+public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What the report says. Codable, so that a pending report outlives the app.
+    enum Content: Sendable, Hashable, Codable {
+        case pushToStartToken(attributesType: String, token: String, frequentUpdatesEnabled: Bool?, osVersion: String?)
+        case pushToStartTokenRemoval(attributesType: String)
+        case activity(id: String, attributesType: String, feed: String?, pushToken: String?, channelID: String?, osVersion: String?)
+        case activityEnded(id: String)
+        case activityDismissed(id: String)
+        case deviceUnregistration
+    }
+
+    /// Reports of one lane go out one at a time, in order; lanes go side by side, except the device's, which waits
+    /// for every report before it and holds back every report after it.
+    enum Lane: Hashable {
+        case pushToStart(attributesType: String)
+        case activity(id: String)
+        case device
+    }
+
+    let content: Content
+
+    init(_ content: Content) { self.content = content }
+
+    /// The activity the report is about, if any.
+    public var activityID: String? {
+        switch self.content {
+        case .activity(let id, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): id
+        case .pushToStartToken, .pushToStartTokenRemoval, .deviceUnregistration: nil
+        }
+    }
+
+    /// The `ActivityAttributes` type name the report is about, if it names one.
+    public var attributesType: String? {
+        switch self.content {
+        case .pushToStartToken(let type, _, _, _), .pushToStartTokenRemoval(let type), .activity(_, let type, _, _, _, _): type
+        case .activityEnded, .activityDismissed, .deviceUnregistration: nil
+        }
+    }
+
+    /// What the report says, without token values: `push-to-start token for GameAttributes`,
+    /// `activity A1 (update token)`, `activity A1 ended`…
+    public var description: String {
+        switch self.content {
+        case .pushToStartToken(let type, _, _, _): "push-to-start token for \(type)"
+        case .pushToStartTokenRemoval(let type): "removal of the push-to-start token for \(type)"
+        case .activity(let id, _, _, let token, let channel, _):
+            "activity \(id) (\(token != nil ? "update token" : channel != nil ? "channel" : "no token yet"))"
+        case .activityEnded(let id): "activity \(id) ended"
+        case .activityDismissed(let id): "activity \(id) dismissed"
+        case .deviceUnregistration: "unregistration of the device"
+        }
+    }
+
+    var lane: Lane {
+        switch self.content {
+        case .pushToStartToken(let type, _, _, _), .pushToStartTokenRemoval(let type): .pushToStart(attributesType: type)
+        case .activity(let id, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): .activity(id: id)
+        case .deviceUnregistration: .device
+        }
+    }
+
+    /// What Livecast learns from it, which a later report of the same subject replaces: the key under which the last
+    /// acknowledged content is remembered.
+    var subject: String {
+        switch self.lane {
+        case .pushToStart(let type): "push-to-start/\(type)"
+        case .activity(let id): "activity/\(id)"
+        case .device: "device"
+        }
+    }
+
+    /// Whether a `404` means the work is already done: a removal of something Livecast no longer has.
+    var isRemoval: Bool {
+        switch self.content {
+        case .pushToStartTokenRemoval, .activityEnded, .activityDismissed, .deviceUnregistration: true
+        case .pushToStartToken, .activity: false
+        }
+    }
+
+    /// Whether the report says the activity is over, after which no registration of it is sent.
+    var endsActivity: Bool {
+        switch self.content {
+        case .activityEnded, .activityDismissed: true
+        default: false
+        }
+    }
+}
