@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "LivecastKitTests",
             dependencies: [
-                "LivecastKit", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
+                "APNs", "APNsEmulator", "LivecastKit", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,5 +1,8 @@
+import APNs
+import APNsEmulator
 import Foundation
 import Hummingbird
+import LivecastKit
 import LivecastServer
 import LivecastService
 import LivecastStore

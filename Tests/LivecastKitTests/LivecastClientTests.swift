@@ -1,4 +1,5 @@
 import Foundation
+import LivecastServer
 import LivecastTesting
 import NIOPosix
 import PostgresNIO
