@@ -83,19 +83,19 @@ extension HTTP2ConnectionStateMachine {
     }
 
     private static func anyExpired(_ exchanges: some Sequence<HTTP2Exchange>, _ now: NIODeadline) -> Bool {
-        exchanges.contains { $0.deadline <= now }
+        exchanges.contains { $0.request.deadline <= now }
     }
 
     private static func expire(_ queue: inout Deque<HTTP2Exchange>, now: NIODeadline, error: TransportError, into actions: inout DeadlineActions) {
         queue.removeAll { exchange in
-            guard exchange.deadline <= now else { return false }
+            guard exchange.request.deadline <= now else { return false }
             actions.failures.append((exchange, error))
             return true
         }
     }
 
     private static func expire(_ streams: inout [Int32: HTTP2Exchange], now: NIODeadline, into actions: inout DeadlineActions) {
-        for streamID in streams.keys.sorted() where streams[streamID]!.deadline <= now {
+        for streamID in streams.keys.sorted() where streams[streamID]!.request.deadline <= now {
             actions.failures.append((streams.removeValue(forKey: streamID)!, TransportError(.deadlineExceeded, "no answer before the deadline")))
             actions.cancelledStreams.append(streamID)
         }

@@ -9,16 +9,21 @@ final class HTTP2Exchange: @unchecked Sendable {
     private static let keptResponseHeaderPrefixes = [Array("apns-".utf8), Array("retry-after".utf8), Array("content-type".utf8)]
     private static let maximumResponseBody = 64 * 1024
 
-    /// The constant headers.
-    let template: HeaderTemplate
-    /// `:path`.
-    let path: String
-    /// Headers that vary per request, after the template's.
-    let extraHeaders: [(String, String)]
-    /// The body; empty for none.
-    let body: [UInt8]
-    /// When the caller stops waiting.
-    let deadline: NIODeadline
+    /// What the caller asked to send, and until when: the same for every attempt, and for a resend.
+    struct Request {
+        /// The constant headers.
+        var template: HeaderTemplate
+        /// `:path`.
+        var path: String
+        /// Headers that vary per request, after the template's.
+        var extraHeaders: [(String, String)]
+        /// The body; empty for none.
+        var body: [UInt8]
+        /// When the caller stops waiting.
+        var deadline: NIODeadline
+    }
+
+    let request: Request
     /// Called once, on some event loop, with the exchange and its outcome.
     private let completion: @Sendable (HTTP2Exchange, HTTP2Result) -> Void
     /// Whether the layer above already sent this request once more after an answer (see ``resend()``).
@@ -51,21 +56,13 @@ final class HTTP2Exchange: @unchecked Sendable {
         deadline: NIODeadline,
         completion: @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void
     ) {
-        self.template = template
-        self.path = path
-        self.extraHeaders = extraHeaders
-        self.body = body
-        self.deadline = deadline
+        self.request = Request(template: template, path: path, extraHeaders: extraHeaders, body: body, deadline: deadline)
         self.completion = completion
         self.isResend = false
     }
 
     private init(resending exchange: HTTP2Exchange) {
-        self.template = exchange.template
-        self.path = exchange.path
-        self.extraHeaders = exchange.extraHeaders
-        self.body = exchange.body
-        self.deadline = exchange.deadline
+        self.request = exchange.request
         self.completion = exchange.completion
         self.isResend = true
         self.attempts = exchange.attempts
@@ -115,12 +112,12 @@ final class HTTP2Exchange: @unchecked Sendable {
 
     /// Copies the next piece of the request body. - Returns: how many bytes, and whether the body is done.
     func readBody(into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, isDone: Bool) {
-        let count = min(buffer.count, self.body.count - self.bodyOffset)
-        self.body.withUnsafeBufferPointer { body in
+        let count = min(buffer.count, self.request.body.count - self.bodyOffset)
+        self.request.body.withUnsafeBufferPointer { body in
             _ = buffer.initialize(from: body[self.bodyOffset..<self.bodyOffset + count])
         }
         self.bodyOffset += count
-        return (count, self.bodyOffset == self.body.count)
+        return (count, self.bodyOffset == self.request.body.count)
     }
 
     /// Reports the response received.

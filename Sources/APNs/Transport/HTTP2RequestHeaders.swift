@@ -49,11 +49,11 @@ final class HTTP2RequestHeaders {
             let (valuePointer, valueLength) = copy(value)
             add(nghttp2_nv(name: namePointer, value: valuePointer, namelen: nameLength, valuelen: valueLength, flags: 0))
         }
-        for nameValue in exchange.template.pseudoHeaders { add(nameValue) }
-        addCopy(":path", exchange.path)
-        for nameValue in exchange.template.headers { add(nameValue) }
+        for nameValue in exchange.request.template.pseudoHeaders { add(nameValue) }
+        addCopy(":path", exchange.request.path)
+        for nameValue in exchange.request.template.headers { add(nameValue) }
         addCopy("authorization", authorization)
-        for (name, value) in exchange.extraHeaders { addCopy(name, value) }
+        for (name, value) in exchange.request.extraHeaders { addCopy(name, value) }
         guard fits else { return nil }
         return body(self.nameValues.baseAddress!, count)
     }

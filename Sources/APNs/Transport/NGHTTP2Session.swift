@@ -85,7 +85,7 @@ final class NGHTTP2Session {
     /// Submits a request; its body (if any) is read through the delegate as nghttp2 sends it.
     func submitRequest(_ exchange: HTTP2Exchange, authorization: String) -> Submission {
         let streamID = self.headers.withHeaders(of: exchange, authorization: authorization) { nameValues, count in
-            guard !exchange.body.isEmpty else {
+            guard !exchange.request.body.isEmpty else {
                 return nghttp2_submit_request(self.session, nil, nameValues, count, nil, nil)
             }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2Callbacks.readBody)

@@ -147,7 +147,7 @@ struct DeviceFleet {
         guard let index = self.deviceIndexByID[deviceID],
             let activityIndex = self.devices[index].activities.firstIndex(where: { $0.id == activityID })
         else { return false }
-        self.devices[index].activities[activityIndex].isLost = true
+        self.devices[index].activities[activityIndex].lifecycle.isLost = true
         return true
     }
 
@@ -171,7 +171,7 @@ struct DeviceFleet {
             return self.ignore(.notAStart, payload, owner: owner, now: context.now)
         }
         if let collapseID,
-            self.devices[device].activities.contains(where: { $0.startCollapseID == collapseID && !$0.isDismissed(at: context.now) })
+            self.devices[device].activities.contains(where: { $0.pushes.startCollapseID == collapseID && !$0.lifecycle.isDismissed(at: context.now) })
         {
             return self.ignore(.duplicateStart, payload, detail: collapseID, owner: owner, now: context.now)
         }
@@ -194,22 +194,20 @@ struct DeviceFleet {
         // Without input-push-channel the activity gets its own update token: with input-push-token on iOS 18,
         // and through pushTokenUpdates on earlier versions.
         let updateToken = payload.inputPushChannel == nil ? Self.newToken() : nil
-        var activity = SimulatedActivity(
+        let activity = SimulatedActivity(
             id: UUID().uuidString.lowercased(),
-            attributesType: attributesType,
-            attributes: payload.attributes!,
-            contentState: payload.contentState!,
             updateToken: updateToken,
             channelID: payload.inputPushChannel,
-            startedAt: context.now,
-            lastTimestamp: payload.timestamp,
-            staleDate: payload.staleDate,
-            relevanceScore: payload.relevanceScore,
-            alertsShown: 1,
-            appliedPushes: 0
+            content: .init(
+                attributesType: attributesType,
+                attributes: payload.attributes!,
+                contentState: payload.contentState!,
+                staleDate: payload.staleDate,
+                relevanceScore: payload.relevanceScore
+            ),
+            lifecycle: .init(startedAt: context.now),
+            pushes: .init(lastTimestamp: payload.timestamp, lastPushID: pushID, startCollapseID: collapseID)
         )
-        activity.lastPushID = pushID
-        activity.startCollapseID = collapseID
         let activityIndex = self.devices[device].activities.count
         self.devices[device].activities.append(activity)
         if let updateToken {
@@ -229,7 +227,7 @@ struct DeviceFleet {
     ) {
         switch owner {
         case .pushToStart(let device, _):
-            self.devices[device].ignore(
+            self.devices[device].ignoredPushes.remember(
                 IgnoredPush(reason: reason, detail: detail, event: payload?.event.rawValue, timestamp: payload?.timestamp, receivedAt: now)
             )
         case .activity(let device, let activity):

@@ -67,29 +67,35 @@ public struct ActivitySnapshot: Sendable, Hashable, Codable {
 
 extension SimulatedActivity {
     func snapshot(now: Int) -> ActivitySnapshot {
-        let end = self.end(at: now)
-        let state: ActivitySnapshot.State =
-            self.isLost ? .lost : self.isDismissed(at: now) ? .dismissed : (end != nil ? .ended : .active)
-        return ActivitySnapshot(
+        ActivitySnapshot(
             id: self.id,
-            attributesType: self.attributesType,
-            attributes: self.attributes.value,
-            contentState: self.contentState.value,
-            state: state,
-            isStale: self.staleDate.map { now >= $0 } ?? false,
+            attributesType: self.content.attributesType,
+            attributes: self.content.attributes.value,
+            contentState: self.content.contentState.value,
+            state: self.lifecycle.state(at: now),
+            isStale: self.content.staleDate.map { now >= $0 } ?? false,
             updateToken: self.updateToken,
             channelId: self.channelID,
-            lastTimestamp: self.lastTimestamp,
-            staleDate: self.staleDate,
-            relevanceScore: self.relevanceScore,
-            startedAt: self.startedAt,
-            endedAt: end,
-            dismissalDate: end.map { self.dismissAt ?? $0 + Self.maximumDismissalDelay },
-            appliedPushes: self.appliedPushes,
-            alertsShown: self.alertsShown,
-            ignoredPushes: self.ignoredPushes,
-            lastApnsId: self.lastPushID
+            lastTimestamp: self.pushes.lastTimestamp,
+            staleDate: self.content.staleDate,
+            relevanceScore: self.content.relevanceScore,
+            startedAt: self.lifecycle.startedAt,
+            endedAt: self.lifecycle.end(at: now),
+            dismissalDate: self.lifecycle.dismissal(at: now),
+            appliedPushes: self.pushes.applied,
+            alertsShown: self.pushes.alertsShown,
+            ignoredPushes: self.pushes.ignored,
+            lastApnsId: self.pushes.lastPushID
         )
+    }
+}
+
+extension SimulatedActivity.Lifecycle {
+    /// Where the activity is in its life by `now`, as the device shows it.
+    func state(at now: Int) -> ActivitySnapshot.State {
+        if self.isLost { return .lost }
+        if self.isDismissed(at: now) { return .dismissed }
+        return self.end(at: now) == nil ? .active : .ended
     }
 }
 

@@ -50,3 +50,16 @@ public struct IgnoredPush: Sendable, Hashable, Codable {
     /// push; smaller for a push that would have taken the content backwards.
     public var shownTimestamp: Int?
 }
+
+extension IgnoredPush {
+    /// How many ignored pushes a device, or an activity, remembers.
+    static let memory = 100
+}
+
+extension [IgnoredPush] {
+    /// Remembers one more ignored push, forgetting the oldest beyond ``IgnoredPush/memory``.
+    mutating func remember(_ push: IgnoredPush) {
+        self.append(push)
+        if self.count > IgnoredPush.memory { self.removeFirst(self.count - IgnoredPush.memory) }
+    }
+}

@@ -26,11 +26,4 @@ struct SimulatedDevice {
         self.priority10PushTimes.append(now)
         return true
     }
-
-    mutating func ignore(_ push: IgnoredPush) {
-        self.ignoredPushes.append(push)
-        if self.ignoredPushes.count > SimulatedActivity.ignoredPushMemory {
-            self.ignoredPushes.removeFirst()
-        }
-    }
 }

@@ -1,5 +1,5 @@
 /// Where a Live Activity is in its life (`activities.state`): `starting → active → ended → dismissed`.
-package enum ActivityState: String, Sendable, CaseIterable {
+package enum ActivityState: String, Sendable, CaseIterable, StoredState {
     /// Started by a push-to-start, its device's app not yet heard from.
     case starting
     /// Running on its device.
@@ -8,9 +8,6 @@ package enum ActivityState: String, Sendable, CaseIterable {
     case ended
     /// Gone from the device.
     case dismissed
-
-    /// The state as an SQL literal.
-    package var sql: String { "'\(self.rawValue)'" }
 
     /// Whether updates and ends still reach it: `starting` or `active`.
     package var isRunning: Bool { self == .starting || self == .active }

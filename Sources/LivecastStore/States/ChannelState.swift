@@ -1,5 +1,5 @@
 /// Where a broadcast channel of the registry is (`channels.state`).
-package enum ChannelState: String, Sendable, CaseIterable {
+package enum ChannelState: String, Sendable, CaseIterable, StoredState {
     /// Live at APNs and in use: broadcasts go to it.
     case active
     /// Created at APNs, but the registry's write failed: the reconciler deletes it.
@@ -8,7 +8,4 @@ package enum ChannelState: String, Sendable, CaseIterable {
     case retired
     /// APNs no longer has it (`ChannelNotRegistered`, `BadChannelId`, or the reconciler found it gone).
     case missing
-
-    /// The state as an SQL literal.
-    package var sql: String { "'\(self.rawValue)'" }
 }

@@ -1,5 +1,5 @@
 /// Where an update stands in the outbox: `updates.status`.
-package enum OutboxStatus: String, Sendable, CaseIterable {
+package enum OutboxStatus: String, Sendable, CaseIterable, StoredState {
     /// Accepted and waiting to be claimed (or put back, to retry later).
     case pending
     /// Claimed by a dispatcher under a lease.
@@ -10,10 +10,6 @@ package enum OutboxStatus: String, Sendable, CaseIterable {
     case superseded
     /// Given up: refused for good, or past its retry deadline (then also a dead letter).
     case failed
-
-    /// The status as a SQL literal, `'pending'`, for `\(unescaped:)` in a query: a literal, not a bound
-    /// parameter, so PostgreSQL matches the partial indexes built on it.
-    package var sql: String { "'\(self.rawValue)'" }
 
     /// The statuses of an update not finished yet, as SQL: `('pending', 'dispatching')`.
     package static let unfinishedSQL = "(\(Self.pending.sql), \(Self.dispatching.sql))"

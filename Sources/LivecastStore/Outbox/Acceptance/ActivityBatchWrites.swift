@@ -7,13 +7,12 @@ import PostgresNIO
 /// (``ActivityUpdateBatch``): their activities locked by one prepared statement (``LockActivitiesStatement``), their
 /// rows written by another (``InsertActivityUpdatesStatement``), their answers kept by one more.
 struct ActivityBatchWrites: AcceptanceWrites {
+    typealias Kind = ActivityUpdates
+    typealias Target = ActivityTarget
+
     /// Locks the requests' activities and reads the database's clock (``LockActivitiesStatement``): a standalone
     /// activity's target for each found (``ActivityTarget/standalone(_:)``), else `notFound`.
-    func lock(
-        _ requests: [(index: Int, request: ActivityUpdates.Request)],
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> (targets: [(index: Int, target: Result<ActivityTarget, any Error>)], now: Int?) {
+    func lock(_ requests: Requests, on connection: PostgresConnection, logger: Logger) async throws -> Locked {
         guard !requests.isEmpty else { return ([], nil) }
         let statement = LockActivitiesStatement(appIDs: requests.map(\.request.appID), activityKeys: requests.map(\.request.targetKey))
         var found: [Int: ActivityTarget.Row] = [:]
@@ -51,11 +50,7 @@ struct ActivityBatchWrites: AcceptanceWrites {
 
     /// Writes the admitted updates' outbox rows and their activities' new state (``InsertActivityUpdatesStatement``),
     /// then the answers of those with an idempotency key (``UpdateResponses/keep(_:on:logger:)``).
-    func insert(
-        _ admitted: [AdmittedUpdate<ActivityTarget>],
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> (accepted: [Int: AcceptedUpdate], transactionID: Int64?) {
+    func insert(_ admitted: [AdmittedUpdate<ActivityTarget>], on connection: PostgresConnection, logger: Logger) async throws -> Inserted {
         guard !admitted.isEmpty else { return ([:], nil) }
         var updateIDs: [Int64: Int64] = [:]
         var transactionID: Int64?
