@@ -12,7 +12,7 @@ protocol AcceptanceWrites: Sendable {
     /// (``OutboxRules/databaseNow(on:logger:)``).
     /// - Returns: Each request's target, or why it takes no update, by the index of its request; and the database's
     ///   time in UNIX seconds, when a target was found.
-    func lock(_ requests: Requests, on connection: PostgresConnection, logger: Logger) async throws -> Locked
+    func lock(_ requests: IndexedRequests<Kind>, on connection: PostgresConnection, logger: Logger) async throws -> LockedTargets<Target>
 
     /// Supersedes the pending updates of `targets` that no dispatcher has begun.
     /// - Returns: The timestamps of the updates superseded, by the id of their target.
@@ -22,17 +22,15 @@ protocol AcceptanceWrites: Sendable {
     /// targets' new state.
     /// - Returns: What each request is told, by the index of its request, and the transaction's id when the caller
     ///   needs it to look up a lost commit (``LostCommit``).
-    func insert(_ admitted: [AdmittedUpdate<Target>], on connection: PostgresConnection, logger: Logger) async throws -> Inserted
+    func insert(_ admitted: [AdmittedUpdate<Target>], on connection: PostgresConnection, logger: Logger) async throws -> InsertedUpdates
 }
 
-extension AcceptanceWrites {
-    /// A round's requests, each with its index among them.
-    typealias Requests = [(index: Int, request: UpdateRequest<Kind>)]
-    /// What ``lock(_:on:logger:)`` answers: the targets found, and the database's clock.
-    typealias Locked = (targets: [(index: Int, target: Result<Target, any Error>)], now: Int?)
-    /// What ``insert(_:on:logger:)`` answers: the accepted updates, and the transaction's id.
-    typealias Inserted = (accepted: [Int: AcceptedUpdate], transactionID: Int64?)
-}
+/// A round's requests, each with its index among them.
+typealias IndexedRequests<Kind> = [(index: Int, request: UpdateRequest<Kind>)]
+/// What ``AcceptanceWrites/lock(_:on:logger:)`` answers: the targets found, and the database's clock.
+typealias LockedTargets<Target> = (targets: [(index: Int, target: Result<Target, any Error>)], now: Int?)
+/// What ``AcceptanceWrites/insert(_:on:logger:)`` answers: the accepted updates, and the transaction's id.
+typealias InsertedUpdates = (accepted: [Int: AcceptedUpdate], transactionID: Int64?)
 
 /// One target, read and locked by a query of its own (a feed, an activity, a follower ended alone), its row
 /// written by ``OutboxRow/insert(dismissalDateClamped:on:logger:)``.
@@ -40,7 +38,7 @@ struct SingleTargetWrites<Kind, Target: UpdateTarget>: AcceptanceWrites {
     /// Reads and locks the target, throwing ``StoreError``s for one that takes no updates.
     let lockTarget: @Sendable (PostgresConnection) async throws -> Target
 
-    func lock(_ requests: Requests, on connection: PostgresConnection, logger: Logger) async throws -> Locked {
+    func lock(_ requests: IndexedRequests<Kind>, on connection: PostgresConnection, logger: Logger) async throws -> LockedTargets<Target> {
         guard let index = requests.first?.index else { return ([], nil) }
         do {
             let target = try await self.lockTarget(connection)
@@ -56,7 +54,7 @@ struct SingleTargetWrites<Kind, Target: UpdateTarget>: AcceptanceWrites {
         return superseded
     }
 
-    func insert(_ admitted: [AdmittedUpdate<Target>], on connection: PostgresConnection, logger: Logger) async throws -> Inserted {
+    func insert(_ admitted: [AdmittedUpdate<Target>], on connection: PostgresConnection, logger: Logger) async throws -> InsertedUpdates {
         var accepted: [Int: AcceptedUpdate] = [:]
         for update in admitted {
             accepted[update.index] = try await update.row.insert(dismissalDateClamped: update.dismissalDateClamped, on: connection, logger: logger)

@@ -12,7 +12,7 @@ struct ActivityBatchWrites: AcceptanceWrites {
 
     /// Locks the requests' activities and reads the database's clock (``LockActivitiesStatement``): a standalone
     /// activity's target for each found (``ActivityTarget/standalone(_:)``), else `notFound`.
-    func lock(_ requests: Requests, on connection: PostgresConnection, logger: Logger) async throws -> Locked {
+    func lock(_ requests: IndexedRequests<Kind>, on connection: PostgresConnection, logger: Logger) async throws -> LockedTargets<Target> {
         guard !requests.isEmpty else { return ([], nil) }
         let statement = LockActivitiesStatement(appIDs: requests.map(\.request.appID), activityKeys: requests.map(\.request.targetKey))
         var found: [Int: ActivityTarget.Row] = [:]
@@ -50,7 +50,7 @@ struct ActivityBatchWrites: AcceptanceWrites {
 
     /// Writes the admitted updates' outbox rows and their activities' new state (``InsertActivityUpdatesStatement``),
     /// then the answers of those with an idempotency key (``UpdateResponses/keep(_:on:logger:)``).
-    func insert(_ admitted: [AdmittedUpdate<ActivityTarget>], on connection: PostgresConnection, logger: Logger) async throws -> Inserted {
+    func insert(_ admitted: [AdmittedUpdate<ActivityTarget>], on connection: PostgresConnection, logger: Logger) async throws -> InsertedUpdates {
         guard !admitted.isEmpty else { return ([:], nil) }
         var updateIDs: [Int64: Int64] = [:]
         var transactionID: Int64?
