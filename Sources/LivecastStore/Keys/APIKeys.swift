@@ -7,7 +7,7 @@ package import PostgresNIO
 /// prefix (to find the key) and the SHA-256 of the secret, never the secret, which is shown once at creation.
 package struct APIKeys: Sendable {
     /// What a key may do. Roles are cumulative: an operator may do what a backend may, an admin what an operator may.
-    package enum Role: String, Sendable, Hashable, CaseIterable, Comparable {
+    package enum Role: String, Sendable, Hashable, CaseIterable, Comparable, Encodable {
         /// Tokens, activities and updates.
         case backend
         /// Feeds and channels too.
@@ -27,7 +27,7 @@ package struct APIKeys: Sendable {
     }
 
     /// A key as listed: never its secret.
-    package struct Key: Sendable, Hashable {
+    package struct Key: Sendable, Hashable, Encodable {
         package var id: Int64
         package var appID: Int64
         package var role: Role
@@ -35,15 +35,28 @@ package struct APIKeys: Sendable {
         package var prefix: String
         package var createdAt: Date
         package var revokedAt: Date?
+
+        /// The API's names (`GET /v1/apps/{bundleId}/keys`): its prefix, never its secret, nor its app's row id.
+        private enum CodingKeys: String, CodingKey {
+            case id = "keyId"
+            case role, prefix, createdAt, revokedAt
+        }
     }
 
-    /// A key that authenticated: who is calling.
-    package struct Caller: Sendable, Hashable {
+    /// A key that authenticated: who is calling. It is encoded as the API shows it (`GET /v1/key`).
+    package struct Caller: Sendable, Hashable, Encodable {
         package var keyID: Int64
         package var appID: Int64
         /// The bundle id of the key's app.
         package var bundleID: String
         package var role: Role
+
+        /// The API's names: not the app's row id.
+        private enum CodingKeys: String, CodingKey {
+            case keyID = "keyId"
+            case bundleID = "bundleId"
+            case role
+        }
     }
 
     private let client: PostgresClient
