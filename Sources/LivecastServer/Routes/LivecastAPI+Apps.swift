@@ -8,7 +8,7 @@ extension LivecastAPI {
     func addAppRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}", role: .admin) { _, _, scope in
             guard let app = try await self.apps.app(id: scope.appID) else { throw APIError.notFound("no app \(scope.bundleID)") }
-            return try .json(AppBody(app))
+            return try .json(app)
         }
         routes.app(.post, "/v1/apps/{bundleId}/sending:resume", role: .admin) { _, _, scope in
             guard try await self.apps.resumeSending(id: scope.appID) else {
@@ -16,7 +16,7 @@ extension LivecastAPI {
             }
             self.logger.notice("resumed an app's sending", metadata: ["app": "\(scope.bundleID)"])
             guard let app = try await self.apps.app(id: scope.appID) else { throw APIError.notFound("no app \(scope.bundleID)") }
-            return try .json(AppBody(app))
+            return try .json(app)
         }
     }
 
@@ -29,13 +29,10 @@ extension LivecastAPI {
             }
             let (key, secret) = try await self.keys.create(appID: scope.appID, role: role)
             context.logger.info("API key created", metadata: ["livecast.new_key_id": "\(key.id)", "livecast.role": "\(role.rawValue)"])
-            return try .json(
-                CreatedKeyBody(keyId: key.id, role: role.rawValue, prefix: key.prefix, createdAt: key.createdAt, key: secret),
-                status: .created
-            )
+            return try .json(CreatedKeyBody(created: key, text: secret), status: .created)
         }
         routes.app(.get, "/v1/apps/{bundleId}/keys", role: .admin) { _, _, scope in
-            try .json(KeyListBody(keys: try await self.keys.list(appID: scope.appID).map(KeyBody.init)))
+            try .json(KeyListBody(keys: try await self.keys.list(appID: scope.appID)))
         }
         routes.app(.delete, "/v1/apps/{bundleId}/keys/{keyId}", role: .admin) { _, context, scope in
             let keyID = try context.parameters.id("keyId")
@@ -44,7 +41,7 @@ extension LivecastAPI {
             }
             // The other servers forget it when PostgreSQL's notification arrives; this one before it answers.
             self.keyCache.forget(prefix: key.prefix)
-            return try .json(KeyBody(key))
+            return try .json(key)
         }
     }
 }

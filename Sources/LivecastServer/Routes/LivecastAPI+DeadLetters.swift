@@ -16,8 +16,7 @@ extension LivecastAPI {
                 client: self.database,
                 logger: self.logger
             )
-            let page = Self.paged(entries, limit: limit) { $0.id }
-            return try .json(DeadLetterPageBody(deadLetters: page.rows.map(DeadLetterBody.init), next: page.next))
+            return try .json(Self.page("deadLetters", entries, limit: limit) { $0.id })
         }
         routes.app(.post, "/v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay", role: .operator) { _, context, scope in
             let id = try context.parameters.id("deadLetterId")

@@ -32,7 +32,7 @@ extension LivecastAPI {
                 )
                 feed.channelID = channel.channelID
             }
-            return try .json(FeedResponseBody(feed), status: created ? .created : .ok)
+            return try .json(feed, status: created ? .created : .ok)
         }
         routes.app(.get, path, role: .operator) { _, context, scope in
             let feedKey = try context.parameters.decoded("feedKey")
@@ -42,7 +42,7 @@ extension LivecastAPI {
             else {
                 throw APIError.notFound("no feed \(feedKey)", field: "feedKey")
             }
-            return try .json(FeedResponseBody(feed))
+            return try .json(feed)
         }
     }
 }

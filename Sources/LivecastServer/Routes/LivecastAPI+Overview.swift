@@ -9,7 +9,7 @@ extension LivecastAPI {
     func addOverviewRoutes(to routes: RouteRegistrar) {
         routes.keyed(.get, "/v1/key") { _, context in
             guard let caller = context.caller else { throw APIError.unauthenticated }
-            return try .json(CallerBody(keyId: caller.keyID, bundleId: caller.bundleID, role: caller.role.rawValue))
+            return try .json(caller)
         }
         routes.app(.get, "/v1/apps/{bundleId}/overview", role: .backend) { _, context, scope in
             guard let overview = try await AppOverview.read(appID: scope.appID, client: self.database, logger: self.logger) else {
@@ -23,7 +23,7 @@ extension LivecastAPI {
             if await self.appClients.isUnusable(appID: scope.appID) {
                 problems.append("the app's signing key cannot be opened; its pushes are held back (see the log)")
             }
-            return try .json(OverviewBody(overview, channelLimit: self.configuration.channelLimit, problems: problems))
+            return try .json(OverviewBody(overview: overview, channelLimit: self.configuration.channelLimit, problems: problems))
         }
     }
 }

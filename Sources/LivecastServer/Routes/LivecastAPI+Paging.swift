@@ -16,9 +16,34 @@ extension LivecastAPI {
         Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
     }
 
-    /// A page of rows read one past its `limit`: the first `limit`, and the next page's cursor (the last shown
-    /// row's) when there were more.
-    static func paged<Row, Cursor>(_ rows: [Row], limit: Int, cursor: (Row) -> Cursor) -> (rows: ArraySlice<Row>, next: Cursor?) {
-        (rows.prefix(limit), rows.count > limit ? cursor(rows[limit - 1]) : nil)
+    /// A page of rows read one past its `limit`: the first `limit` under the list's `name`, and the next page's
+    /// cursor (the last shown row's) when there were more.
+    static func page<Row, Cursor>(_ name: String, _ rows: [Row], limit: Int, cursor: (Row) -> Cursor) -> PageBody<Row, Cursor> {
+        PageBody(name: name, rows: Array(rows.prefix(limit)), next: rows.count > limit ? cursor(rows[limit - 1]) : nil)
+    }
+}
+
+/// A page of a list as the API answers it: `{"<name>": [rows], "next": cursor}`, where `next` is the `after` (or
+/// `before`) of the next page, absent on the last.
+struct PageBody<Row: Encodable, Cursor: Encodable>: Encodable {
+    /// The list's member name: `feeds`, `updates`, `deadLetters`.
+    let name: String
+    let rows: [Row]
+    let next: Cursor?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: MemberName.self)
+        try container.encode(self.rows, forKey: MemberName(self.name))
+        try container.encodeIfPresent(self.next, forKey: MemberName("next"))
+    }
+
+    /// A member named at run time.
+    private struct MemberName: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+
+        init(_ name: String) { self.stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

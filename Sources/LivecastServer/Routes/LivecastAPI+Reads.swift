@@ -19,8 +19,7 @@ extension LivecastAPI {
                 limit: limit + 1,
                 registrationTimeout: self.configuration.startRegistrationTimeout
             )
-            let page = Self.paged(feeds, limit: limit) { $0.feedKey }
-            return try .json(FeedPageBody(feeds: page.rows.map(FeedResponseBody.init), next: page.next))
+            return try .json(Self.page("feeds", feeds, limit: limit) { $0.feedKey })
         }
         routes.app(.get, "/v1/apps/{bundleId}/feeds/{feedKey}/updates", role: .operator) { request, context, scope in
             let feedKey = try context.parameters.decoded("feedKey")
@@ -39,15 +38,14 @@ extension LivecastAPI {
             else {
                 throw APIError.notFound("no feed \(feedKey)", field: "feedKey")
             }
-            let page = Self.paged(updates, limit: limit) { $0.updateID }
-            return try .json(UpdateHistoryBody(updates: page.rows.map(UpdateStatusBody.init), next: page.next))
+            return try .json(Self.page("updates", updates, limit: limit) { $0.updateID })
         }
         routes.app(.get, "/v1/apps/{bundleId}/push-to-start-tokens/{deviceId}", role: .backend) { _, context, scope in
             let deviceID = try context.parameters.decoded("deviceId")
             guard let device = try await DeviceTokens.read(appID: scope.appID, deviceID: deviceID, client: self.database, logger: self.logger) else {
                 throw APIError.notFound("no push-to-start token of device \(deviceID)", field: "deviceId")
             }
-            return try .json(DeviceTokensBody(device))
+            return try .json(device)
         }
     }
 }

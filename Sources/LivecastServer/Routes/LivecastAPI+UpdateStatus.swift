@@ -8,7 +8,7 @@ extension LivecastAPI {
         routes.app(.get, "/v1/apps/{bundleId}/updates/{updateId}", role: .backend) { _, context, scope in
             let updateID = try context.parameters.id("updateId")
             if let status = try await UpdateStatus.read(updateID: updateID, appID: scope.appID, client: self.database, logger: self.logger) {
-                return try .json(UpdateStatusBody(status))
+                return try .json(status)
             }
             guard let scheduled = try await ScheduledUpdates(client: self.database, logger: self.logger).status(id: updateID, appID: scope.appID)
             else {
@@ -18,9 +18,9 @@ extension LivecastAPI {
             if let sentAs = scheduled.updateID,
                 let status = try await UpdateStatus.read(updateID: sentAs, appID: scope.appID, client: self.database, logger: self.logger)
             {
-                return try .json(UpdateStatusBody(status))
+                return try .json(status)
             }
-            return try .json(ScheduledStatusBody(scheduled))
+            return try .json(scheduled)
         }
         routes.app(.delete, "/v1/apps/{bundleId}/updates/{updateId}", role: .backend) { _, context, scope in
             let updateID = try context.parameters.id("updateId")
@@ -38,7 +38,7 @@ extension LivecastAPI {
             guard scheduled.status == "cancelled" else {
                 throw APIError(.conflict, code: "conflict", "update \(updateID) was \(scheduled.status) at its sendAt and cannot be cancelled")
             }
-            return try .json(ScheduledStatusBody(scheduled))
+            return try .json(scheduled)
         }
     }
 }

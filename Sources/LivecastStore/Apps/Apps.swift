@@ -14,8 +14,9 @@ package struct Apps: Sendable {
         case path(String)
     }
 
-    /// An app as listed; never its key.
-    package struct App: Sendable, Hashable {
+    /// An app as listed; never its key. It is encoded as the API shows it (`GET /v1/apps/{bundleId}`), without its
+    /// row id.
+    package struct App: Sendable, Hashable, Encodable {
         package var id: Int64
         package var bundleID: String
         package var environment: String
@@ -24,10 +25,19 @@ package struct Apps: Sendable {
         package var priority10HourlyCap: Int?
         /// Since when and why the invalidation guard holds its sending, if it does.
         package var sendingHeld: SendingHold?
+
+        /// The API's names.
+        private enum CodingKeys: String, CodingKey {
+            case bundleID = "bundleId"
+            case environment
+            case teamID = "teamId"
+            case keyID = "keyId"
+            case priority10HourlyCap, sendingHeld
+        }
     }
 
     /// The invalidation guard's hold on an app's sending.
-    package struct SendingHold: Sendable, Hashable {
+    package struct SendingHold: Sendable, Hashable, Encodable {
         /// UNIX seconds.
         package var since: Int64
         package var reason: String

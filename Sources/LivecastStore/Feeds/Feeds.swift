@@ -34,8 +34,8 @@ package struct Feeds: Sendable {
         }
     }
 
-    /// A feed as stored, with its followers.
-    package struct Feed: Sendable, Hashable {
+    /// A feed as stored, with its followers. It is encoded as the API shows it (`GET /v1/apps/{bundleId}/feeds/{feedKey}`).
+    package struct Feed: Sendable, Hashable, Encodable {
         package var id: Int64
         package var feedKey: String
         package var attributesType: String
@@ -62,7 +62,7 @@ package struct Feeds: Sendable {
         package var startsUnregistered: Int = 0
 
         /// A feed's latest update, in short.
-        package struct LastUpdate: Sendable, Hashable {
+        package struct LastUpdate: Sendable, Hashable, Encodable {
             package var updateID: Int64
             /// `start`, `update` or `end`.
             package var event: String
@@ -71,6 +71,45 @@ package struct Feeds: Sendable {
             package var timestamp: Int64
             /// When it was accepted (UNIX seconds).
             package var acceptedAt: Int64
+
+            /// The API's names.
+            private enum CodingKeys: String, CodingKey {
+                case updateID = "updateId"
+                case event, status, timestamp, acceptedAt
+            }
+        }
+
+        /// The API's names.
+        private enum CodingKeys: String, CodingKey {
+            case feedKey, attributesType, attributes, contentState, state, lastTimestamp, staleAfterSeconds
+            case channelID = "channelId"
+            case followers, lastUpdate, starts
+        }
+
+        /// The counts `followers` (`token`, `channel`) and `starts` (`sent`, `unregistered`) hold.
+        private enum CountKeys: String, CodingKey {
+            case token, channel, sent, unregistered
+        }
+
+        /// As the API shows it: `staleAfterSeconds` in whole seconds, the followers and starts counted in objects
+        /// of their own.
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.feedKey, forKey: .feedKey)
+            try container.encode(self.attributesType, forKey: .attributesType)
+            try container.encode(self.attributes, forKey: .attributes)
+            try container.encodeIfPresent(self.contentState, forKey: .contentState)
+            try container.encode(self.state, forKey: .state)
+            try container.encodeIfPresent(self.lastTimestamp, forKey: .lastTimestamp)
+            try container.encodeIfPresent(self.staleAfter?.wholeSeconds, forKey: .staleAfterSeconds)
+            try container.encodeIfPresent(self.channelID, forKey: .channelID)
+            var followers = container.nestedContainer(keyedBy: CountKeys.self, forKey: .followers)
+            try followers.encode(self.tokenFollowers, forKey: .token)
+            try followers.encode(self.channelFollowers, forKey: .channel)
+            try container.encodeIfPresent(self.lastUpdate, forKey: .lastUpdate)
+            var starts = container.nestedContainer(keyedBy: CountKeys.self, forKey: .starts)
+            try starts.encode(self.startsSent, forKey: .sent)
+            try starts.encode(self.startsUnregistered, forKey: .unregistered)
         }
     }
 

@@ -8,7 +8,7 @@ package import PostgresNIO
 package struct APIKeys: Sendable {
     /// What a key may do. Roles are cumulative: a backend may do what a client may, an operator what a backend may,
     /// an admin what an operator may.
-    package enum Role: String, Sendable, Hashable, CaseIterable, Comparable {
+    package enum Role: String, Sendable, Hashable, CaseIterable, Comparable, Encodable {
         /// One device's own registrations, the device each request names (`Livecast-Device-ID`): its push-to-start
         /// tokens and its activities. A key an app embeds and publishes, so it passes no other role's check.
         case client
@@ -32,7 +32,7 @@ package struct APIKeys: Sendable {
     }
 
     /// A key as listed: never its secret.
-    package struct Key: Sendable, Hashable {
+    package struct Key: Sendable, Hashable, Encodable {
         package var id: Int64
         package var appID: Int64
         package var role: Role
@@ -40,15 +40,28 @@ package struct APIKeys: Sendable {
         package var prefix: String
         package var createdAt: Date
         package var revokedAt: Date?
+
+        /// The API's names (`GET /v1/apps/{bundleId}/keys`): its prefix, never its secret, nor its app's row id.
+        private enum CodingKeys: String, CodingKey {
+            case id = "keyId"
+            case role, prefix, createdAt, revokedAt
+        }
     }
 
-    /// A key that authenticated: who is calling.
-    package struct Caller: Sendable, Hashable {
+    /// A key that authenticated: who is calling. It is encoded as the API shows it (`GET /v1/key`).
+    package struct Caller: Sendable, Hashable, Encodable {
         package var keyID: Int64
         package var appID: Int64
         /// The bundle id of the key's app.
         package var bundleID: String
         package var role: Role
+
+        /// The API's names: not the app's row id.
+        private enum CodingKeys: String, CodingKey {
+            case keyID = "keyId"
+            case bundleID = "bundleId"
+            case role
+        }
     }
 
     private let client: PostgresClient

@@ -7,7 +7,7 @@ package import PostgresNIO
 package struct AppOverview: Sendable, Hashable {
     /// Pushes of five minutes: the targets APNs accepted and those that failed, of updates finished (or, while they
     /// are sent, accepted) in those minutes.
-    package struct Bucket: Sendable, Hashable {
+    package struct Bucket: Sendable, Hashable, Encodable {
         /// The bucket's start (UNIX seconds).
         package var start: Int64
         package var sent: Int64

@@ -1,8 +1,9 @@
 import Logging
 package import PostgresNIO
 
-/// What the outbox finally gave up on (`dead_letters`), as an operator lists it.
-package struct DeadLetterEntry: Sendable, Hashable {
+/// What the outbox finally gave up on (`dead_letters`), as an operator lists it. It is encoded as the API shows it
+/// (`GET /v1/apps/{bundleId}/dead-letters`).
+package struct DeadLetterEntry: Sendable, Hashable, Encodable {
     package var id: Int64
     package var updateID: Int64
     /// `start`, `update` or `end`.
@@ -18,6 +19,28 @@ package struct DeadLetterEntry: Sendable, Hashable {
     package var replayedAt: Int64?
     /// `requeued`, `superseded` or `targetGone`, once replayed.
     package var replayOutcome: String?
+
+    /// The API's names.
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case updateID = "updateId"
+        case event, targetKind, target, reason, attempts, lastTryAt, replayedAt, replayOutcome
+    }
+
+    /// As the API shows it: `targetKind` is `pushToStart` where the table says `push_to_start`.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.updateID, forKey: .updateID)
+        try container.encode(self.event, forKey: .event)
+        try container.encode(self.targetKind == "push_to_start" ? "pushToStart" : self.targetKind, forKey: .targetKind)
+        try container.encodeIfPresent(self.target, forKey: .target)
+        try container.encode(self.reason, forKey: .reason)
+        try container.encode(self.attempts, forKey: .attempts)
+        try container.encode(self.lastTryAt, forKey: .lastTryAt)
+        try container.encodeIfPresent(self.replayedAt, forKey: .replayedAt)
+        try container.encodeIfPresent(self.replayOutcome, forKey: .replayOutcome)
+    }
 
     /// An app's dead letters, oldest first: at most `limit`, after the id `after` (a page's last) when given.
     package static func list(appID: Int64, after: Int64?, limit: Int, client: PostgresClient, logger: Logger) async throws -> [DeadLetterEntry] {

@@ -1,10 +1,11 @@
 import Logging
 package import PostgresNIO
 
-/// A device's push-to-start tokens, live and invalidated, for support's questions about one device.
-package struct DeviceTokens: Sendable, Hashable {
+/// A device's push-to-start tokens, live and invalidated, for support's questions about one device. It is encoded as
+/// the API shows it (`GET /v1/apps/{bundleId}/push-to-start-tokens/{deviceId}`).
+package struct DeviceTokens: Sendable, Hashable, Encodable {
     /// One token of the device.
-    package struct Token: Sendable, Hashable {
+    package struct Token: Sendable, Hashable, Encodable {
         package var attributesType: String
         package var token: String
         /// Whether Livecast still starts activities with it.
@@ -18,11 +19,26 @@ package struct DeviceTokens: Sendable, Hashable {
         /// Why it was invalidated: APNs' reason (`Unregistered`, `BadDeviceToken`…), `rotated`, `deleted` or
         /// `expired`.
         package var invalidationReason: String?
+
+        /// The API's names.
+        private enum CodingKeys: String, CodingKey {
+            case attributesType, token
+            case isLive = "live"
+            case osVersion
+            case userID = "userId"
+            case registeredAt, lastSeenAt, invalidatedAt, invalidationReason
+        }
     }
 
     package var deviceID: String
     /// By attributes type, the live token first, then the invalidated ones newest first.
     package var tokens: [Token]
+
+    /// The API's names.
+    private enum CodingKeys: String, CodingKey {
+        case deviceID = "deviceId"
+        case tokens
+    }
 
     /// The most tokens read for one device (a device rotates its tokens now and then).
     package static let maximumTokens = 1000

@@ -19,13 +19,21 @@ package struct ScheduledUpdates: Sendable {
     }
 
     /// Where a scheduled request stands.
-    package struct Status: Sendable, Hashable {
+    package struct Status: Sendable, Hashable, Encodable {
         package var id: Int64
         /// `scheduled`, `cancelled`, `accepted` (in the outbox as ``updateID``) or `refused` (``refusal`` says why).
         package var status: String
         package var sendAt: Int64
         package var updateID: Int64?
         package var refusal: String?
+
+        /// The API's names (`GET` or `DELETE /v1/apps/{bundleId}/updates/{updateId}` of one not in the outbox): its
+        /// own id is the `updateId` the caller was given.
+        private enum CodingKeys: String, CodingKey {
+            case id = "updateId"
+            case status, sendAt
+            case refusal = "reason"
+        }
     }
 
     private let client: PostgresClient

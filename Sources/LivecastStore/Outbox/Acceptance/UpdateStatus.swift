@@ -1,8 +1,9 @@
 import Logging
 package import PostgresNIO
 
-/// Where an accepted update stands: its status in the outbox and what happened per target.
-package struct UpdateStatus: Sendable, Hashable {
+/// Where an accepted update stands: its status in the outbox and what happened per target. It is encoded as the API
+/// shows it (`GET /v1/apps/{bundleId}/updates/{updateId}`).
+package struct UpdateStatus: Sendable, Hashable, Encodable {
     package var updateID: Int64
     /// `start`, `update` or `end`.
     package var event: String
@@ -24,6 +25,33 @@ package struct UpdateStatus: Sendable, Hashable {
     package var failed: Int64
     /// Failed targets by APNs' reason (or the transport's code).
     package var failedByReason: [String: Int]
+
+    /// The API's names.
+    private enum CodingKeys: String, CodingKey {
+        case updateID = "updateId"
+        case event, timestamp, priority, status, targets
+    }
+
+    /// The per-target counts, under `targets`.
+    private enum TargetKeys: String, CodingKey {
+        case pending, sent, superseded, failed, failedByReason
+    }
+
+    /// As the API shows it: the per-target counts in an object of their own.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.updateID, forKey: .updateID)
+        try container.encode(self.event, forKey: .event)
+        try container.encode(self.timestamp, forKey: .timestamp)
+        try container.encode(self.priority, forKey: .priority)
+        try container.encode(self.status, forKey: .status)
+        var targets = container.nestedContainer(keyedBy: TargetKeys.self, forKey: .targets)
+        try targets.encode(self.pending, forKey: .pending)
+        try targets.encode(self.sent, forKey: .sent)
+        try targets.encode(self.superseded, forKey: .superseded)
+        try targets.encode(self.failed, forKey: .failed)
+        try targets.encode(self.failedByReason, forKey: .failedByReason)
+    }
 
     /// Reads one of an app's updates.
     /// - Returns: `nil` when the app has no such update.
