@@ -1,7 +1,8 @@
 import Foundation
 
 /// The file that keeps a client's ``PendingState`` across launches: `livecast-kit.json` in the directory the app
-/// gives, written whole and atomically (a new file renamed over the old) after every change.
+/// gives, written whole and atomically (a new file renamed over the old) after every change. Dates are kept as
+/// Foundation writes them by default (seconds since 2001), which read back exactly.
 struct PendingStore: Sendable {
     /// The file's name in the store directory.
     static let fileName = "livecast-kit.json"
@@ -19,7 +20,6 @@ struct PendingStore: Sendable {
     /// - Parameter deviceID: The device id to use instead of the kept (or a new) one.
     func load(deviceID: String?) -> PendingState {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
         var state =
             (try? Data(contentsOf: self.fileURL)).flatMap { try? decoder.decode(PendingState.self, from: $0) }
             ?? PendingState(deviceID: UUID().uuidString.lowercased())
@@ -33,7 +33,6 @@ struct PendingStore: Sendable {
     func save(_ state: PendingState) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
         try encoder.encode(state).write(to: self.fileURL, options: .atomic)
     }
 }

@@ -26,10 +26,11 @@ struct KitServer: Sendable {
     var database: PostgresClient { self.store.client }
 
     /// Runs `body` with the server up; stops it after.
-    /// - Parameter rateLimit: The per-key rate limit (a tight one answers `429` with `Retry-After`).
+    /// - Parameter deviceRateLimit: The rate limit of each device calling with a client key (a tight one answers
+    ///   `429` with `Retry-After`).
     static func with(
         _ name: String,
-        rateLimit: RateLimit = .init(ratePerSecond: 1000, burst: 2000),
+        deviceRateLimit: RateLimit = .init(ratePerSecond: 1000, burst: 2000),
         _ body: @Sendable (KitServer) async throws -> Void
     ) async throws {
         try await EmulatorFixture.with { emulator in
@@ -52,7 +53,7 @@ struct KitServer: Sendable {
                             caFile: emulator.curl.caFile,
                             requestTimeout: .seconds(60)
                         ),
-                        api: .init(rateLimit: rateLimit),
+                        api: .init(clientLimits: .init(perDevice: deviceRateLimit)),
                         dispatchWorkers: 2
                     ),
                     metrics: PrometheusCollectorRegistry(),

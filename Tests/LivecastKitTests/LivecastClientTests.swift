@@ -75,8 +75,8 @@ import Testing
     }
 
     @Test func aThrottlingStormIsWaitedOutAsRetryAfterSays() async throws {
-        // One request a second per key: a burst of reports meets 429s with Retry-After from the real server.
-        try await KitServer.with("kit_storm", rateLimit: .init(ratePerSecond: 2, burst: 1)) { server in
+        // Two requests a second per device: a burst of reports meets 429s with Retry-After from the real server.
+        try await KitServer.with("kit_storm", deviceRateLimit: .init(ratePerSecond: 2, burst: 1)) { server in
             let directory = try TemporaryDirectory()
             let client = try server.client(storeDirectory: directory.url)
             let events = EventRecorder(client)
