@@ -42,6 +42,12 @@ package struct StatementRows: AsyncSequence, Sendable {
     /// The rows, in the order the server sent them.
     package let rows: [PostgresRow]
 
+    /// Whether the statement returned no row: for an `UPDATE … RETURNING`, that it changed none.
+    package var isEmpty: Bool { self.rows.isEmpty }
+
+    /// How many rows the statement returned.
+    package var count: Int { self.rows.count }
+
     package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(rows: self.rows.makeIterator())
     }

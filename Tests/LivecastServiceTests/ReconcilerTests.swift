@@ -86,7 +86,7 @@ import Testing
 
     @Test func theScheduledJobRunsOnOneInstanceAtATime() async throws {
         try await DispatchFixture.with("reaper_service") { fixture in
-            let service = ReaperService(reaper: fixture.reaper(), interval: .seconds(60), logger: fixture.store.logger)
+            let service = ReaperService(reaper: fixture.reaper(), interval: .seconds(60))
             let unknown = try await fixture.emulator.createChannel()
             try await fixture.feed("game-1", channelPolicy: 0)
             // Another instance holds the schedule lock: this one skips its tick.

@@ -107,7 +107,7 @@ package struct LivecastApplication: Sendable {
         application.addServices(OutboxGauges(database: database, logger: logger))
         if settings.reapInterval > .zero {
             let reaper = Reaper(database: database, clientForApp: clientForApp, policy: settings.reaperPolicy, logger: logger)
-            application.addServices(ReaperService(reaper: reaper, interval: settings.reapInterval, logger: logger))
+            application.addServices(ReaperService(reaper: reaper, interval: settings.reapInterval))
         }
         if let metricsPort = settings.metricsPort {
             application.addServices(

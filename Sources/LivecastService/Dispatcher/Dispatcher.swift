@@ -112,15 +112,7 @@ package struct Dispatcher: Sendable {
         let sender = PageSender(
             invalidationGuard: InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch)
         )
-        let tools = LaneTools(
-            database: database,
-            outbox: outbox,
-            recorder: recorder,
-            sender: sender,
-            broadcaster: Broadcaster(outbox: outbox),
-            clientForApp: clientForApp,
-            logger: logger
-        )
+        let tools = LaneTools(recorder: recorder, sender: sender, broadcaster: Broadcaster(outbox: outbox), clientForApp: clientForApp)
         self.id = id
         self.settings = settings
         self.outbox = outbox

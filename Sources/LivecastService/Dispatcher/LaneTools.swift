@@ -5,13 +5,15 @@ import PostgresNIO
 /// What both lanes (``FanOutRunner``, ``QuickLane``) send and record with. Each lane reads these as its own
 /// members (`@dynamicMemberLookup`).
 struct LaneTools: Sendable {
-    let database: PostgresClient
-    let outbox: Outbox
     let recorder: PushRecorder
     let sender: PageSender
     let broadcaster: Broadcaster
     let clientForApp: Dispatcher.ClientForApp
-    let logger: Logger
+
+    /// The store, the outbox and the logger are the recorder's: the lanes and their recorder work with the same ones.
+    var database: PostgresClient { self.recorder.database }
+    var outbox: Outbox { self.recorder.outbox }
+    var logger: Logger { self.recorder.logger }
 
     /// The app's APNs client. - Throws: `StoreError` when its signing key cannot be opened.
     func client(ofApp appID: Int64) async throws -> AppClient {

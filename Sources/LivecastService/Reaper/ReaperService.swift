@@ -1,6 +1,6 @@
 import Foundation
 import LivecastStore
-package import Logging
+import Logging
 import ServiceLifecycle
 
 /// The reaper and the channel reconciler run periodically inside `serve`. Every instance ticks; at each tick the one
@@ -12,16 +12,17 @@ import ServiceLifecycle
 package struct ReaperService: Service {
     private let reaper: Reaper
     private let interval: Duration
-    private let logger: Logger
 
     /// - Parameters:
-    ///   - reaper: The pass to run; its database and APNs clients serve the reconciler too.
+    ///   - reaper: The pass to run; its database and APNs clients serve the reconciler too, and its logger takes
+    ///     the service's lines.
     ///   - interval: The time between ticks, from the end of one to the start of the next.
-    package init(reaper: Reaper, interval: Duration, logger: Logger) {
+    package init(reaper: Reaper, interval: Duration) {
         self.reaper = reaper
         self.interval = interval
-        self.logger = logger
     }
+
+    private var logger: Logger { self.reaper.logger }
 
     /// Waits an interval before the first tick, so a starting `serve` applies its migrations first.
     package func run() async throws {

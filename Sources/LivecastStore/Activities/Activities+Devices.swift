@@ -62,8 +62,6 @@ extension Activities {
             """,
             logger: self.logger
         )
-        var found = false
-        for try await _ in rows.decode(Int64.self) { found = true }
-        return found
+        return !rows.isEmpty
     }
 }

@@ -270,9 +270,7 @@ package struct Activities: Sendable {
             """,
             logger: self.logger
         )
-        var ended = false
-        for try await _ in rows.decode(Int64.self) { ended = true }
-        return ended
+        return !rows.isEmpty
     }
 
     /// Applies an APNs verdict on an update token, with the rule of ``PushToStartTokens/invalidate(appID:token:reason:invalidSinceMillis:)``:
@@ -293,8 +291,6 @@ package struct Activities: Sendable {
             """,
             logger: self.logger
         )
-        var invalidated = false
-        for try await _ in rows.decode(Int64.self) { invalidated = true }
-        return invalidated
+        return !rows.isEmpty
     }
 }

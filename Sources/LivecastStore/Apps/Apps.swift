@@ -169,8 +169,7 @@ package struct Apps: Sendable {
     /// - Returns: Whether there was such an app.
     package func remove(id: Int64) async throws -> Bool {
         let rows = try await self.client.guardedQuery("DELETE FROM apps WHERE id = \(id) RETURNING id", logger: self.logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        return !rows.isEmpty
     }
 
     /// Holds an app's sending, for `reason`, until an operator resumes it (the invalidation guard tripped); an app
@@ -189,8 +188,7 @@ package struct Apps: Sendable {
             "UPDATE apps SET sending_held_at = NULL, sending_held_reason = NULL WHERE id = \(id) AND sending_held_at IS NOT NULL RETURNING id",
             logger: self.logger
         )
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        return !rows.isEmpty
     }
 
     /// How many apps' sending the invalidation guard holds.

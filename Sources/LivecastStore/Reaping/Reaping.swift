@@ -78,10 +78,7 @@ package struct Reaping: Sendable {
 
     /// The number of rows a statement returned (its `RETURNING` rows).
     func changed(_ query: PostgresQuery) async throws -> Int {
-        let rows = try await self.client.guardedQuery(query, logger: self.logger)
-        var count = 0
-        for try await _ in rows { count += 1 }
-        return count
+        try await self.client.guardedQuery(query, logger: self.logger).count
     }
 
     /// Runs a rule's statement as `run` says: counts its candidates, or runs `change` (a statement over at most

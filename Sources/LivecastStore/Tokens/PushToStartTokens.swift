@@ -130,9 +130,7 @@ package struct PushToStartTokens: Sendable {
             """,
             logger: self.logger
         )
-        var found = false
-        for try await _ in rows.decode(Int64.self) { found = true }
-        return found
+        return !rows.isEmpty
     }
 
     /// How many live tokens a device holds for attributes types other than `attributesType`: those a registration
@@ -166,8 +164,6 @@ package struct PushToStartTokens: Sendable {
             """,
             logger: self.logger
         )
-        var invalidated = false
-        for try await _ in rows.decode(Int64.self) { invalidated = true }
-        return invalidated
+        return !rows.isEmpty
     }
 }
