@@ -83,7 +83,7 @@ struct DemoGame: Sendable {
         try await self.waitForReports("devices", from: phones) { $0.hasReportedPushToStartTokens(of: [Self.attributesType]) }
         self.progress.done(
             "devices",
-            "\(self.deviceCount) simulated iPhones registered their push-to-start tokens (\(onIOS18) on iOS 18, \(self.deviceCount - onIOS18) on iOS 17)"
+            "\(self.deviceCount) simulated iPhones registered their push-to-start tokens through LivecastKit (\(onIOS18) on iOS 18, \(self.deviceCount - onIOS18) on iOS 17)"
         )
         return phones
     }

@@ -55,7 +55,7 @@ struct DemoSession: Service {
         guard let port = await self.serverPort.first(where: { _ in true }) else { throw CancellationError() }
         self.progress.done("server", "Livecast on http://127.0.0.1:\(port): migrations applied, dispatcher running, APNs at the emulator")
         let app = try await DemoApp.create(database: self.database, masterKey: self.masterKey, signingKey: self.signingKey, logger: self.logger)
-        self.progress.done("app", "\(DemoApp.bundleID) (sandbox), signing key sealed with a new master key; backend and operator API keys")
+        self.progress.done("app", "\(DemoApp.bundleID) (sandbox), signing key sealed with a new master key; client, backend and operator API keys")
         let phones = FileManager.default.temporaryDirectory.appendingPathComponent("livecast-demo-\(UUID().uuidString.prefix(8).lowercased())-phones")
         defer { try? FileManager.default.removeItem(at: phones) }
         let game = DemoGame(
