@@ -45,7 +45,7 @@ struct HTTPTransport: Sendable {
             urlRequest.httpBody = body
         }
         do {
-            let (data, response) = try await self.session.data(for: urlRequest)
+            let (data, response) = try await self.data(for: urlRequest)
             guard let http = response as? HTTPURLResponse else { return .unreachable(message: "not an HTTP answer") }
             let error = try? JSONDecoder().decode(ErrorBody.self, from: data)
             return .answered(
@@ -58,6 +58,29 @@ struct HTTPTransport: Sendable {
             return .unreachable(message: error.localizedDescription)
         }
     }
+
+    #if canImport(FoundationNetworking)
+    /// One request's answer. swift-corelibs-foundation's `URLSession` stops the process ("Trying to access a behaviour
+    /// for a task that in not in the registry") when a task is cancelled as its answer arrives, which the async
+    /// `data(for:)` does when the calling Swift task is cancelled (``LivecastClient/shutdown()``). So on Linux a request
+    /// is never cancelled: it ends with its answer or its `requestTimeout`.
+    private func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            self.session.dataTask(with: request) { data, response, error in
+                if let data, let response {
+                    continuation.resume(returning: (data, response))
+                } else {
+                    continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                }
+            }.resume()
+        }
+    }
+    #else
+    /// One request's answer; cancelled with the calling task.
+    private func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        try await self.session.data(for: request)
+    }
+    #endif
 
     /// `Retry-After` in seconds (Livecast sends seconds; an HTTP date is not used here).
     static func retryAfter(_ value: String?) -> Duration? {
