@@ -20,7 +20,7 @@ struct BenchmarkStack: Sendable {
         configuration.trustedKeys = [try TrustedKey(specification: options.signingKey)]
         let emulator = try await APNsEmulator.start(configuration: configuration)
         let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        try await Self.ensuring {
+        try await ensuring {
             let caFile = "\(options.work)/emulator.pem"
             try emulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
             // No rate limit in the way, no reaper pass (it talks to APNs) in the middle of a measurement, and no
@@ -35,7 +35,7 @@ struct BenchmarkStack: Sendable {
                 ],
                 work: options.work
             )
-            try await Self.ensuring {
+            try await ensuring {
                 let client = try await APIClient.connect(
                     host: serve.host,
                     port: serve.port,
@@ -43,7 +43,7 @@ struct BenchmarkStack: Sendable {
                     apiKey: options.apiKey,
                     on: clientLoops.next()
                 )
-                try await Self.ensuring {
+                try await ensuring {
                     try await body(BenchmarkStack(emulator: emulator, client: client, appPath: "/v1/apps/\(options.bundleId)"))
                 } cleanup: {
                     await client.close()
@@ -55,16 +55,5 @@ struct BenchmarkStack: Sendable {
             await emulator.shutdown()
             try? await clientLoops.shutdownGracefully()
         }
-    }
-
-    /// Runs `body`, then `cleanup`, whether `body` throws or not.
-    private static func ensuring(_ body: () async throws -> Void, cleanup: () async -> Void) async throws {
-        do {
-            try await body()
-        } catch {
-            await cleanup()
-            throw error
-        }
-        await cleanup()
     }
 }

@@ -47,7 +47,7 @@ final class GameNightStack: Sendable {
     static func run(_ options: GameNightOptions, instances: Int, _ body: (GameNightStack) async throws -> Void) async throws {
         try FileManager.default.createDirectory(atPath: options.work, withIntermediateDirectories: true)
         let postgres = try await TemporaryPostgres.start()
-        try await Self.ensuring {
+        try await ensuring {
             try Self.writePostgresProcessID(postgres, work: options.work)
             let databaseURL = "postgres://livecast@127.0.0.1:\(postgres.port)/postgres?sslmode=disable"
             let masterKeyFile = "\(options.work)/master.key"
@@ -61,7 +61,7 @@ final class GameNightStack: Sendable {
             let emulator = try await APNsEmulator.start(configuration: configuration)
             let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             let client = GameNightClient(instances: instances, apiKey: apiKey, on: clientLoops.next())
-            try await Self.ensuring {
+            try await ensuring {
                 let caFile = "\(options.work)/emulator.pem"
                 try emulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
                 // BenchmarkStack's flags: no rate limit, no reaper pass, no connection closed for idling.
@@ -78,7 +78,7 @@ final class GameNightStack: Sendable {
                     options: options,
                     serveArguments: serveArguments
                 )
-                try await Self.ensuring {
+                try await ensuring {
                     for instance in 0..<instances { try await stack.start(instance) }
                     try await body(stack)
                 } cleanup: {
@@ -178,16 +178,5 @@ final class GameNightStack: Sendable {
     /// `gamenight-postgres.pid`, so scripts/bench.sh can stop the server should this process die first.
     private static func writePostgresProcessID(_ postgres: TemporaryPostgres, work: String) throws {
         try String(postgres.processID).write(toFile: "\(work)/gamenight-postgres.pid", atomically: true, encoding: .utf8)
-    }
-
-    /// Runs `body`, then `cleanup`, whether `body` throws or not.
-    private static func ensuring(_ body: () async throws -> Void, cleanup: () async -> Void) async throws {
-        do {
-            try await body()
-        } catch {
-            await cleanup()
-            throw error
-        }
-        await cleanup()
     }
 }
