@@ -127,20 +127,17 @@ package struct DeadLetterReplay: Sendable {
             )
             return
         }
-        let deadline = self.retryDeadline
         try await connection.query(
             """
             INSERT INTO owed_pushes AS o
                 (app_id, update_id, target_kind, target_id, channel_payload, attempts, last_reason, not_before, deadline)
-            SELECT u.app_id, u.id, \(kind), \(targetID),
-                \(kind) = 'push_to_start' AND u.channel_payload IS NOT NULL AND coalesce(
-                    (SELECT CASE WHEN split_part(p.os_version, '.', 1) ~ '^[0-9]{1,4}$' THEN split_part(p.os_version, '.', 1)::int >= 18 END
-                     FROM push_to_start_tokens p WHERE p.id = \(targetID)), false),
+            SELECT u.app_id, u.id, t.kind, \(targetID),
+                t.kind = 'push_to_start' AND u.channel_payload IS NOT NULL AND coalesce(
+                    (SELECT \(unescaped: AudienceMember.onIOS18SQL(osVersion: "p.os_version")) FROM push_to_start_tokens p WHERE p.id = \(targetID)),
+                    false),
                 1, 'Replayed', now(),
-                CASE WHEN \(kind) = 'activity'
-                     THEN \(unescaped: deadline.activitySQL(event: "u.event", startedAt: "coalesce(a.started_at, now())", since: "now()"))
-                     ELSE \(unescaped: deadline.sql(event: "u.event", since: "now()")) END
-            FROM updates u LEFT JOIN activities a ON \(kind) = 'activity' AND a.id = \(targetID)
+                \(unescaped: self.retryDeadline.owedSQL(kind: "t.kind", event: "u.event", activityStartedAt: "a.started_at"))
+            FROM (SELECT \(kind)::text AS kind) t CROSS JOIN updates u LEFT JOIN activities a ON t.kind = 'activity' AND a.id = \(targetID)
             WHERE u.id = \(updateID)
             ON CONFLICT (update_id, target_kind, target_id) DO UPDATE SET not_before = now(), deadline = excluded.deadline, claimed_by = NULL
             """,

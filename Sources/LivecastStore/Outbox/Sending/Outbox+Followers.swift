@@ -14,6 +14,12 @@ package struct AudienceMember: Sendable {
     package var token: String
     /// Whether the device runs iOS 18 or later (it can start on the feed's channel).
     package var onIOS18: Bool
+
+    /// SQL for whether a token's `os_version` (a SQL expression) is iOS 18 or later: false when it is missing or
+    /// does not start with a number.
+    static func onIOS18SQL(osVersion: String) -> String {
+        "coalesce(CASE WHEN split_part(\(osVersion), '.', 1) ~ '^[0-9]{1,4}$' THEN split_part(\(osVersion), '.', 1)::int >= 18 END, false)"
+    }
 }
 
 extension Outbox {
@@ -33,8 +39,7 @@ extension Outbox {
     package func audience(of claim: FanOutClaim, limit: Int, on connection: PostgresConnection) async throws -> [AudienceMember] {
         let rows = try await connection.query(
             """
-            SELECT id, device_id, token,
-                CASE WHEN split_part(os_version, '.', 1) ~ '^[0-9]{1,4}$' THEN split_part(os_version, '.', 1)::int >= 18 ELSE false END
+            SELECT id, device_id, token, \(unescaped: AudienceMember.onIOS18SQL(osVersion: "os_version"))
             FROM push_to_start_tokens
             WHERE app_id = \(claim.appID) AND attributes_type = \(claim.attributesType) AND invalidated_at IS NULL AND id > \(claim.cursor)
               AND (\(claim.audienceKind) = 'everyone'
