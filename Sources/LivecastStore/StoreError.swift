@@ -2,32 +2,33 @@ import PostgresNIO
 
 /// Why the store refused a request: machine-readable codes the HTTP API maps to statuses.
 package struct StoreError: Error, Hashable, CustomStringConvertible {
-    /// A code; new ones may be added.
-    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        package let rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-        package var description: String { self.rawValue }
-
+    /// A code. The HTTP API maps every one to a status in one exhaustive switch, so a new code cannot go unmapped.
+    package enum Code: String, Sendable, CustomStringConvertible {
         /// The thing asked for does not exist (or belongs to another app).
-        package static let notFound = Code(rawValue: "not_found")
+        case notFound = "not_found"
         /// The request collides with existing data, such as a token another device holds.
-        package static let conflict = Code(rawValue: "conflict")
+        case conflict
         /// A value is malformed.
-        package static let invalid = Code(rawValue: "invalid")
+        case invalid
         /// A limit is reached, such as APNs' 10,000 channels per app.
-        package static let limitReached = Code(rawValue: "limit_reached")
+        case limitReached = "limit_reached"
+        /// A device holds as many live push-to-start tokens, or running activities, as one registered by the device's
+        /// own key (a client key) may: it must end or unregister some first.
+        case deviceLimitReached = "device_limit_reached"
         /// An update's timestamp is older than the last one accepted for its target.
-        package static let staleTimestamp = Code(rawValue: "stale_timestamp")
+        case staleTimestamp = "stale_timestamp"
         /// The activity or feed has ended: nothing more is sent to it.
-        package static let activityEnded = Code(rawValue: "activity_ended")
+        case activityEnded = "activity_ended"
         /// The feed has ended: it takes no more starts or updates.
-        package static let feedEnded = Code(rawValue: "feed_ended")
+        case feedEnded = "feed_ended"
         /// The channel is retired (or gone at APNs): nothing is sent to it again.
-        package static let channelRetired = Code(rawValue: "channel_retired")
+        case channelRetired = "channel_retired"
         /// The payload would exceed APNs' size limit.
-        package static let payloadTooLarge = Code(rawValue: "payload_too_large")
+        case payloadTooLarge = "payload_too_large"
         /// An idempotency key sent again to the same route and target with another body.
-        package static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
+        case idempotencyKeyReused = "idempotency_key_reused"
+
+        package var description: String { self.rawValue }
     }
 
     /// What is wrong.

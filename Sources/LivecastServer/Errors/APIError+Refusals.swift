@@ -9,9 +9,9 @@ extension APIError {
         switch error.code {
         case .notFound: status = .notFound
         case .invalid, .idempotencyKeyReused: status = .unprocessableContent
-        case .conflict, .staleTimestamp, .activityEnded, .feedEnded, .channelRetired, .limitReached: status = .conflict
+        case .conflict, .staleTimestamp, .activityEnded, .feedEnded, .channelRetired, .limitReached, .deviceLimitReached:
+            status = .conflict
         case .payloadTooLarge: status = .contentTooLarge
-        default: status = .conflict
         }
         self.init(status, code: error.code.rawValue, error.message, field: error.field)
     }

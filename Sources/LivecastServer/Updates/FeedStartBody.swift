@@ -1,22 +1,25 @@
 import LivecastCore
 import LivecastStore
 
-/// `POST /v1/apps/{bundleId}/feeds/{feedKey}/start`.
+/// `POST /v1/apps/{bundleId}/feeds/{feedKey}/start`: an update's fields, with the alert required (ActivityKit shows
+/// it when the activity starts), and who the start goes to. Its `staleDate` defaults to the timestamp plus the
+/// feed's `staleAfterSeconds`; its priority, with the alert, to 10.
 struct FeedStartBody: Decodable {
-    /// The first `ContentState`, passed to the devices as given.
-    let contentState: RawJSON
-    /// ActivityKit shows it when the activity starts; required.
+    /// `contentState`, `timestamp`, `staleDate`, `priority`, `relevanceScore` and `sendAt`, as an update says them.
+    let fields: UpdateBody
     let alert: AlertBody
     let audience: AudienceBody
-    /// UNIX seconds; the server's time when absent.
-    let timestamp: Int?
-    /// UNIX seconds; defaults to the timestamp plus the feed's `staleAfterSeconds`.
-    let staleDate: Int?
-    let relevanceScore: Double?
-    /// 5 or 10; 10 (a start carries an alert) when absent.
-    let priority: Int?
-    /// When to send it (UNIX seconds, at most 7 days ahead); at once when absent or past.
-    let sendAt: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case alert, audience
+    }
+
+    init(from decoder: any Decoder) throws {
+        self.fields = try UpdateBody(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.alert = try container.decode(AlertBody.self, forKey: .alert)
+        self.audience = try container.decode(AudienceBody.self, forKey: .audience)
+    }
 
     /// What the body says, field for field, as a start of `feedKey`.
     /// - Throws: ``APIError`` `invalid` for an audience that is not exactly one of its three.
@@ -25,13 +28,13 @@ struct FeedStartBody: Decodable {
             appID: appID,
             feedKey: feedKey,
             audience: try self.audience.audience(),
-            contentState: self.contentState,
+            contentState: self.fields.contentState,
             alert: self.alert.alert
         )
-        start.timestamp = self.timestamp
-        start.staleDate = self.staleDate
-        start.relevanceScore = self.relevanceScore
-        start.priority = self.priority
+        start.timestamp = self.fields.timestamp
+        start.staleDate = self.fields.staleDate
+        start.relevanceScore = self.fields.relevanceScore
+        start.priority = self.fields.priority
         return start
     }
 }

@@ -33,7 +33,7 @@ enum UpdateRequestBody {
     /// When the request is to be sent, if it is scheduled.
     var sendAt: Int? {
         switch self {
-        case .start(let body): body.sendAt
+        case .start(let body): body.fields.sendAt
         case .update(let body): body.sendAt
         case .end(let body): body.sendAt
         }
@@ -42,7 +42,7 @@ enum UpdateRequestBody {
     /// Its dates, for ``DateChecks``.
     var dates: DateChecks.Dates {
         switch self {
-        case .start(let body): DateChecks.Dates(timestamp: body.timestamp, staleDate: body.staleDate)
+        case .start(let body): body.fields.dates
         case .update(let body): body.dates
         case .end(let body): body.dates
         }

@@ -5,7 +5,7 @@ package import PostgresNIO
 
 /// Live Activities as devices report them: token-based (with an update token that may rotate) or channel-based,
 /// following a feed or standalone.
-package struct Activities: Sendable {
+package struct Activities: DatabaseBacked {
     /// An activity's registration, or a later report of its new update token (the same call).
     package struct Registration: Sendable, Hashable {
         package var appID: Int64
@@ -58,13 +58,9 @@ package struct Activities: Sendable {
         case unchanged
     }
 
-    let client: PostgresClient
-    let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Registers an activity or records its new update token, in one transaction.
     /// - Parameter device: The device the caller is held to (a client key's): the activity must be that device's,

@@ -4,7 +4,7 @@ package import PostgresNIO
 /// The registry of broadcast channels as PostgreSQL holds it: which channels an app has, for which feed, in which
 /// state. Talking to APNs is not its business: `LivecastService`'s `ChannelRegistry` creates and deletes channels
 /// there and records the outcome here.
-package struct Channels: Sendable {
+package struct Channels: DatabaseBacked {
     /// A channel as the registry holds it.
     package struct Channel: Sendable, Hashable {
         /// APNs' base64 id.
@@ -30,13 +30,9 @@ package struct Channels: Sendable {
     /// APNs' cap on channels per app and environment.
     package static let apnsLimit = 10_000
 
-    let client: PostgresClient
-    let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Channels of the app that are not retired: what counts against APNs' cap.
     package func liveCount(appID: Int64) async throws -> Int {

@@ -5,7 +5,7 @@ package import PostgresNIO
 /// The operator console's sign-ins. The browser holds a random session token in a cookie; PostgreSQL holds only its
 /// SHA-256, the API key it was opened with and the session's CSRF token, so any instance serves any session and a
 /// database dump opens none. A session ends at sign-out, at its expiry, or as soon as its key is revoked.
-package struct ConsoleSessions: Sendable {
+package struct ConsoleSessions: DatabaseBacked {
     /// How long a session lasts from sign-in: a working day.
     package static let lifetime: Duration = .seconds(12 * 3600)
 
@@ -17,13 +17,9 @@ package struct ConsoleSessions: Sendable {
         package var expiresAt: Date
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Opens a session for a key that authenticated.
     /// - Returns: The token to put in the browser's cookie (never stored), and the session; `nil` when the key was

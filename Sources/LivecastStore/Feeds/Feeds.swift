@@ -4,7 +4,7 @@ import Logging
 package import PostgresNIO
 
 /// Feeds: the live stories a backend tells, which activities follow.
-package struct Feeds: Sendable {
+package struct Feeds: DatabaseBacked {
     /// What a backend declares about a feed (`PUT …/feeds/{feedKey}`).
     package struct Definition: Sendable, Hashable {
         package var appID: Int64
@@ -113,13 +113,9 @@ package struct Feeds: Sendable {
         }
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Creates a feed, or updates a not-yet-started one's attributes.
     /// - Returns: The feed and whether it was created.

@@ -5,7 +5,7 @@ package import PostgresNIO
 
 /// API keys: each belongs to one app and has one role. A key reads `lc_<prefix>_<secret>`; the store keeps the
 /// prefix (to find the key) and the SHA-256 of the secret, never the secret, which is shown once at creation.
-package struct APIKeys: Sendable {
+package struct APIKeys: DatabaseBacked {
     /// What a key may do. Roles are cumulative: a backend may do what a client may, an operator what a backend may,
     /// an admin what an operator may.
     package enum Role: String, Sendable, Hashable, CaseIterable, Comparable, Encodable {
@@ -64,13 +64,9 @@ package struct APIKeys: Sendable {
         }
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Creates a key for an app.
     /// - Returns: The key as listed, and the full key text, which cannot be recovered later.

@@ -7,7 +7,7 @@ package import PostgresNIO
 ///
 /// A rule's rows are counted for a dry run, or changed in bounded batches (``Run``), so no statement holds many
 /// locks for long and a second reaper skips what the first has locked.
-package struct Reaping: Sendable {
+package struct Reaping: DatabaseBacked {
     /// How a rule's statement runs.
     package enum Run: Sendable, Hashable {
         /// Count the rows it would change; write nothing.
@@ -26,13 +26,9 @@ package struct Reaping: Sendable {
         package var retainDismissedActivitiesDays: Int?
     }
 
-    let client: PostgresClient
-    let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Every app, by bundle id and environment.
     package func apps() async throws -> [App] {

@@ -5,7 +5,7 @@ package import PostgresNIO
 /// The delivery log of an app: every push Livecast sent while its update is kept (the retention window), found
 /// by its `apns-id`, its token or its update, successes included, though only failures and broadcasts are stored
 /// per push (``PushDerivation``).
-package struct DeliveryLog: Sendable {
+package struct DeliveryLog: DatabaseBacked {
     /// What to look for. With ``apnsID``, the one push; with ``token``, the pushes to that device token (or
     /// channel id); with ``updateID`` alone, the pushes of that update; with neither, the stored deliveries (failed
     /// device pushes and every broadcast). ``status`` and ``reason`` narrow any of these.
@@ -59,13 +59,9 @@ package struct DeliveryLog: Sendable {
         }
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// The records an app's query finds.
     package func find(_ query: Query, appID: Int64) async throws -> Page {

@@ -2,7 +2,7 @@ import Logging
 package import PostgresNIO
 
 /// One device of an app as a whole: its push-to-start tokens and its activities.
-package struct Devices: Sendable {
+package struct Devices: DatabaseBacked {
     /// What unregistering a device did.
     package struct Unregistration: Sendable, Hashable {
         /// Live push-to-start tokens invalidated (`deleted`).
@@ -11,13 +11,9 @@ package struct Devices: Sendable {
         package var endedActivities: Int
     }
 
-    let client: PostgresClient
-    let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Unregisters a device, as when the app is signed out or uninstalled: its live push-to-start tokens are
     /// invalidated (reason `deleted`, as ``PushToStartTokens/delete(appID:deviceID:attributesType:)`` does) and its

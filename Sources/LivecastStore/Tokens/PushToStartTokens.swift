@@ -3,7 +3,7 @@ import Logging
 package import PostgresNIO
 
 /// Push-to-start tokens: one live token per device and `ActivityAttributes` type, rotated without a gap.
-package struct PushToStartTokens: Sendable {
+package struct PushToStartTokens: DatabaseBacked {
     /// A device's registration, as its app reports it.
     package struct Registration: Sendable, Hashable {
         package var appID: Int64
@@ -66,13 +66,9 @@ package struct PushToStartTokens: Sendable {
         case expired
     }
 
-    let client: PostgresClient
-    let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Registers a device's token: creates it, rotates to it, or refreshes it, in one statement
     /// (`register_push_to_start_tokens`, migration `0022`). ``PushToStartRegistrar`` writes many at once.

@@ -5,20 +5,16 @@ package import PostgresNIO
 
 /// Accepting updates and ends for one standalone activity into the outbox, with the ordering and lifecycle
 /// rules (docs/ARCHITECTURE.md, invariants 1 and 2) checked in the same transaction that stores the update.
-package struct ActivityUpdates: Sendable {
+package struct ActivityUpdates: DatabaseBacked {
     /// An update or end a backend asks for.
     package typealias Request = UpdateRequest<ActivityUpdates>
 
     /// What a start sent to an activity's own update token is told.
     static let startRefused = StoreError(.invalid, "an activity's own update token cannot start it", field: "event")
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Checks and stores an update or end.
     /// - Throws: ``StoreError``: `notFound` activity; `activityEnded`; `channelRetired` for a channel-based activity

@@ -6,7 +6,7 @@ package import PostgresNIO
 /// tokens: an iOS 18 device starts on the feed's channel (`input-push-channel`), an older one (or any, when the
 /// feed has no channel) with `input-push-token: 1`, so it reports an update token. A device is started at most once
 /// per feed.
-package struct FeedStarts: Sendable {
+package struct FeedStarts: DatabaseBacked {
     /// Whose push-to-start tokens a start goes to.
     package enum Audience: Sendable, Hashable {
         /// These device ids.
@@ -61,13 +61,9 @@ package struct FeedStarts: Sendable {
         }
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Checks and stores a start, timed on the database's clock.
     /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge`; `invalid` for an

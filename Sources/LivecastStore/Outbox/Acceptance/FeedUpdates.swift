@@ -4,17 +4,13 @@ package import PostgresNIO
 
 /// Accepting a feed's updates and its end into the outbox: one row, which the dispatcher fans out to the feed's
 /// channel (one broadcast) and to every activity that follows it with its own token.
-package struct FeedUpdates: Sendable {
+package struct FeedUpdates: DatabaseBacked {
     /// An update or end a backend asks for.
     package typealias Request = UpdateRequest<FeedUpdates>
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Checks and stores an update or end of a feed.
     /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge` with the measured

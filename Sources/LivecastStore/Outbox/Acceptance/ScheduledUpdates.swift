@@ -3,7 +3,7 @@ package import PostgresNIO
 
 /// Starts, updates and ends sent with `sendAt`: kept as they were posted until then, and then checked and put in
 /// the outbox as if posted at that moment (``takeNextDue(_:)``). Each has an id from the updates' sequence.
-package struct ScheduledUpdates: Sendable {
+package struct ScheduledUpdates: DatabaseBacked {
     /// A request kept for later.
     package struct Entry: Sendable, Hashable {
         package var id: Int64
@@ -36,13 +36,9 @@ package struct ScheduledUpdates: Sendable {
         }
     }
 
-    private let client: PostgresClient
-    private let logger: Logger
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Keeps a request until `sendAt`, and the answer given to it when it has an idempotency key, in one statement: a
     /// retry always finds that answer (``UpdateResponses/response(appID:idempotencyKey:)``, and the outbox's

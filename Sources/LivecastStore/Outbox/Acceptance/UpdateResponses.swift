@@ -4,14 +4,10 @@ package import PostgresNIO
 /// The answers the API gave for accepted updates (`updates.response`, kept by the accepting transaction:
 /// ``AcceptedUpdate/answer``) and scheduled ones, so that a request retried with the same `Idempotency-Key` gets the
 /// first answer again, byte for byte, and nothing else happens.
-package struct UpdateResponses: Sendable {
-    private let client: PostgresClient
-    private let logger: Logger
+package struct UpdateResponses: DatabaseBacked {
+    package let database: Database
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    package init(database: Database) { self.database = database }
 
     /// Keeps the answers of new updates that came with an idempotency key with their rows (``AcceptedUpdate/answer``),
     /// in the transaction that wrote them on `connection`: one statement for them all, and none for no update.
