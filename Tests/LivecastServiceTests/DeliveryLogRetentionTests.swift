@@ -63,12 +63,17 @@ import Testing
                 let log = DeliveryLog(client: store.client, logger: store.logger)
                 let follower = try await self.activityRowID(store, key: "follower-54321")
                 let apnsID = try #require(PushID(updateID: update.updateID, targetKind: .activity, targetID: follower))
-                let found = try await log.find(.init(apnsID: apnsID), appID: store.appID)
+                var onePush = DeliveryLog.Query()
+                onePush.apnsID = apnsID
+                let found = try await log.find(onePush, appID: store.appID)
                 #expect(found.records.count == 1)
                 #expect(found.records.first?.outcome == .delivered && found.records.first?.activityID == "follower-54321")
                 let token = String(repeating: "0", count: 64 - String(follower, radix: 16).count) + String(follower, radix: 16)
                 #expect(found.records.first?.target == token)
-                let page = try await log.find(.init(updateID: update.updateID, limit: 1000), appID: store.appID)
+                var theUpdatesPushes = DeliveryLog.Query()
+                theUpdatesPushes.updateID = update.updateID
+                theUpdatesPushes.limit = 1000
+                let page = try await log.find(theUpdatesPushes, appID: store.appID)
                 #expect(page.records.count == 1000 && page.records.allSatisfy { $0.outcome == .delivered })
                 #expect(page.next != nil)
             }

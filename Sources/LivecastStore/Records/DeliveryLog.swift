@@ -20,25 +20,10 @@ package struct DeliveryLog: DatabaseBacked {
         /// Where the previous page ended (its ``Page/next``).
         package var after: Int64?
         /// At most this many records (the filters above may leave a page shorter).
-        package var limit: Int
+        package var limit = 100
 
-        package init(
-            apnsID: PushID? = nil,
-            token: String? = nil,
-            updateID: Int64? = nil,
-            status: Int? = nil,
-            reason: String? = nil,
-            after: Int64? = nil,
-            limit: Int = 100
-        ) {
-            self.apnsID = apnsID
-            self.token = token
-            self.updateID = updateID
-            self.status = status
-            self.reason = reason
-            self.after = after
-            self.limit = limit
-        }
+        /// Every stored delivery, the first page: set the filters wanted.
+        package init() {}
     }
 
     /// One page of records.

@@ -40,13 +40,12 @@ struct DeliveriesCommand: AsyncParsableCommand {
         @OptionGroup var list: AppListOptions<PushRows>
 
         func run() async throws {
-            var query = DeliveryLog.Query(
-                token: self.token,
-                updateID: self.updateId,
-                status: self.status,
-                reason: self.reason,
-                limit: self.list.limit
-            )
+            var query = DeliveryLog.Query()
+            query.token = self.token
+            query.updateID = self.updateId
+            query.status = self.status
+            query.reason = self.reason
+            query.limit = self.list.limit
             if let apnsId = self.apnsId {
                 guard let id = PushID(apnsId) else {
                     print("no push of Livecast's has apns-id \(apnsId)")
