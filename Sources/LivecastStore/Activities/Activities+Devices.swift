@@ -1,5 +1,5 @@
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 extension Activities {
     /// The one device a caller may register and end activities of (a client key's, named by each request), and how

@@ -1,7 +1,7 @@
 import Foundation
 import LivecastCore
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// Live Activities as devices report them: token-based (with an update token that may rotate) or channel-based,
 /// following a feed or standalone.

@@ -1,5 +1,5 @@
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// The registry of broadcast channels as PostgreSQL holds it: which channels an app has, for which feed, in which
 /// state. Talking to APNs is not its business: `LivecastService`'s `ChannelRegistry` creates and deletes channels

@@ -1,6 +1,6 @@
 package import Foundation
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// The operator console's sign-ins. The browser holds a random session token in a cookie; PostgreSQL holds only its
 /// SHA-256, the API key it was opened with and the session's CSRF token, so any instance serves any session and a

@@ -1,7 +1,7 @@
 import Foundation
 package import LivecastCore
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// Feeds: the live stories a backend tells, which activities follow.
 package struct Feeds: DatabaseBacked {

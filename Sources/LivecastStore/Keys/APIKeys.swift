@@ -1,7 +1,7 @@
 import Crypto
 package import Foundation
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// API keys: each belongs to one app and has one role. A key reads `lc_<prefix>_<secret>`; the store keeps the
 /// prefix (to find the key) and the SHA-256 of the secret, never the secret, which is shown once at creation.

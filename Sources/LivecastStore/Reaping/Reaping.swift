@@ -1,5 +1,5 @@
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// The reaper's statements: the rows each of its rules works on, and the changes it makes to them. What counts as
 /// stale, the periods and the margins are the reaper's (`LivecastService`), passed in as numbers; the reaper calls

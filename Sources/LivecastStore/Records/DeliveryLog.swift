@@ -1,6 +1,6 @@
 package import LivecastCore
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// The delivery log of an app: every push Livecast sent while its update is kept (the retention window), found
 /// by its `apns-id`, its token or its update, successes included, though only failures and broadcasts are stored

@@ -1,5 +1,5 @@
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// One device of an app as a whole: its push-to-start tokens and its activities.
 package struct Devices: DatabaseBacked {

@@ -1,6 +1,6 @@
 import LivecastCore
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// Push-to-start tokens: one live token per device and `ActivityAttributes` type, rotated without a gap.
 package struct PushToStartTokens: DatabaseBacked {

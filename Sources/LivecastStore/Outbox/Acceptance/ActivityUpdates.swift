@@ -1,7 +1,7 @@
 import Foundation
-package import LivecastCore
+import LivecastCore
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// Accepting updates and ends for one standalone activity into the outbox, with the ordering and lifecycle
 /// rules (docs/ARCHITECTURE.md, invariants 1 and 2) checked in the same transaction that stores the update.

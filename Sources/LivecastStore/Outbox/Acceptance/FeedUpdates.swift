@@ -1,6 +1,6 @@
-package import LivecastCore
+import LivecastCore
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// Accepting a feed's updates and its end into the outbox: one row, which the dispatcher fans out to the feed's
 /// channel (one broadcast) and to every activity that follows it with its own token.

@@ -1,5 +1,5 @@
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// Starts, updates and ends sent with `sendAt`: kept as they were posted until then, and then checked and put in
 /// the outbox as if posted at that moment (``takeNextDue(_:)``). Each has an id from the updates' sequence.

@@ -1,5 +1,5 @@
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// The answers the API gave for accepted updates (`updates.response`, kept by the accepting transaction:
 /// ``AcceptedUpdate/answer``) and scheduled ones, so that a request retried with the same `Idempotency-Key` gets the

@@ -1,4 +1,4 @@
-package import PostgresNIO
+import PostgresNIO
 
 /// Where each of some standalone activities sends: its live update token, or its live channel. Asked on every send.
 ///
