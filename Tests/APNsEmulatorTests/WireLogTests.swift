@@ -77,6 +77,31 @@ import Testing
         }
     }
 
+    /// A drop ends the connection at the request it answers, not before: requests answered earlier on the connection
+    /// got their answers, so every status in the log is one the client read. (Answers still in nghttp2's buffer were
+    /// lost with the connection while the log said they were sent: the game night's judge then saw a retry of an
+    /// answered `410` as a push after it.)
+    @Test func answersMadeBeforeADropReachTheClient() async throws {
+        try await EmulatorFixture.with({
+            $0.recordsWire = true
+            $0.acceptsUnknownTokens = true
+            $0.faults.script = [.pass, .pass, .pass, .drop]
+        }) { fixture in
+            let body = FileManager.default.temporaryDirectory.appendingPathComponent("drop-\(UUID().uuidString).json")
+            try Data(Self.update(Self.now + 1, home: 1).utf8).write(to: body)
+            defer { try? FileManager.default.removeItem(at: body) }
+            // nghttp sends the four requests at once on one connection, so the emulator reads them together.
+            let headers = fixture.deviceHeaders().flatMap { ["-H", "\($0.0): \($0.1)"] }
+            let urls = (1...4).map { "\(fixture.pushURL)/3/device/\(String(repeating: "C\($0)", count: 32))" }
+            let result = try await ExternalProcess.run("nghttp", ["-nv", "-d", body.path] + headers + urls)
+
+            let records = fixture.emulator.wireRecords
+            #expect(records.map(\.status) == [200, 200, 200, nil])
+            let answersRead = result.stdout.components(separatedBy: ":status: 200").count - 1
+            #expect(answersRead == 3, "the client read \(answersRead) of the 3 answers the log records:\n\(result.stdout)")
+        }
+    }
+
     /// The device shows the newest score whatever the order, so only the wire shows the late, older push.
     @Test func theJudgeSeesWhatTheDeviceForgives() async throws {
         try await EmulatorFixture.with({ $0.recordsWire = true }) { fixture in

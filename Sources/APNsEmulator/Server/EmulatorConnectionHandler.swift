@@ -148,7 +148,14 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
         }
     }
 
+    /// Ends the connection at once. What nghttp2 holds ready goes out first: the answers to requests read before the
+    /// one that ended it were made and logged, so they reach the client, as a server's earlier answers would.
     private func closeNow() {
+        if let session = self.session, let context = self.context,
+            let output = try? session.collectOutput(allocator: context.channel.allocator)
+        {
+            context.writeAndFlush(self.wrapOutboundOut(output), promise: nil)
+        }
         self.closing = .now
         self.session = nil
         self.context?.close(promise: nil)
