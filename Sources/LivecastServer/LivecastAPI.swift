@@ -153,6 +153,7 @@ package struct LivecastAPI: Sendable {
         self.addOperationsRoutes(to: registrar)
         self.addAppRoutes(to: registrar)
         self.addKeyRoutes(to: registrar)
+        self.addIdentityKeyRoutes(to: registrar)
         self.addPushToStartTokenRoutes(to: registrar)
         self.addActivityRoutes(to: registrar)
         self.addDeviceRoutes(to: registrar)

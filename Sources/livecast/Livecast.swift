@@ -9,7 +9,7 @@ struct Livecast: AsyncParsableCommand {
         commandName: "livecast",
         abstract: "Orchestrates iOS Live Activities: tokens, broadcast channels and ordered APNs pushes.",
         subcommands: [
-            DemoCommand.self, ServeCommand.self, MigrateCommand.self, ReapCommand.self, AppsCommand.self, KeysCommand.self,
+            DemoCommand.self, ServeCommand.self, MigrateCommand.self, ReapCommand.self, AppsCommand.self, KeysCommand.self, IdentityKeysCommand.self,
             ChannelsCommand.self, FeedsCommand.self, TokensCommand.self, ActivitiesCommand.self, DeliveriesCommand.self, DeadLettersCommand.self,
             EmulatorCommand.self,
             SendCommand.self, PostgresCommand.self,

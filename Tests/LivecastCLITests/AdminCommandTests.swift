@@ -49,6 +49,43 @@ import Testing
         #expect(!listed.stdout.contains(lastLine))
     }
 
+    @Test func identityKeysAreAddedListedAndRemoved() async throws {
+        let (database, url) = try await CLIDatabase.migrated(named: "cli_identity_keys")
+        #expect(try await self.addGame(url: url).status == 0)
+        let directory = try TemporaryDirectory()
+        let privateKey = try await ProviderKey.make()
+        let pemFile = directory.path("identity.pem")
+        let derived = try await ExternalProcess.run("openssl", ["pkey", "-in", privateKey.path, "-pubout", "-out", pemFile])
+        #expect(derived.status == 0, "\(derived.stderr)")
+        let notAKey = directory.path("not-a-key.pem")
+        try "hello".write(toFile: notAKey, atomically: true, encoding: .utf8)
+        let app = ["--bundle-id", "com.example.game", "--database-url", url]
+
+        let added = try await ExternalProcess.run(
+            self.livecast,
+            ["identity-keys", "add", "--key-id", "backend-1", "--public-key-file", pemFile] + app
+        )
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout == "added identity key backend-1 of com.example.game (sandbox)\n")
+        let refused = try await ExternalProcess.run(
+            self.livecast,
+            ["identity-keys", "add", "--key-id", "backend-2", "--public-key-file", notAKey] + app
+        )
+        #expect(refused.status != 0 && refused.stderr.contains("not a P-256"), "\(refused.stderr)")
+        let badID = try await ExternalProcess.run(self.livecast, ["identity-keys", "add", "--key-id", "a b", "--public-key-file", pemFile] + app)
+        #expect(badID.status != 0 && badID.stderr.contains("--key-id"), "\(badID.stderr)")
+
+        let listed = try await ExternalProcess.run(self.livecast, ["identity-keys", "list"] + app)
+        #expect(listed.stdout.hasPrefix("backend-1\t"), "\(listed.stdout)")
+        let stored = try await TestPostgres.withClient(database) { client in
+            try await client.query("SELECT count(*)::int FROM identity_keys WHERE key_id = 'backend-1'").collect().first?.decode(Int.self)
+        }
+        #expect(stored == 1)
+        #expect(try await ExternalProcess.run(self.livecast, ["identity-keys", "remove", "--key-id", "backend-1"] + app).status == 0)
+        let again = try await ExternalProcess.run(self.livecast, ["identity-keys", "remove", "--key-id", "backend-1"] + app)
+        #expect(again.status != 0 && again.stderr.contains("no identity key backend-1"), "\(again.stderr)")
+    }
+
     @Test func clientKeysAreCreatedListedAndRevokedLikeOthers() async throws {
         let (database, url) = try await CLIDatabase.migrated(named: "cli_client_keys")
         let added = try await self.addGame(url: url)

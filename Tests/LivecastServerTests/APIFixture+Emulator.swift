@@ -10,21 +10,23 @@ import Testing
 @testable import LivecastServer
 
 extension APIFixture {
-    /// Runs `body` with the emulator, a fresh fixture whose apps send to it, and a dispatcher over the fixture's
-    /// database sending through one APNs client to the emulator (the test drains it).
+    /// Runs `body` with the emulator (recording the wire), a fresh fixture whose apps send to it, and a dispatcher over the fixture's
+    /// database sending through one APNs client to the emulator (the test drains it), with `dispatcherSettings`.
     static func withEmulator(
         _ name: String,
         configuration: LivecastAPI.Configuration = .init(),
         testing: TestingSetup = .router,
+        dispatcherSettings: Dispatcher.Settings = .init(),
         _ body: @Sendable (APIFixture, any TestClientProtocol, EmulatorFixture, Dispatcher) async throws -> Void
     ) async throws {
-        try await EmulatorFixture.with { emulator in
+        try await EmulatorFixture.with({ $0.recordsWire = true }) { emulator in
             let apns = try emulator.makeClient()
             defer { Task { await apns.shutdown() } }
             try await APIFixture.with(name, emulator: emulator, configuration: configuration, testing: testing) { fixture, client in
                 let dispatcher = Dispatcher(
                     database: fixture.client,
                     clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                    settings: dispatcherSettings,
                     logger: fixture.store.logger
                 )
                 try await body(fixture, client, emulator, dispatcher)

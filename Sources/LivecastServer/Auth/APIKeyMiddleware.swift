@@ -82,9 +82,10 @@ struct APIKeyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The client's address: the peer's, or the one a trusted proxy forwarded.
+    /// The key the client's address is limited under (``AddressBlock/rateLimitKey(of:)``, an IPv6 address's /64):
+    /// the peer's address, or the one a trusted proxy forwarded.
     private func clientAddress(_ request: Request, _ context: Context) -> String? {
-        self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
+        self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers).map(AddressBlock.rateLimitKey(of:))
     }
 
     /// Spends one request of the key's budget; a client key's, shared by all of its app's devices, of its client

@@ -36,6 +36,16 @@ struct AddressBlock: Sendable, Hashable {
         return true
     }
 
+    /// The key an address is rate-limited under: an IPv4 address itself, an IPv6 address by its /64, the block
+    /// one subscriber (a home, a phone) is given, so a client cannot pick a fresh address for each request.
+    /// Text that is no address is its own key.
+    static func rateLimitKey(of address: String) -> String {
+        guard let bytes = Self.addressBytes(address) else { return address }
+        guard bytes.count == 16 else { return bytes.map(String.init).joined(separator: ".") }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+
     /// The bytes of an IPv4 or IPv6 address (brackets and an IPv6 zone allowed), IPv4-mapped IPv6 as IPv4.
     static func addressBytes(_ text: String) -> [UInt8]? {
         var text = text.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))

@@ -10,17 +10,22 @@ package struct ClientLimits: Sendable, Hashable {
     package var pushToStartTokensPerDevice: Int
     /// Running activities one device may have. Defaults to 32.
     package var activitiesPerDevice: Int
+    /// New devices client keys may register for one app in an hour, across every instance (``ClientDevices``):
+    /// a stranger makes up device ids at will, each with the allowances above afresh. Defaults to 10,000.
+    package var newDevicesPerHour: Int
 
     package init(
         perDevice: RateLimit = .perMinute(60),
         perAddress: RateLimit = .perMinute(600),
         pushToStartTokensPerDevice: Int = 32,
-        activitiesPerDevice: Int = 32
+        activitiesPerDevice: Int = 32,
+        newDevicesPerHour: Int = 10_000
     ) {
         self.perDevice = perDevice
         self.perAddress = perAddress
         self.pushToStartTokensPerDevice = pushToStartTokensPerDevice
         self.activitiesPerDevice = activitiesPerDevice
+        self.newDevicesPerHour = newDevicesPerHour
     }
 }
 

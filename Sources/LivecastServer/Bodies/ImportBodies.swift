@@ -18,6 +18,7 @@ struct PushToStartTokenImportRow: Decodable {
         self.body = PushToStartTokenBody(
             token: try container.decode(String.self, forKey: .token),
             userId: try container.decodeIfPresent(String.self, forKey: .userId),
+            userAssertion: nil,
             osVersion: try container.decodeIfPresent(String.self, forKey: .osVersion),
             frequentUpdatesEnabled: try container.decodeIfPresent(Bool.self, forKey: .frequentUpdatesEnabled)
         )

@@ -6,22 +6,26 @@ struct PushToStartTokenBody: Decodable {
     /// The token in hex, as ActivityKit's `pushToStartTokenUpdates` gives it.
     let token: String
     let userId: String?
+    /// A client key's proof of `userId` (``IdentityAssertions``).
+    let userAssertion: String?
     let osVersion: String?
     /// Whether the user allows frequent updates. Defaults to `true`.
     let frequentUpdatesEnabled: Bool?
 }
 
 extension PushToStartTokenBody {
-    /// The registration it asks for, of a device's token for an attributes type.
-    func registration(appID: Int64, deviceID: String, attributesType: String) -> PushToStartTokens.Registration {
+    /// The registration it asks for, of a device's token for an attributes type, bound to `userID`.
+    func registration(appID: Int64, deviceID: String, attributesType: String, userID: String?, isByClientKey: Bool) -> PushToStartTokens.Registration
+    {
         PushToStartTokens.Registration(
             appID: appID,
             deviceID: deviceID,
             attributesType: attributesType,
             token: self.token,
-            userID: self.userId,
+            userID: userID,
             osVersion: self.osVersion,
-            frequentUpdatesEnabled: self.frequentUpdatesEnabled ?? true
+            frequentUpdatesEnabled: self.frequentUpdatesEnabled ?? true,
+            isByClientKey: isByClientKey
         )
     }
 }
@@ -37,12 +41,14 @@ struct ActivityBody: Decodable {
     let channelId: String?
     let deviceId: String?
     let userId: String?
+    /// A client key's proof of `userId` (``IdentityAssertions``).
+    let userAssertion: String?
     let osVersion: String?
 }
 
 extension ActivityBody {
-    /// The registration it asks for, of an activity or its new update token.
-    func registration(appID: Int64, activityKey: String) -> Activities.Registration {
+    /// The registration it asks for, of an activity or its new update token, bound to `userID`.
+    func registration(appID: Int64, activityKey: String, userID: String?) -> Activities.Registration {
         Activities.Registration(
             appID: appID,
             activityKey: activityKey,
@@ -51,7 +57,7 @@ extension ActivityBody {
             pushToken: self.pushToken,
             channelID: self.channelId,
             deviceID: self.deviceId,
-            userID: self.userId,
+            userID: userID,
             osVersion: self.osVersion
         )
     }

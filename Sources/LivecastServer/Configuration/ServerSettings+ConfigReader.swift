@@ -34,7 +34,8 @@ extension LivecastAPI.Configuration {
     ///   - The client keys' bounds (``ClientLimits``): `client-device-rate` (positive number, default 60) and
     ///     `client-address-rate` (positive number, default 600), requests a minute per device and per client address;
     ///     `client-device-tokens` and `client-device-activities` (whole numbers, 1 or more, default 32 each), live
-    ///     push-to-start tokens and running activities per device.
+    ///     push-to-start tokens and running activities per device; `client-new-devices` (whole number, 1 or more,
+    ///     default 10,000), new devices client keys may register for one app in an hour, across every instance.
     /// - Throws: ``InvalidSetting`` for a value out of range.
     package init(reader: ConfigReader) throws {
         self.init()
@@ -64,7 +65,8 @@ extension LivecastAPI.Configuration {
                 atLeast: 1,
                 default: self.clientLimits.pushToStartTokensPerDevice
             ),
-            activitiesPerDevice: try reader.wholeNumber("client-device-activities", atLeast: 1, default: self.clientLimits.activitiesPerDevice)
+            activitiesPerDevice: try reader.wholeNumber("client-device-activities", atLeast: 1, default: self.clientLimits.activitiesPerDevice),
+            newDevicesPerHour: try reader.wholeNumber("client-new-devices", atLeast: 1, default: self.clientLimits.newDevicesPerHour)
         )
     }
 }

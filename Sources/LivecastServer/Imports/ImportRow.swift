@@ -19,7 +19,15 @@ extension PushToStartTokenImportRow: ImportRow {
         logger: Logger
     ) async throws -> [ImportOutcome<PushToStartTokens.Result>] {
         try await PushToStartTokens(client: database, logger: logger).importRegistrations(
-            rows.map { $0.body.registration(appID: appID, deviceID: $0.deviceId, attributesType: $0.attributesType) }
+            rows.map {
+                $0.body.registration(
+                    appID: appID,
+                    deviceID: $0.deviceId,
+                    attributesType: $0.attributesType,
+                    userID: $0.body.userId,
+                    isByClientKey: false
+                )
+            }
         )
     }
 }
@@ -27,7 +35,7 @@ extension PushToStartTokenImportRow: ImportRow {
 extension ActivityImportRow: ImportRow {
     static func register(_ rows: [Self], appID: Int64, database: PostgresClient, logger: Logger) async throws -> [ImportOutcome<Activities.Result>] {
         try await Activities(client: database, logger: logger).importRegistrations(
-            rows.map { $0.body.registration(appID: appID, activityKey: $0.activityId) }
+            rows.map { $0.body.registration(appID: appID, activityKey: $0.activityId, userID: $0.body.userId) }
         )
     }
 }

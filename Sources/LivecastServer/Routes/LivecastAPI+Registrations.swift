@@ -12,9 +12,16 @@ extension LivecastAPI {
             let deviceID = try context.parameters.decoded("deviceId")
             let attributesType = try context.parameters.decoded("attributesType")
             try scope.checkOwnDevice(deviceID, field: "deviceId")
+            let userID = try await self.admittedUser(scope, userID: body.userId, assertion: body.userAssertion)
             if scope.clientDeviceID != nil { try await self.checkTokenRoom(appID: scope.appID, deviceID: deviceID, attributesType: attributesType) }
             let result = try await self.pushToStartRegistrar.register(
-                body.registration(appID: scope.appID, deviceID: deviceID, attributesType: attributesType)
+                body.registration(
+                    appID: scope.appID,
+                    deviceID: deviceID,
+                    attributesType: attributesType,
+                    userID: userID,
+                    isByClientKey: scope.clientDeviceID != nil
+                )
             )
             return RegistrationAnswer.response(result)
         }
@@ -58,7 +65,8 @@ extension LivecastAPI {
             if let clientDeviceID = scope.clientDeviceID, let deviceID = body.deviceId, deviceID != clientDeviceID {
                 throw APIError.invalid("deviceId must be absent or the Livecast-Device-ID header's", field: "deviceId")
             }
-            var registration = body.registration(appID: scope.appID, activityKey: try context.parameters.decoded("activityId"))
+            let userID = try await self.admittedUser(scope, userID: body.userId, assertion: body.userAssertion)
+            var registration = body.registration(appID: scope.appID, activityKey: try context.parameters.decoded("activityId"), userID: userID)
             registration.deviceID = registration.deviceID ?? scope.clientDeviceID
             let device = scope.clientDeviceID.map {
                 Activities.DeviceScope(deviceID: $0, activityLimit: self.configuration.clientLimits.activitiesPerDevice)

@@ -23,6 +23,7 @@ extension PushToStartTokenBody: CheckedBody {
     func checkLimits() throws {
         try InputLimits.checkToken(self.token, field: "token")
         try InputLimits.checkIdentifier(self.userId, field: "userId")
+        try InputLimits.checkIdentifier(self.userAssertion, field: "userAssertion", maximumBytes: InputLimits.assertionBytes)
         try InputLimits.checkIdentifier(self.osVersion, field: "osVersion", maximumBytes: InputLimits.osVersionBytes)
     }
 }
@@ -35,6 +36,7 @@ extension ActivityBody: CheckedBody {
         try InputLimits.checkIdentifier(self.channelId, field: "channelId")
         try InputLimits.checkIdentifier(self.deviceId, field: "deviceId")
         try InputLimits.checkIdentifier(self.userId, field: "userId")
+        try InputLimits.checkIdentifier(self.userAssertion, field: "userAssertion", maximumBytes: InputLimits.assertionBytes)
         try InputLimits.checkIdentifier(self.osVersion, field: "osVersion", maximumBytes: InputLimits.osVersionBytes)
     }
 }

@@ -10,6 +10,8 @@ enum InputLimits {
     static let identifierBytes = 128
     /// OS versions (`18.2.1`): at most 32 bytes.
     static let osVersionBytes = 32
+    /// Identity assertions (a compact ES256 JWT, ``IdentityAssertions``): at most 4,096 bytes.
+    static let assertionBytes = 4096
     /// `Idempotency-Key`: 1 to 200 bytes.
     static let idempotencyKeyBytes = 200
     /// An activity lives at most 8 hours, so a feed's `staleAfterSeconds` is 1 s to 8 h.

@@ -4,4 +4,6 @@ import APNs
 struct AppClient: Sendable {
     let client: APNsClient
     let bundleID: String
+    /// The app's row.
+    let appID: Int64
 }

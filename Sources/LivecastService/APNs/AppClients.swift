@@ -92,6 +92,8 @@ package actor AppClients: Service {
             self.clients[appID] = entry
             if try await self.keyIsUnchanged(appID, entry) { return try await entry.making.value.client }
             self.logger.notice("an app's signing key changed; its APNs client is made again", metadata: ["app": "\(appID)"])
+            // Until APNs accepts a push signed with the new key, the invalidation guard judges every token again.
+            try await self.apps.forgetCredentialsProof(id: appID)
             await self.forget(appID: appID)
         }
         let making = Task { try await self.make(appID) }

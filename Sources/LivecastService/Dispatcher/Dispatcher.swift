@@ -110,7 +110,8 @@ package struct Dispatcher: Sendable {
             logger: logger
         )
         let sender = PageSender(
-            invalidationGuard: InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch)
+            invalidationGuard: InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch),
+            credentialsProofs: CredentialsProofs(apps: Apps(client: database, masterKey: nil, logger: logger))
         )
         let tools = LaneTools(recorder: recorder, sender: sender, broadcaster: Broadcaster(outbox: outbox), clientForApp: clientForApp)
         self.id = id

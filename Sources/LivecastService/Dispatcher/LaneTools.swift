@@ -18,6 +18,6 @@ struct LaneTools: Sendable {
     /// The app's APNs client. - Throws: `StoreError` when its signing key cannot be opened.
     func client(ofApp appID: Int64) async throws -> AppClient {
         let (client, bundleID) = try await self.clientForApp(appID)
-        return AppClient(client: client, bundleID: bundleID)
+        return AppClient(client: client, bundleID: bundleID, appID: appID)
     }
 }

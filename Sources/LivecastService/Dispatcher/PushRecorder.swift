@@ -39,6 +39,15 @@ struct PushRecorder: Sendable {
         try await self.owe(delivery.owed, updateID: updateID, appID: appID, on: connection)
         try await self.outbox.recordFailures(delivery.failures.map { $0.failedPush(of: updateID) }, on: connection)
         try await self.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
+        try await self.prove(delivery.proven, tokens: tokens, on: connection)
+    }
+
+    /// Marks the unproven tokens APNs accepted a push to as proven: the invalidation guard judges them from now on.
+    func prove(_ tokenIDs: [Int64], tokens: TokenTable, on connection: PostgresConnection) async throws {
+        switch tokens {
+        case .activityTokens: try await self.outbox.proveActivityTokens(tokenIDs, on: connection)
+        case .pushToStartTokens: try await self.outbox.provePushToStartTokens(tokenIDs, on: connection)
+        }
     }
 
     /// Applies APNs' verdicts on the tokens it refused (410 `Unregistered`, 400 `BadDeviceToken`).

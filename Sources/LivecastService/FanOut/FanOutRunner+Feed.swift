@@ -63,7 +63,8 @@ extension FanOutRunner {
                         token: $0.token,
                         payload: claim.payload,
                         ownerID: $0.activityID,
-                        pushID: PushID(updateID: claim.updateID, targetKind: .activity, targetID: $0.activityID)
+                        pushID: PushID(updateID: claim.updateID, targetKind: .activity, targetID: $0.activityID),
+                        isUnproven: $0.isUnproven
                     )
                 }
                 let (ready, deferred) = self.makeWay(for: targets, kind: .activity, busy: busy, updateID: claim.updateID)

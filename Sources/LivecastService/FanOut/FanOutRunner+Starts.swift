@@ -24,7 +24,8 @@ extension FanOutRunner {
                     ownerID: $0.tokenRowID,
                     pushID: PushID(updateID: claim.updateID, targetKind: .pushToStart, targetID: $0.tokenRowID),
                     collapseID: PushID.startCollapseID(feedID: claim.feedID),
-                    usesChannelPayload: $0.onIOS18 && channelPayload != nil
+                    usesChannelPayload: $0.onIOS18 && channelPayload != nil,
+                    isUnproven: $0.isUnproven
                 )
             }
             let (ready, deferred) = self.makeWay(for: targets, kind: .pushToStart, busy: waiting, updateID: claim.updateID)

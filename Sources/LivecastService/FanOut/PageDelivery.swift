@@ -17,6 +17,8 @@ struct PageTarget: Sendable {
     var collapseID: String?
     /// An iOS 18 device's start on the feed's channel.
     var usesChannelPayload = false
+    /// Whether a client key registered the token and APNs has yet to accept a push to it (``InvalidationGuard``).
+    var isUnproven = false
 }
 
 /// What came of a batch of device pushes.
@@ -47,6 +49,8 @@ struct PageDelivery: Sendable {
 
     /// The owners (``PageTarget/ownerID``) of the pushes APNs accepted.
     var delivered: [Int64] = []
+    /// The unproven tokens (rows) APNs accepted a push to: proven from now on.
+    var proven: [Int64] = []
     var failures: [Failure] = []
     var invalidations: [Invalidation] = []
     /// Pushes APNs asked to retry later: carried forward, owed to their targets.
@@ -68,6 +72,7 @@ enum TokenTable {
 /// Sends batches of device pushes once, and sorts APNs' answers; the invalidation guard judges each batch.
 struct PageSender: Sendable {
     let invalidationGuard: InvalidationGuard
+    let credentialsProofs: CredentialsProofs
 
     /// Sends a batch of device pushes once; what APNs asks to retry later is returned as owed, for the outbox to
     /// carry forward (``PushRecorder/owe(_:updateID:appID:on:)``), not retried in place.
@@ -87,11 +92,12 @@ struct PageSender: Sendable {
             }
         )
         DispatchMetrics.record(outcomes, target: "device")
-        delivery.guardReason = self.invalidationGuard.trip(outcomes)
+        delivery.guardReason = await self.judge(outcomes, unproven: targets.map(\.isUnproven), app: app)
         for (target, outcome) in zip(targets, outcomes) {
             switch outcome.classification {
             case .delivered:
                 delivery.delivered.append(target.ownerID)
+                if target.isUnproven { delivery.proven.append(target.tokenID) }
             case .retryLater,
                 .tokenInvalid where delivery.guardReason != nil:
                 delivery.owed.append(
@@ -124,5 +130,14 @@ struct PageSender: Sendable {
             }
         }
         return delivery
+    }
+
+    /// The invalidation guard's verdict on a batch (``InvalidationGuard/trip(_:unproven:credentialsProven:)``);
+    /// a batch with an accepted push proves the app's credentials.
+    func judge(_ outcomes: [APNsOutcome], unproven: [Bool], app: AppClient) async -> String? {
+        if outcomes.contains(where: { $0.classification == .delivered }) { await self.credentialsProofs.record(appID: app.appID) }
+        return await self.invalidationGuard.trip(outcomes, unproven: unproven) {
+            await self.credentialsProofs.isProven(appID: app.appID)
+        }
     }
 }

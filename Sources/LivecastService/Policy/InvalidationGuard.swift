@@ -5,6 +5,13 @@ import APNs
 /// of users uninstalling, none of those tokens is invalidated (their pushes stay owed) and the app's sending is
 /// held (`apps.sending_held_at`) until an operator resumes it. Credential answers (`403`, such as
 /// `BadEnvironmentKeyInToken`) never invalidate a token in any case.
+///
+/// A client key is published in every copy of the app, so the tokens it registers may be anyone's inventions; they
+/// are unproven until APNs accepts a push to them. Once the app's credentials are known to work (APNs accepted a
+/// push in this batch, or ever under the current credentials: ``CredentialsProofs``), the guard judges only proven
+/// tokens, and an unproven token APNs refuses is simply invalidated: a stranger's made-up tokens can neither hold the
+/// app nor stay to be sent to again. Until then every token is judged, so a wrong environment from the first push
+/// still trips the guard and loses nothing.
 struct InvalidationGuard: Sendable {
     /// The share of a batch answered as invalid tokens that trips the guard.
     var share: Double
@@ -12,6 +19,24 @@ struct InvalidationGuard: Sendable {
     var minimumBatch: Int
 
     /// Why a batch's answers trip the guard, or `nil` when they look like ordinary churn.
+    /// - Parameters:
+    ///   - outcomes: APNs' answers, one a push.
+    ///   - unproven: Whether each push's token is unproven, in the same order.
+    ///   - credentialsProven: Whether the app's credentials are proven; asked only when the batch cannot tell.
+    func trip(_ outcomes: [APNsOutcome], unproven: [Bool], credentialsProven: () async -> Bool) async -> String? {
+        guard outcomes.contains(where: { $0.classification == .tokenInvalid }) else { return nil }
+        var judged = outcomes
+        if unproven.contains(true) {
+            let accepted = outcomes.contains { $0.classification == .delivered }
+            let proven = accepted ? true : await credentialsProven()
+            if proven {
+                judged = zip(outcomes, unproven).filter { !$0.1 }.map(\.0)
+            }
+        }
+        return self.trip(judged)
+    }
+
+    /// Why these answers trip the guard, or `nil` when they look like ordinary churn.
     func trip(_ outcomes: [APNsOutcome]) -> String? {
         guard outcomes.count >= self.minimumBatch else { return nil }
         let invalid = outcomes.filter { $0.classification == .tokenInvalid }

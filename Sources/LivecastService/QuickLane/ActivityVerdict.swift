@@ -19,6 +19,8 @@ struct ActivityVerdict: Sendable {
     var deadLetter: DeadLetter?
     /// APNs' verdict on the token, applied after the send locks are released.
     var invalidation: PageDelivery.Invalidation?
+    /// The unproven update token APNs accepted the push to: proven from now on.
+    var provenTokenID: Int64?
 
     /// How the update's claim ends.
     var settlement: ActivitySettlement {
@@ -89,14 +91,15 @@ extension QuickLane {
         )
     }
 
-    /// Writes a batch's verdicts: APNs' verdicts on tokens, then finished updates, retries, failures and dead
-    /// letters, one statement each.
+    /// Writes a batch's verdicts: APNs' verdicts on tokens, then finished updates, retries, failures, dead letters
+    /// and proven tokens, one statement each.
     func recordActivityVerdicts(_ verdicts: [ActivityVerdict], appID: Int64) async throws {
         try await self.recorder.applyInvalidations(verdicts.compactMap(\.invalidation), appID: appID, tokens: .activityTokens)
         try await self.database.withGuardedConnection { connection in
             try await self.outbox.settle(verdicts.map(\.settlement), on: connection)
             try await self.outbox.recordFailures(verdicts.compactMap(\.failedPush), on: connection)
             try await self.recorder.deadLetter(verdicts.compactMap(\.deadLetter), appID: appID, on: connection)
+            try await self.recorder.prove(verdicts.compactMap(\.provenTokenID), tokens: .activityTokens, on: connection)
         }
     }
 }

@@ -24,11 +24,11 @@ extension QuickLane {
         on connection: PostgresConnection
     ) async throws -> (verdicts: [ActivityVerdict], guardReason: String?) {
         var verdicts: [ActivityVerdict] = []
-        var devicePushes: [(claim: ActivityClaim, tokenID: Int64, token: String)] = []
+        var devicePushes: [(claim: ActivityClaim, token: LiveToken)] = []
         for claim in claims {
             switch addresses[claim.activityID] {
-            case .token(let id, let token):
-                devicePushes.append((claim, id, token))
+            case .token(let token):
+                devicePushes.append((claim, token))
             case .channel(let channel):
                 let outcome = try await self.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
                 var verdict = self.verdict(claim, outcome, target: channel.id, targetKind: "channel")
@@ -41,7 +41,7 @@ extension QuickLane {
         let outcomes = await app.client.send(
             devicePushes.map {
                 DevicePush(
-                    deviceToken: $0.token,
+                    deviceToken: $0.token.token,
                     bundleID: app.bundleID,
                     payload: $0.claim.payload,
                     priority: $0.claim.priority,
@@ -51,14 +51,15 @@ extension QuickLane {
         )
         DispatchMetrics.record(outcomes, target: "device")
         // When the invalidation guard trips, invalid-token answers are retried like 5xx, and no token is touched.
-        let guardReason = self.sender.invalidationGuard.trip(outcomes)
+        let guardReason = await self.sender.judge(outcomes, unproven: devicePushes.map(\.token.isUnproven), app: app)
         for (push, outcome) in zip(devicePushes, outcomes) {
             let held = guardReason != nil && outcome.classification == .tokenInvalid
-            var verdict = self.verdict(push.claim, outcome, target: push.token, targetKind: "device", retryingAnyway: held)
+            var verdict = self.verdict(push.claim, outcome, target: push.token.token, targetKind: "device", retryingAnyway: held)
+            if outcome.classification == .delivered, push.token.isUnproven { verdict.provenTokenID = push.token.rowID }
             if outcome.classification == .tokenInvalid, !held {
                 verdict.invalidation = PageDelivery.Invalidation(
-                    tokenID: push.tokenID,
-                    token: push.token,
+                    tokenID: push.token.rowID,
+                    token: push.token.token,
                     reason: outcome.failureReason,
                     invalidSinceMillis: outcome.invalidSince.map(Int64.init)
                 )

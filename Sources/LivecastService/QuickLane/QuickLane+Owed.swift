@@ -28,6 +28,7 @@ extension QuickLane {
                 let failures = delivery.failures.map { $0.failedPush(of: updateOfClaim[$0.ownerID] ?? 0) }
                 try await self.outbox.recordFailures(failures, on: connection)
                 try await self.recorder.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
+                try await self.recorder.prove(delivery.proven, tokens: tokens, on: connection)
             }
             if let reason = results.guardReason { try await self.recorder.holdSending(appID: appID, reason: reason) }
             try await self.recorder.retry(results.retries, on: connection)
@@ -79,7 +80,8 @@ extension QuickLane {
                         targetKind: claim.kind == .activity ? .activity : .pushToStart,
                         targetID: claim.targetID
                     ),
-                    collapseID: claim.kind == .pushToStart ? claim.feedID.map(PushID.startCollapseID(feedID:)) : nil
+                    collapseID: claim.kind == .pushToStart ? claim.feedID.map(PushID.startCollapseID(feedID:)) : nil,
+                    isUnproven: token.isUnproven
                 )
                 devicePushes.append((claim, target, table))
             case .channel:
@@ -116,6 +118,7 @@ extension QuickLane {
             var recorded = results.deliveries[first.table, default: PageDelivery()]
             recorded.failures += delivery.failures
             recorded.invalidations += delivery.invalidations
+            recorded.proven += delivery.proven
             results.deliveries[first.table] = recorded
         }
         results.settled += results.delivered + results.failed

@@ -97,7 +97,7 @@ package struct Activities: DatabaseBacked {
         on connection: PostgresConnection
     ) async throws -> Result {
         let appID = registration.appID
-        let feedID = try await self.feedID(registration, on: connection)
+        let feedID = try await self.feedID(registration, hidingWhy: device != nil, on: connection)
         let channelRowID = try await self.channelRowID(registration, on: connection)
         var result = Result.unchanged
         let existing = try await connection.query(
@@ -147,7 +147,7 @@ package struct Activities: DatabaseBacked {
             result = .created
         }
         if let token {
-            let change = try await self.recordToken(token, activityID: activityID, appID: appID, on: connection)
+            let change = try await self.recordToken(token, activityID: activityID, appID: appID, unproven: device != nil, on: connection)
             if result == .unchanged {
                 switch change {
                 case .replaced: result = .tokenRotated
@@ -170,7 +170,15 @@ package struct Activities: DatabaseBacked {
     }
 
     /// Makes `token` the activity's live update token.
-    private func recordToken(_ token: String, activityID: Int64, appID: Int64, on connection: PostgresConnection) async throws -> TokenChange {
+    /// - Parameter unproven: Whether a client key registers it: a new or revived token is then unproven until APNs
+    ///   accepts a push to it (migration `0033`).
+    private func recordToken(
+        _ token: String,
+        activityID: Int64,
+        appID: Int64,
+        unproven: Bool,
+        on connection: PostgresConnection
+    ) async throws -> TokenChange {
         let holders = try await connection.query(
             "SELECT activity_id, invalidated_at IS NULL FROM activity_tokens WHERE app_id = \(appID) AND token = \(token) FOR UPDATE",
             logger: self.logger
@@ -205,7 +213,7 @@ package struct Activities: DatabaseBacked {
             // The activity went back to an earlier token: revive it as the newest generation.
             try await connection.query(
                 """
-                UPDATE activity_tokens SET invalidated_at = NULL, invalidation_reason = NULL, registered_at = now(),
+                UPDATE activity_tokens SET invalidated_at = NULL, invalidation_reason = NULL, registered_at = now(), unproven = \(unproven),
                     generation = (SELECT max(generation) + 1 FROM activity_tokens WHERE activity_id = \(activityID))
                 WHERE app_id = \(appID) AND token = \(token)
                 """,
@@ -214,9 +222,9 @@ package struct Activities: DatabaseBacked {
         } else {
             try await connection.query(
                 """
-                INSERT INTO activity_tokens (app_id, activity_id, token, generation)
+                INSERT INTO activity_tokens (app_id, activity_id, token, generation, unproven)
                 VALUES (\(appID), \(activityID), \(token),
-                        coalesce((SELECT max(generation) FROM activity_tokens WHERE activity_id = \(activityID)), 0) + 1)
+                        coalesce((SELECT max(generation) FROM activity_tokens WHERE activity_id = \(activityID)), 0) + 1, \(unproven))
                 """,
                 logger: self.logger
             )
@@ -224,20 +232,28 @@ package struct Activities: DatabaseBacked {
         return didReplace ? .replaced : .added
     }
 
-    private func feedID(_ registration: Registration, on connection: PostgresConnection) async throws -> Int64? {
+    /// The row of the feed the activity follows, if it names one.
+    /// - Parameter hidingWhy: Answer every refusal alike (a client key's request): a published key must not learn
+    ///   which feed keys exist, nor their attributes types or states.
+    private func feedID(_ registration: Registration, hidingWhy: Bool, on connection: PostgresConnection) async throws -> Int64? {
         guard let feedKey = registration.feedKey else { return nil }
         let rows = try await connection.query(
             "SELECT id, attributes_type, state FROM feeds WHERE app_id = \(registration.appID) AND feed_key = \(feedKey)",
             logger: self.logger
         )
+        let unfollowable = StoreError(.notFound, "no feed \(feedKey) that an activity of this type can follow", field: "feed")
         for try await (id, attributesType, state) in rows.decode((Int64, String, String).self) {
             guard attributesType == registration.attributesType else {
+                if hidingWhy { throw unfollowable }
                 throw StoreError(.conflict, "the feed's attributes type is \(attributesType)", field: "attributesType")
             }
-            guard state != FeedState.ended.rawValue else { throw StoreError(.conflict, "the feed has ended", field: "feed") }
+            guard state != FeedState.ended.rawValue else {
+                if hidingWhy { throw unfollowable }
+                throw StoreError(.conflict, "the feed has ended", field: "feed")
+            }
             return id
         }
-        throw StoreError(.notFound, "no feed \(feedKey)", field: "feed")
+        throw hidingWhy ? unfollowable : StoreError(.notFound, "no feed \(feedKey)", field: "feed")
     }
 
     private func channelRowID(_ registration: Registration, on connection: PostgresConnection) async throws -> Int64? {

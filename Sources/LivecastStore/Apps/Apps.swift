@@ -55,9 +55,9 @@ package struct Apps: Sendable {
         package var description: String { "Apps.Credentials(teamID: \(self.teamID), keyID: \(self.keyID), key: <redacted>)" }
     }
 
-    private let client: PostgresClient
+    let client: PostgresClient
     private let masterKey: MasterKey?
-    private let logger: Logger
+    let logger: Logger
 
     /// - Parameter masterKey: Needed to add or use apps whose key is sealed.
     package init(client: PostgresClient, masterKey: MasterKey?, logger: Logger) {

@@ -14,6 +14,9 @@ package struct PushToStartTokens: DatabaseBacked {
         package var userID: String?
         package var osVersion: String?
         package var frequentUpdatesEnabled: Bool
+        /// Whether a client key made it: the token is then unproven until APNs accepts a push to it (migration
+        /// `0033`). Defaults to `false`: a backend vouches for what it registers.
+        package var isByClientKey: Bool
 
         package init(
             appID: Int64,
@@ -22,7 +25,8 @@ package struct PushToStartTokens: DatabaseBacked {
             token: String,
             userID: String? = nil,
             osVersion: String? = nil,
-            frequentUpdatesEnabled: Bool = true
+            frequentUpdatesEnabled: Bool = true,
+            isByClientKey: Bool = false
         ) {
             self.appID = appID
             self.deviceID = deviceID
@@ -31,6 +35,7 @@ package struct PushToStartTokens: DatabaseBacked {
             self.userID = userID
             self.osVersion = osVersion
             self.frequentUpdatesEnabled = frequentUpdatesEnabled
+            self.isByClientKey = isByClientKey
         }
 
         /// The registration with its token normalised (lowercase hex).

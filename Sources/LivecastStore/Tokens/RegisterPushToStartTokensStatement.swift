@@ -1,12 +1,12 @@
 import PostgresNIO
 
-/// Writes a batch of push-to-start registrations through `register_push_to_start_tokens` (migrations `0022` and
-/// `0027`), column by column, and answers each registration's place (from 1) and outcome. Prepared once per
+/// Writes a batch of push-to-start registrations through `register_push_to_start_tokens` (migrations `0022`,
+/// `0027` and `0033`), column by column, and answers each registration's place (from 1) and outcome. Prepared once per
 /// connection, so that a batch is bound and run without being parsed, planned and described again each time.
 struct RegisterPushToStartTokensStatement: PostgresPreparedStatement {
     static let sql = """
         SELECT request, outcome FROM register_push_to_start_tokens(
-            $1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::bool[], $9::bool[])
+            $1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::bool[], $9::bool[], $10::bool[])
         """
 
     /// The registration's place in the batch (from 1), and its outcome (``PushToStartTokens/Result``'s raw value, or
@@ -21,7 +21,7 @@ struct RegisterPushToStartTokensStatement: PostgresPreparedStatement {
     }
 
     func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 9)
+        var bindings = PostgresBindings(capacity: 10)
         bindings.append(self.columns.appIDs)
         bindings.append(self.columns.deviceIDs)
         bindings.append(self.columns.attributesTypes)
@@ -31,6 +31,7 @@ struct RegisterPushToStartTokensStatement: PostgresPreparedStatement {
         bindings.append(self.columns.osVersions.values)
         bindings.append(self.columns.osVersions.isSet)
         bindings.append(self.columns.frequentUpdatesEnabled)
+        bindings.append(self.columns.unproven)
         return bindings
     }
 

@@ -8,6 +8,8 @@ struct RegistrationColumns {
     private(set) var userIDs = OptionalTexts()
     private(set) var osVersions = OptionalTexts()
     private(set) var frequentUpdatesEnabled: [Bool] = []
+    /// Whether each registration leaves its token unproven (a client key's).
+    private(set) var unproven: [Bool] = []
 
     /// Adds `registration`'s columns, with `token` for its token (the registration's own by default).
     mutating func append(_ registration: PushToStartTokens.Registration, token: String? = nil) {
@@ -18,5 +20,6 @@ struct RegistrationColumns {
         self.userIDs.append(registration.userID)
         self.osVersions.append(registration.osVersion)
         self.frequentUpdatesEnabled.append(registration.frequentUpdatesEnabled)
+        self.unproven.append(registration.isByClientKey)
     }
 }

@@ -95,6 +95,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Running activities one device may register with a client key (default: $LIVECAST_CLIENT_DEVICE_ACTIVITIES, else 32).")
     var clientDeviceActivities: Int?
 
+    @Option(
+        help:
+            "New devices client keys may register for one app in an hour, all instances together (default: $LIVECAST_CLIENT_NEW_DEVICES, else 10000)."
+    )
+    var clientNewDevices: Int?
+
     @Option(help: "Seconds a client's timestamp may be ahead of the server's clock (default: $LIVECAST_MAX_CLOCK_SKEW, else 60).")
     var maxClockSkew: Int?
 
@@ -133,6 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },
             "client-device-tokens": self.clientDeviceTokens.map(String.init),
             "client-device-activities": self.clientDeviceActivities.map(String.init),
+            "client-new-devices": self.clientNewDevices.map(String.init),
         ]
         return [own, self.database.flags, self.apns.flags, self.masterKey.flags, self.migrations.flags, self.reaper.flags]
             .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } }

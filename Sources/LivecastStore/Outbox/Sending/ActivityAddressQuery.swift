@@ -11,12 +11,13 @@ import PostgresNIO
 /// whole until autovacuum next analyzes it (seen with the dispatcher's update of sent updates, prepared: a
 /// sequential scan of `updates`; docs/PERFORMANCE.md).
 package enum ActivityAddressQuery {
-    /// The statement, for the activities' ids as `$1`; rows of activity id, token id and token, channel row id,
+    /// The statement, for the activities' ids as `$1`; rows of activity id, token id, token and whether it is
+    /// unproven, channel row id,
     /// channel id and storage policy.
     package static let sql = """
-        SELECT a.id, t.id, t.token, c.id, c.channel_id, c.storage_policy::int FROM activities a
+        SELECT a.id, t.id, t.token, t.unproven, c.id, c.channel_id, c.storage_policy::int FROM activities a
         LEFT JOIN LATERAL (
-            SELECT id, token FROM activity_tokens WHERE activity_id = a.id AND invalidated_at IS NULL LIMIT 1
+            SELECT id, token, unproven FROM activity_tokens WHERE activity_id = a.id AND invalidated_at IS NULL LIMIT 1
         ) t ON true
         LEFT JOIN LATERAL (
             SELECT id, channel_id, storage_policy FROM channels WHERE id = a.channel_id AND state = \(ChannelState.active.sql) LIMIT 1

@@ -9,15 +9,15 @@ import PostgresNIO
 /// (docs/PERFORMANCE.md).
 struct FollowerPage: PostgresPreparedStatement {
     static let sql = """
-        SELECT a.id, t.id, t.token FROM activities a
+        SELECT a.id, t.id, t.token, t.unproven FROM activities a
         JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL AND t.activity_id > $2
         WHERE a.feed_id = $1 AND a.state IN \(ActivityState.runningSQL) AND a.channel_id IS NULL AND a.id > $2
         ORDER BY a.id
         LIMIT $3
         """
 
-    /// Activity id, token id, token.
-    typealias Row = (Int64, Int64, String)
+    /// Activity id, token id, token, whether the token is unproven.
+    typealias Row = (Int64, Int64, String, Bool)
 
     var feedID: Int64
     var after: Int64

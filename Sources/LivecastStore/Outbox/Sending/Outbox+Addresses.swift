@@ -12,7 +12,7 @@ package struct LiveChannel: Sendable {
 
 /// Where a standalone activity's update goes: its live update token, or its live channel.
 package enum ActivityAddress: Sendable {
-    case token(id: Int64, token: String)
+    case token(LiveToken)
     case channel(LiveChannel)
 }
 
@@ -20,6 +20,8 @@ package enum ActivityAddress: Sendable {
 package struct LiveToken: Sendable {
     package var rowID: Int64
     package var token: String
+    /// Whether a client key registered the token and APNs has yet to accept a push to it.
+    package var isUnproven: Bool
 }
 
 extension Outbox {
@@ -28,11 +30,11 @@ extension Outbox {
     package func addresses(of activityIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: ActivityAddress] {
         let rows = try await connection.query(ActivityAddressQuery.query(activityIDs), logger: self.logger)
         var addresses: [Int64: ActivityAddress] = [:]
-        for try await (activityID, tokenID, token, channelRowID, channelID, storagePolicy) in rows.decode(
-            (Int64, Int64?, String?, Int64?, String?, Int?).self
+        for try await (activityID, tokenID, token, isUnproven, channelRowID, channelID, storagePolicy) in rows.decode(
+            (Int64, Int64?, String?, Bool?, Int64?, String?, Int?).self
         ) {
             if let tokenID, let token {
-                addresses[activityID] = .token(id: tokenID, token: token)
+                addresses[activityID] = .token(LiveToken(rowID: tokenID, token: token, isUnproven: isUnproven ?? false))
             } else if let channelRowID, let channelID, let storagePolicy {
                 addresses[activityID] = .channel(LiveChannel(rowID: channelRowID, id: channelID, storagePolicy: storagePolicy))
             }
@@ -45,15 +47,15 @@ extension Outbox {
         guard !activityIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT a.id, t.id, t.token FROM activities a
+            SELECT a.id, t.id, t.token, t.unproven FROM activities a
             JOIN activity_tokens t ON t.activity_id = a.id AND t.invalidated_at IS NULL
             WHERE a.id = ANY(\(activityIDs)) AND a.state <> \(unescaped: ActivityState.dismissed.sql)
             """,
             logger: self.logger
         )
         var tokens: [Int64: LiveToken] = [:]
-        for try await (activityID, tokenID, token) in rows.decode((Int64, Int64, String).self) {
-            tokens[activityID] = LiveToken(rowID: tokenID, token: token)
+        for try await (activityID, tokenID, token, isUnproven) in rows.decode((Int64, Int64, String, Bool).self) {
+            tokens[activityID] = LiveToken(rowID: tokenID, token: token, isUnproven: isUnproven)
         }
         return tokens
     }
@@ -62,11 +64,13 @@ extension Outbox {
     package func livePushToStartTokens(_ rowIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: LiveToken] {
         guard !rowIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
-            "SELECT id, token FROM push_to_start_tokens WHERE id = ANY(\(rowIDs)) AND invalidated_at IS NULL",
+            "SELECT id, token, unproven FROM push_to_start_tokens WHERE id = ANY(\(rowIDs)) AND invalidated_at IS NULL",
             logger: self.logger
         )
         var tokens: [Int64: LiveToken] = [:]
-        for try await (rowID, token) in rows.decode((Int64, String).self) { tokens[rowID] = LiveToken(rowID: rowID, token: token) }
+        for try await (rowID, token, isUnproven) in rows.decode((Int64, String, Bool).self) {
+            tokens[rowID] = LiveToken(rowID: rowID, token: token, isUnproven: isUnproven)
+        }
         return tokens
     }
 

@@ -5,6 +5,8 @@ package struct Follower: Sendable {
     package var activityID: Int64
     package var tokenID: Int64
     package var token: String
+    /// Whether a client key registered the token and APNs has yet to accept a push to it.
+    package var isUnproven: Bool
 }
 
 /// A member of a start's audience: a live push-to-start token of the feed's attributes type.
@@ -14,6 +16,8 @@ package struct AudienceMember: Sendable {
     package var token: String
     /// Whether the device runs iOS 18 or later (it can start on the feed's channel).
     package var onIOS18: Bool
+    /// Whether a client key registered the token and APNs has yet to accept a push to it.
+    package var isUnproven: Bool
 
     /// SQL for whether a token's `os_version` (a SQL expression) is iOS 18 or later: false when it is missing or
     /// does not start with a number.
@@ -28,8 +32,8 @@ extension Outbox {
         var page: [Follower] = []
         page.reserveCapacity(limit)
         let statement = FollowerPage(feedID: feedID, after: cursor, limit: limit)
-        for try await (activityID, tokenID, token) in try await connection.execute(statement, logger: self.logger) {
-            page.append(Follower(activityID: activityID, tokenID: tokenID, token: token))
+        for try await (activityID, tokenID, token, isUnproven) in try await connection.execute(statement, logger: self.logger) {
+            page.append(Follower(activityID: activityID, tokenID: tokenID, token: token, isUnproven: isUnproven))
         }
         return page
     }
@@ -39,7 +43,7 @@ extension Outbox {
     package func audience(of claim: FanOutClaim, limit: Int, on connection: PostgresConnection) async throws -> [AudienceMember] {
         let rows = try await connection.query(
             """
-            SELECT id, device_id, token, \(unescaped: AudienceMember.onIOS18SQL(osVersion: "os_version"))
+            SELECT id, device_id, token, \(unescaped: AudienceMember.onIOS18SQL(osVersion: "os_version")), unproven
             FROM push_to_start_tokens
             WHERE app_id = \(claim.appID) AND attributes_type = \(claim.attributesType) AND invalidated_at IS NULL AND id > \(claim.cursor)
               AND (\(claim.audienceKind) = 'everyone'
@@ -51,8 +55,8 @@ extension Outbox {
             logger: self.logger
         )
         var page: [AudienceMember] = []
-        for try await (id, deviceID, token, onIOS18) in rows.decode((Int64, String, String, Bool).self) {
-            page.append(AudienceMember(tokenRowID: id, deviceID: deviceID, token: token, onIOS18: onIOS18))
+        for try await (id, deviceID, token, onIOS18, isUnproven) in rows.decode((Int64, String, String, Bool, Bool).self) {
+            page.append(AudienceMember(tokenRowID: id, deviceID: deviceID, token: token, onIOS18: onIOS18, isUnproven: isUnproven))
         }
         return page
     }

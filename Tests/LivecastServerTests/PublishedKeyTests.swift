@@ -1,0 +1,400 @@
+import APNsEmulator
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LivecastCore
+import LivecastService
+import LivecastStore
+import LivecastTesting
+import PostgresNIO
+import Testing
+
+@testable import LivecastServer
+
+/// The published key as a stranger would use it (#52): every copy of the app carries the client key, so what it
+/// sends may be anyone's invention. It must not hold the app's sending, get a real token invalidated, name a user
+/// it cannot prove, learn which feeds exist, or mint devices without bound.
+@Suite struct PublishedKeyTests {
+    private static let app = "/v1/apps/com.example.game"
+
+    // MARK: - The invalidation guard
+
+    @Test func madeUpTokensAmongRealOnesNeitherHoldTheAppNorAreSentToAgain() async throws {
+        // Pages of 25: the first holds the 8 real phones and 17 made-up tokens (68 % refused, which tripped the guard
+        // before #52), the next ones made-up tokens only.
+        try await APIFixture.withEmulator("stranger_tokens", dispatcherSettings: .init(pageSize: 25)) { fixture, client, emulator, dispatcher in
+            try await Self.feed("game-1", fixture, client)
+            let phones = try await Self.realPhones(8, fixture, client, emulator)
+            let junk = try await Self.madeUpTokens(50, fixture, client)
+            try await Self.start("game-1", fixture, client)
+            #expect(try await dispatcher.drain() >= 1)
+
+            #expect(try await Self.isHeld(fixture) == false, "made-up tokens held the app")
+            for phone in phones {
+                #expect(emulator.emulator.device(id: phone)?.activities.count == 1, "phone \(phone) got its start")
+            }
+            #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NOT NULL") == junk.count)
+            #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NULL AND NOT unproven") == phones.count)
+            #expect(try await fixture.count("owed_pushes") == 0, "nothing of the junk stays owed")
+
+            // Once the app is proven, a fresh batch of inventions is just as harmless.
+            let more = try await Self.madeUpTokens(30, fixture, client, from: 100)
+            try await Self.feed("game-2", fixture, client)
+            try await Self.start("game-2", fixture, client)
+            #expect(try await dispatcher.drain() >= 1)
+            #expect(try await Self.isHeld(fixture) == false)
+            for phone in phones {
+                #expect(emulator.emulator.device(id: phone)?.activities.count == 2, "phone \(phone) got both starts")
+            }
+
+            // At the wire: each made-up token was tried once and never again; the phones' pushes are in order.
+            let records = emulator.emulator.wireRecords
+            for token in junk + more {
+                #expect(records.filter { $0.target == "device:\(token)" }.count == 1, "token \(token.prefix(8))… was sent to again")
+            }
+            let verdict = WireJudge.judge(records)
+            #expect(verdict.isClean, "at the wire: \(verdict)")
+            #expect(verdict.accepted == 2 * phones.count, "each phone accepted its two starts: \(verdict)")
+        }
+    }
+
+    @Test func aWrongEnvironmentStillTripsTheGuardAndLosesNothing() async throws {
+        // A new app whose every token its phones reported themselves, and APNs refuses them all: a wrong environment
+        // from the first push. The 410s are the environment's, so the tokens are sent to again once it is fixed:
+        // only the order is judged at the wire.
+        try await APIFixture.withEmulator("stranger_wrong_environment") { fixture, client, emulator, dispatcher in
+            try await Self.feed("game-1", fixture, client)
+            let phones = try await Self.realPhones(25, fixture, client, emulator)
+            var faults = FaultPlan()
+            let refusedUntil = Int(Date().timeIntervalSince1970 * 1000) + 600_000
+            for phone in phones {
+                let token = try #require(emulator.emulator.device(id: phone)?.pushToStartTokens["GameAttributes"])
+                faults.unregisteredTokens[token] = refusedUntil
+            }
+            emulator.emulator.setFaults(faults)
+            try await Self.start("game-1", fixture, client)
+            _ = try await dispatcher.drain()
+
+            #expect(try await Self.isHeld(fixture), "the guard tripped")
+            #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NOT NULL") == 0, "no token was lost")
+            #expect(try await fixture.count("owed_pushes") == phones.count)
+
+            emulator.emulator.setFaults(FaultPlan())
+            let resumed = try await client.send(.post, "\(Self.app)/sending:resume", key: fixture.key(.admin))
+            #expect(resumed.status == .ok, "\(resumed.text)")
+            try await fixture.client.query("UPDATE owed_pushes SET not_before = now()")
+            _ = try await dispatcher.drain()
+            for phone in phones {
+                #expect(emulator.emulator.device(id: phone)?.activities.count == 1, "phone \(phone) got its start after the fix")
+            }
+            #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NULL AND NOT unproven") == phones.count)
+            let verdict = WireJudge.judge(emulator.emulator.wireRecords)
+            #expect(verdict.orderingViolations.isEmpty && verdict.sentAfterEnd.isEmpty, "at the wire: \(verdict)")
+            #expect(verdict.requests == 2 * phones.count && verdict.accepted == phones.count, "refused once, then accepted: \(verdict)")
+        }
+    }
+
+    // MARK: - Users
+
+    @Test func aUserIdNeedsAnAssertionTheAppsBackendSigned() async throws {
+        try await APIFixture.with("stranger_user") { fixture, client in
+            let signer = IdentityAssertionSigner(keyID: "backend-2026")
+            let path = "\(Self.app)/push-to-start-tokens/phone-1/GameAttributes"
+            let phone: HTTPFields = [ClientKeys.deviceHeader: "phone-1"]
+            let register = { (body: String) in try await client.send(.put, path, key: fixture.key(.client), body: body, headers: phone) }
+
+            let bare = try await register(#"{"token": "aabb", "userId": "bob"}"#)
+            #expect(bare.status == .forbidden && bare.errorCode == "user_assertion_required", "\(bare.text)")
+            #expect(try await fixture.count("push_to_start_tokens") == 0, "a refusal writes nothing")
+            let early = try await register(#"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob"))"}"#)
+            #expect(early.errorCode == "invalid_user_assertion", "no identity key yet: \(early.text)")
+
+            // The admin registers the backend's public key.
+            let keyPath = "\(Self.app)/identity-keys/backend-2026"
+            let badKey = try await client.send(.put, keyPath, key: fixture.key(.admin), body: #"{"publicKey": "not a key"}"#)
+            #expect(badKey.status == .unprocessableContent && badKey.errorField == "publicKey")
+            let pem = signer.publicKeyPEM.replacingOccurrences(of: "\n", with: "\\n")
+            let added = try await client.send(.put, keyPath, key: fixture.key(.admin), body: #"{"publicKey": "\#(pem)"}"#)
+            #expect(added.status == .created, "\(added.text)")
+            let byBackend = try await client.send(.put, keyPath, key: fixture.key(.backend), body: #"{"publicKey": "\#(pem)"}"#)
+            #expect(byBackend.status == .forbidden)
+            let listed = try await client.send(.get, "\(Self.app)/identity-keys", key: fixture.key(.admin))
+            let listedKeys: [JSONValue]? =
+                if case .array(let keys) = listed.json["identityKeys"] { keys } else { nil }
+            #expect(listedKeys?.first?["keyId"] == .string("backend-2026"), "\(listed.text)")
+
+            let now = Int(Date().timeIntervalSince1970)
+            let stranger = IdentityAssertionSigner(keyID: "backend-2026")
+            let refused: [(String, String)] = [
+                ("another key's signature", try stranger.sign(user: "bob")),
+                ("an unknown key id", try signer.sign(["sub": "bob", "aud": "com.example.game", "exp": now + 300], keyID: "other")),
+                ("expired", try signer.sign(user: "bob", expiresIn: -120)),
+                ("another app", try signer.sign(user: "bob", audience: "com.example.other")),
+                ("another user", try signer.sign(user: "alice")),
+                ("two days long", try signer.sign(user: "bob", expiresIn: 2 * 86_400)),
+                ("no exp", try signer.sign(["sub": "bob", "aud": "com.example.game"])),
+                ("another device", try signer.sign(user: "bob", extra: ["deviceId": "phone-2"])),
+                ("not a JWT", "eyJhbGciOiJFUzI1NiJ9.e30"),
+            ]
+            for (why, assertion) in refused {
+                let answer = try await register(#"{"token": "aabb", "userId": "bob", "userAssertion": "\#(assertion)"}"#)
+                #expect(answer.status == .forbidden && answer.errorCode == "invalid_user_assertion", "\(why): \(answer.text)")
+                #expect(answer.errorField == "userAssertion")
+            }
+            #expect(try await fixture.count("push_to_start_tokens") == 0)
+
+            let bound = try await register(
+                #"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob", extra: ["deviceId": "phone-1", "iat": now]))"}"#
+            )
+            #expect(bound.status == .created, "\(bound.text)")
+            #expect(try await fixture.count("push_to_start_tokens WHERE user_id = 'bob' AND unproven") == 1)
+            // The assertion alone binds its subject; a registration without a user unbinds (a PUT replaces).
+            #expect(try await register(#"{"token": "aabb", "userAssertion": "\#(try signer.sign(user: "carol"))"}"#).status == .ok)
+            #expect(try await fixture.count("push_to_start_tokens WHERE user_id = 'carol'") == 1)
+            #expect(try await register(#"{"token": "aabb"}"#).status == .ok)
+            #expect(try await fixture.count("push_to_start_tokens WHERE user_id IS NULL") == 1)
+
+            // A backend key still names users on its own word; removing the identity key ends its assertions.
+            let backend = try await client.send(
+                .put,
+                "\(Self.app)/push-to-start-tokens/phone-9/GameAttributes",
+                key: fixture.key(.backend),
+                body: #"{"token": "ccdd", "userId": "dave"}"#
+            )
+            #expect(backend.status == .created, "\(backend.text)")
+            #expect(try await client.send(.delete, keyPath, key: fixture.key(.admin)).status == .noContent)
+            let afterRemoval = try await register(#"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob"))"}"#)
+            #expect(afterRemoval.errorCode == "invalid_user_assertion")
+        }
+    }
+
+    @Test func aStartForAUserReachesOnlyTheDeviceItsBackendVouchedFor() async throws {
+        try await APIFixture.withEmulator("stranger_impersonation") { fixture, client, emulator, dispatcher in
+            let signer = IdentityAssertionSigner(keyID: "k1")
+            let pem = signer.publicKeyPEM.replacingOccurrences(of: "\n", with: "\\n")
+            let added = try await client.send(.put, "\(Self.app)/identity-keys/k1", key: fixture.key(.admin), body: #"{"publicKey": "\#(pem)"}"#)
+            #expect(added.status == .created, "\(added.text)")
+            try await Self.feed("game-1", fixture, client)
+            var phones: [String] = []
+            for _ in 0..<2 {
+                let device = try emulator.emulator.addDevice(
+                    bundleID: EmulatorFixture.bundleID,
+                    osVersion: "17.5",
+                    pushToStartTokens: ["GameAttributes": ""]
+                )
+                phones.append(device.id)
+            }
+            let token = { (phone: String) in emulator.emulator.device(id: phone)?.pushToStartTokens["GameAttributes"] ?? "" }
+            let register = { (phone: String, body: String) in
+                try await client.send(
+                    .put,
+                    "\(Self.app)/push-to-start-tokens/\(phone)/GameAttributes",
+                    key: fixture.key(.client),
+                    body: body,
+                    headers: [ClientKeys.deviceHeader: phone]
+                )
+            }
+            // The stranger's phone claims to be Bob's; Bob's own phone proves it.
+            let claimed = try await register(phones[0], #"{"token": "\#(token(phones[0]))", "userId": "bob"}"#)
+            #expect(claimed.errorCode == "user_assertion_required")
+            #expect(try await register(phones[0], #"{"token": "\#(token(phones[0]))"}"#).status == .created)
+            let proven = try await register(
+                phones[1],
+                #"{"token": "\#(token(phones[1]))", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob"))"}"#
+            )
+            #expect(proven.status == .created, "\(proven.text)")
+
+            try await Self.start("game-1", fixture, client, audience: #"{"userIds": ["bob"]}"#)
+            #expect(try await dispatcher.drain() >= 1)
+            #expect(emulator.emulator.device(id: phones[0])?.activities.isEmpty == true, "the stranger got Bob's start")
+            #expect(emulator.emulator.device(id: phones[1])?.activities.count == 1, "Bob got his start")
+        }
+    }
+
+    // MARK: - Feeds
+
+    @Test func aClientKeyLearnsNothingOfFeedsItCannotFollow() async throws {
+        try await APIFixture.with("stranger_feeds") { fixture, client in
+            try await Self.feed("game-1", fixture, client)
+            try await Self.feed("delivery-7", fixture, client, attributesType: "DeliveryAttributes")
+            try await Self.feed("game-0", fixture, client)
+            try await fixture.client.query("UPDATE feeds SET state = 'ended' WHERE feed_key = 'game-0'")
+            var answers: [String] = []
+            for (index, feed) in ["no-such-feed", "delivery-7", "game-0"].enumerated() {
+                let phone = "phone-\(index)"
+                let answer = try await client.send(
+                    .put,
+                    "\(Self.app)/activities/act-\(index)",
+                    key: fixture.key(.client),
+                    body: #"{"attributesType": "GameAttributes", "feed": "\#(feed)"}"#,
+                    headers: [ClientKeys.deviceHeader: phone]
+                )
+                #expect(answer.status == .notFound && answer.errorField == "feed", "\(feed): \(answer.text)")
+                answers.append(answer.text.replacingOccurrences(of: feed, with: "FEED"))
+            }
+            #expect(Set(answers).count == 1, "one answer for every feed a client key cannot follow: \(answers)")
+            #expect(try await fixture.count("activities") == 0)
+            // A backend key is told why.
+            let backend = try await client.send(
+                .put,
+                "\(Self.app)/activities/act-9",
+                key: fixture.key(.backend),
+                body: #"{"attributesType": "GameAttributes", "feed": "game-0"}"#
+            )
+            #expect(backend.status == .conflict, "\(backend.text)")
+        }
+    }
+
+    // MARK: - Limits that bind strangers
+
+    @Test func newClientDevicesAreCappedPerAppAcrossInstances() async throws {
+        let configuration = LivecastAPI.Configuration(clientLimits: ClientLimits(newDevicesPerHour: 3))
+        try await APIFixture.with("stranger_new_devices", configuration: configuration) { fixture, client in
+            let register = { (index: Int) in
+                try await client.send(
+                    .put,
+                    "\(Self.app)/push-to-start-tokens/phone-\(index)/GameAttributes",
+                    key: fixture.key(.client),
+                    body: #"{"token": "aa0\#(index)"}"#,
+                    headers: [ClientKeys.deviceHeader: "phone-\(index)"]
+                )
+            }
+            for index in 0..<3 {
+                let answer = try await register(index)
+                #expect(answer.status == .created, "\(answer.text)")
+            }
+            let fourth = try await register(3)
+            #expect(fourth.status == .tooManyRequests && fourth.errorCode == "rate_limited", "\(fourth.text)")
+            let retryAfter = try #require(fourth.headers[.retryAfter].flatMap(Int.init))
+            #expect(retryAfter >= 1 && retryAfter <= 3600)
+            #expect(try await fixture.count("push_to_start_tokens WHERE device_id = 'phone-3'") == 0)
+            // A device the app knows is never held back by the ceiling.
+            let again = try await register(0)
+            #expect(again.status == .ok, "\(again.text)")
+        }
+        // Two instances (two pools on one PostgreSQL) racing for the last places admit no more than the ceiling.
+        try await APIFixture.with("stranger_new_devices_race") { fixture, _ in
+            let instances = [
+                ClientDevices(client: fixture.client, logger: fixture.store.logger),
+                ClientDevices(client: fixture.database, logger: fixture.store.logger),
+            ]
+            let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        try await instances[index % 2].admit(appID: fixture.store.appID, deviceID: "device-\(index)", ceiling: 10) == nil
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(admitted == 10)
+            #expect(try await fixture.count("client_devices") == 10)
+        }
+    }
+
+    @Test func anIPv6AddressIsLimitedByItsSlash64() {
+        let key = AddressBlock.rateLimitKey(of:)
+        #expect(key("2001:db8:1:2:aaaa::1") == key("2001:db8:1:2:ffff:ffff:ffff:ffff"))
+        #expect(key("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(key("2001:db8:1:3::1") != key("2001:db8:1:2::1"))
+        #expect(key("[2001:db8:1:2::7]") == "2001:db8:1:2::/64")
+        #expect(key("192.0.2.7") == "192.0.2.7")
+        #expect(key("::ffff:192.0.2.7") == "192.0.2.7")
+        #expect(key("192.0.2.8") != key("192.0.2.7"))
+    }
+
+    // MARK: - Helpers
+
+    private static func feed(
+        _ key: String,
+        _ fixture: APIFixture,
+        _ client: any TestClientProtocol,
+        attributesType: String = "GameAttributes"
+    )
+        async throws
+    {
+        let feed = try await client.send(
+            .put,
+            "\(Self.app)/feeds/\(key)",
+            key: fixture.key(.operator),
+            body: #"{"attributesType": "\#(attributesType)", "attributes": {"home": "Giants"}}"#
+        )
+        #expect(feed.status == .created, "\(feed.text)")
+    }
+
+    private static func start(
+        _ feed: String,
+        _ fixture: APIFixture,
+        _ client: any TestClientProtocol,
+        audience: String = #"{"everyone": true}"#
+    )
+        async throws
+    {
+        let start = try await client.send(
+            .post,
+            "\(Self.app)/feeds/\(feed)/start",
+            key: fixture.key(.backend),
+            body: #"{"contentState": {"home": 0}, "alert": {"title": "Kick-off"}, "audience": \#(audience)}"#
+        )
+        #expect(start.status == .accepted, "\(start.text)")
+    }
+
+    /// Emulator iPhones on iOS 17.5, each reporting its push-to-start token with the client key, as LivecastKit does.
+    private static func realPhones(
+        _ count: Int,
+        _ fixture: APIFixture,
+        _ client: any TestClientProtocol,
+        _ emulator: EmulatorFixture
+    )
+        async throws -> [String]
+    {
+        var phones: [String] = []
+        for _ in 0..<count {
+            let device = try emulator.emulator.addDevice(
+                bundleID: EmulatorFixture.bundleID,
+                osVersion: "17.5",
+                pushToStartTokens: ["GameAttributes": ""]
+            )
+            let token = try #require(device.pushToStartTokens["GameAttributes"])
+            let answer = try await client.send(
+                .put,
+                "\(Self.app)/push-to-start-tokens/\(device.id)/GameAttributes",
+                key: fixture.key(.client),
+                body: #"{"token": "\#(token)", "osVersion": "17.5"}"#,
+                headers: [ClientKeys.deviceHeader: device.id]
+            )
+            #expect(answer.status == .created, "\(answer.text)")
+            phones.append(device.id)
+        }
+        return phones
+    }
+
+    /// Made-up push-to-start tokens, each under a fresh device id, registered with the client key.
+    private static func madeUpTokens(
+        _ count: Int,
+        _ fixture: APIFixture,
+        _ client: any TestClientProtocol,
+        from first: Int = 0
+    )
+        async throws -> [String]
+    {
+        var tokens: [String] = []
+        for index in first..<(first + count) {
+            let token = String(format: "%064x", 0xdead_0000 + index)
+            let answer = try await client.send(
+                .put,
+                "\(Self.app)/push-to-start-tokens/stranger-\(index)/GameAttributes",
+                key: fixture.key(.client),
+                body: #"{"token": "\#(token)", "osVersion": "17.5"}"#,
+                headers: [ClientKeys.deviceHeader: "stranger-\(index)"]
+            )
+            #expect(answer.status == .created, "\(answer.text)")
+            tokens.append(token)
+        }
+        return tokens
+    }
+
+    private static func isHeld(_ fixture: APIFixture) async throws -> Bool {
+        let app = try #require(try await Apps(client: fixture.client, masterKey: nil, logger: fixture.store.logger).app(id: fixture.store.appID))
+        return app.sendingHeld != nil
+    }
+}
