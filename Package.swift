@@ -17,7 +17,6 @@ let package = Package(
         .library(name: "LivecastCore", targets: ["LivecastCore"]),
         .library(name: "APNsEmulator", targets: ["APNsEmulator"]),
         .library(name: "APNs", targets: ["APNs"]),
-        .library(name: "LivecastKit", targets: ["LivecastKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -40,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        // The app side (LivecastKit/): a package of its own, with no dependency, that the demo reports through.
+        .package(path: "LivecastKit"),
     ],
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
@@ -48,10 +49,6 @@ let package = Package(
             dependencies: [.product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: librarySettings
         ),
-        // The app side: an iOS app reports its Live Activity tokens and activities straight to Livecast with a
-        // publishable client key. Foundation only (FoundationNetworking on Linux); the ActivityKit adapter is compiled
-        // only where ActivityKit exists.
-        .target(name: "LivecastKit", swiftSettings: librarySettings),
         // The APNs emulator: TLS + HTTP/2 (libnghttp2) push, broadcast and channel management, with a simulated device fleet.
         .target(
             name: "APNsEmulator",
@@ -173,7 +170,7 @@ let package = Package(
                 "APNs",
                 "APNsEmulator",
                 "LivecastCore",
-                "LivecastKit",
+                .product(name: "LivecastKit", package: "LivecastKit"),
                 "LivecastServer",
                 "LivecastService",
                 "LivecastStore",
@@ -206,9 +203,10 @@ let package = Package(
         ),
         .testTarget(name: "LivecastCoreTests", dependencies: ["LivecastCore"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "LivecastKitTests",
+            name: "LivecastKitIntegrationTests",
             dependencies: [
-                "APNs", "APNsEmulator", "LivecastKit", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
+                "APNs", "APNsEmulator", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
+                .product(name: "LivecastKit", package: "LivecastKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Checks that Package.swift lists, for each target, exactly the modules its files import (issue #45): a module
-imported but not declared builds only by accident of another target's graph, and one declared but never imported is
-dead weight. The compiler's MemberImportVisibility checks the other half: that each file imports what it uses.
-Run from the repository's root; exits 1 and names the targets that differ."""
+"""Checks that Package.swift (the root's, and LivecastKit/'s) lists, for each target, exactly the modules its files
+import (issue #45): a module imported but not declared builds only by accident of another target's graph, and one
+declared but never imported is dead weight. The compiler's MemberImportVisibility checks the other half: that each
+file imports what it uses. Run from the repository's root; exits 1 and names the targets that differ."""
 import glob
 import json
 import os
@@ -15,12 +15,16 @@ SYSTEM = {"ActivityKit", "Foundation", "FoundationEssentials", "FoundationNetwor
           "Testing", "XCTest", "_Concurrency", "PackageDescription"}
 
 environment = dict(os.environ, LIVECAST_BENCHMARKS="1")  # the benchmark targets too
-package = json.loads(subprocess.run(["swift", "package", "dump-package"], capture_output=True, text=True, check=True,
-                                    env=environment).stdout)
+# The root package, and LivecastKit's package of its own (LivecastKit/).
+targets = []
+for root in (".", "LivecastKit"):
+    package = json.loads(subprocess.run(["swift", "package", "--package-path", root, "dump-package"], capture_output=True,
+                                        text=True, check=True, env=environment).stdout)
+    targets += [(root, target) for target in package["targets"]]
 differing = []
-for target in package["targets"]:
+for root, target in targets:
     name = target["name"]
-    path = target.get("path") or ("Tests/" if target["type"] == "test" else "Sources/") + name
+    path = os.path.join(root, target.get("path") or ("Tests/" if target["type"] == "test" else "Sources/") + name)
     declared = {entry[0] for dependency in target["dependencies"] for kind, entry in dependency.items()
                 if kind in ("byName", "product", "target")}
     imported = set()
@@ -38,5 +42,5 @@ for target in package["targets"]:
         differing.append(f"{name}: imported, not declared: {sorted(missing)}; declared, never imported: {sorted(unused)}")
 for line in differing:
     print(f"scripts/check-imports.py: {line}", file=sys.stderr)
-print(f"imports: {len(package['targets'])} targets, {len(differing)} differ from Package.swift")
+print(f"imports: {len(targets)} targets, {len(differing)} differ from Package.swift")
 sys.exit(1 if differing else 0)

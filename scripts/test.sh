@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs Livecast's tests: installs the Debian packages the build and the tests need when they are missing
-# (scripts/prerequisites.sh; root needed for that), then runs `swift test` with any arguments given.
+# (scripts/prerequisites.sh; root needed for that), runs the tests of LivecastKit, the app side's package of its own
+# (`swift test --package-path LivecastKit`: a stub in the process stands in for Livecast, so they take seconds), then
+# runs the root package's `swift test`. Both get any arguments given (a filter that matches nothing in one of them
+# passes there). The root run comes last, so its verdict is the log's closing line; the script fails if either failed.
 #
 # The test output is line-buffered (stdbuf), so a log shows every test that finished. Two guards keep a stuck run
 # from eating CI's time limit silently:
@@ -22,6 +25,21 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-6}
+
+# LivecastKit's own tests, with the silence limit as their time limit.
+kit_status=0
+timeout --kill-after=10 "$silence_limit" stdbuf -oL -eL swift test --package-path LivecastKit "$@" 2>&1 || kit_status=$?
+if ((kit_status != 0)); then echo "scripts/test.sh: LivecastKit's tests failed (exit $kit_status); running the root package's tests anyway" >&2; fi
+
+# Exits with the root run's status, or 1 when LivecastKit's tests failed.
+finish() {
+    if ((kit_status != 0)); then
+        echo "scripts/test.sh: LivecastKit's tests failed (swift test --package-path LivecastKit, above)" >&2
+        exit 1
+    fi
+    exit "$1"
+}
+
 stdbuf -oL -eL swift test "$@" > >(tee "$log") 2>&1 &
 tests=$!
 
@@ -39,8 +57,9 @@ while kill -0 "$tests" 2>/dev/null; do
         echo "scripts/test.sh: the test process did not exit ${exit_grace} s after its verdict; stopping it" >&2
         pkill -KILL -f "$PWD/.build/.*livecastPackageTests.xctest" || true
         wait "$tests" || true
-        grep -qE '^[^ ]+ Test run with [0-9]+ tests? .*passed' "$log" && ! grep -q '^✘' "$log"
-        exit
+        status=0
+        grep -qE '^[^ ]+ Test run with [0-9]+ tests? .*passed' "$log" && ! grep -q '^✘' "$log" || status=1
+        finish "$status"
     fi
     if ((SECONDS - last_change > silence_limit)); then
         echo "scripts/test.sh: no test output for ${silence_limit} s; stopping the run. Started and never finished:" >&2
@@ -51,7 +70,9 @@ while kill -0 "$tests" 2>/dev/null; do
         rm -f "$log.started" "$log.ended"
         pkill -KILL -f "$PWD/.build/.*livecastPackageTests.xctest" || true
         wait "$tests" || true
-        exit 1
+        finish 1
     fi
 done
-wait "$tests"
+status=0
+wait "$tests" || status=$?
+finish "$status"

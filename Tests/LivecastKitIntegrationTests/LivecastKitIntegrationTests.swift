@@ -1,16 +1,15 @@
 import Foundation
+import LivecastKit
 import LivecastServer
 import LivecastTesting
 import NIOPosix
 import PostgresNIO
 import Testing
 
-@testable import LivecastKit
-
 /// LivecastKit's core against a real Livecast: what it sends lands in the store, nothing is lost or reordered
 /// through an outage and a relaunch, throttling is waited out, an unchanged token goes once, and a revoked key is
 /// given up on.
-@Suite struct LivecastClientTests {
+@Suite struct LivecastKitIntegrationTests {
     private static let patience: Duration = .seconds(60)
 
     @Test func tokensAndActivitiesLandInTheStore() async throws {

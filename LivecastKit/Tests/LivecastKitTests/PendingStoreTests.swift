@@ -1,5 +1,4 @@
 import Foundation
-import LivecastTesting
 import Testing
 
 @testable import LivecastKit

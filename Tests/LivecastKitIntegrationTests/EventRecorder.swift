@@ -1,6 +1,5 @@
+import LivecastKit
 import Synchronization
-
-@testable import LivecastKit
 
 /// Keeps every event a client tells, for the test to look at.
 final class EventRecorder: Sendable {
