@@ -17,9 +17,25 @@ let package = Package(
         .library(name: "LivecastKit", targets: ["LivecastKit"])
     ],
     targets: [
-        // The client (`LivecastClient`) and the ActivityKit adapter (`Livecast.observe`, where ActivityKit exists).
-        .target(name: "LivecastKit", swiftSettings: swiftSettings),
-        .testTarget(name: "LivecastKitTests", dependencies: ["LivecastKit"], swiftSettings: swiftSettings),
+        // The client (`LivecastClient`) and the ActivityKit adapter (`Livecast.observe`), which is compiled against
+        // ActivityKit on iOS and against the stand-in on Linux, and left out elsewhere (Mac Catalyst included).
+        .target(
+            name: "LivecastKit",
+            dependencies: [.target(name: "ActivityKitStandIn", condition: .when(platforms: [.linux]))],
+            resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: swiftSettings
+        ),
+        // ActivityKit's public API as Apple documents it, on Linux only, with controls for the tests
+        // (`ActivityKitControl`), so that the adapter is compiled and tested under strict concurrency there.
+        .target(name: "ActivityKitStandIn", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivecastKitTests",
+            dependencies: [
+                "LivecastKit",
+                .target(name: "ActivityKitStandIn", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,7 +22,7 @@ import Testing
             await client.register(activity: activity, updateToken: Data([0xBB, 0x01]))
             try await Self.idle(client)
 
-            let rows = try await server.store.rows(device: client.deviceID)
+            let rows = try await server.store.rows(device: try #require(client.deviceID))
             #expect(rows.map(\.token) == ["aa01"] && rows.allSatisfy(\.live))
             #expect(try await Self.liveToken(of: "A1", server) == "bb01")
             #expect(try await server.value("SELECT device_id FROM activities WHERE activity_key = 'A1'", as: String.self) == client.deviceID)
@@ -48,14 +48,14 @@ import Testing
             await offline.activityEnded("A2")
             try await Self.eventually { !offlineEvents.events(.retrying).isEmpty }
             #expect(await offline.pendingReports.count == 5)
-            let deviceID = offline.deviceID
+            let deviceID = try #require(offline.deviceID)
             await offline.shutdown()  // the app is killed while offline
 
             let relaunched = try server.client(storeDirectory: directory.url)
             #expect(relaunched.deviceID == deviceID, "the device id is kept")
             let events = EventRecorder(relaunched)
             try await Self.idle(relaunched)
-            let activityReports = events.events(.delivered).filter { $0.report.activityID == "A2" }.map(\.report.description)
+            let activityReports = events.events(.delivered).filter { $0.report?.activityID == "A2" }.compactMap(\.report?.description)
             #expect(activityReports == ["activity A2 (update token)", "activity A2 (update token)", "activity A2 ended"], "in order")
             #expect(events.events(.delivered).count == 5)
             #expect(events.events(.dropped).isEmpty, "\(events.events)")

@@ -19,13 +19,15 @@ struct HTTPTransport: Sendable {
     let clientKey: String
     private let session: URLSession
 
-    init(baseURL: URL, bundleID: String, clientKey: String, requestTimeout: Duration) {
+    /// - Parameter protocolClasses: `URLProtocol` classes that answer before the network (the tests' stub).
+    init(baseURL: URL, bundleID: String, clientKey: String, requestTimeout: Duration, protocolClasses: [AnyClass] = []) {
         self.baseURL = baseURL
         self.bundleID = bundleID
         self.clientKey = clientKey
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = Double(requestTimeout.components.seconds)
         configuration.httpAdditionalHeaders = ["User-Agent": "LivecastKit"]
+        if !protocolClasses.isEmpty { configuration.protocolClasses = protocolClasses + (configuration.protocolClasses ?? []) }
         self.session = URLSession(configuration: configuration)
     }
 

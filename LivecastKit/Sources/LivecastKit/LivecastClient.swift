@@ -4,9 +4,9 @@ public import Foundation
 ///
 /// Every report is kept in a small file until Livecast acknowledges it, tried again with backoff after network
 /// errors, `429` and `5xx` (never sooner than `Retry-After`), and sent again on the next launch if the app ended
-/// first. An unchanged token is never sent twice. Reports of one activity go in order, one at a time; reports of
-/// different activities go side by side. A refusal (a `4xx` other than `429`) is final: the report is dropped and
-/// told in ``events``.
+/// first. An unchanged token is not sent twice, except once every ``Configuration/reReportInterval`` (7 days) so
+/// that Livecast keeps it. Reports of one activity go in order, one at a time; reports of different activities go
+/// side by side. A refusal (a `4xx` other than `429`) is final: the report is dropped and told in ``events``.
 ///
 /// ```swift
 /// let client = try LivecastClient(baseURL: URL(string: "https://livecast.example.com")!,
@@ -16,40 +16,69 @@ public import Foundation
 ///
 /// One client per store directory: two clients on the same directory at once overwrite each other's file.
 public actor LivecastClient {
-    /// What became of each report: acknowledged, to be retried, or dropped. One reader; the newest 256 are kept for
-    /// a reader that falls behind.
+    /// What became of each report: acknowledged, to be retried, or dropped; and the client's own troubles. One
+    /// reader; the newest 256 are kept for a reader that falls behind.
     public nonisolated let events: AsyncStream<LivecastEvent>
-    /// The device's id in Livecast: the configuration's, else the one kept in the store directory.
-    public nonisolated let deviceID: String
 
-    private let configuration: Configuration
-    private let eventSink: AsyncStream<LivecastEvent>.Continuation
-    private let transport: HTTPTransport
-    private let store: PendingStore
-    private var state: PendingState
+    /// The device's id in Livecast (`Livecast-Device-ID`): the configuration's, else the one kept in the store
+    /// directory, made at the first launch. A backend may put it in a user assertion's `deviceId` claim.
+    ///
+    /// `nil` only while the store file exists but cannot be read (``LivecastEvent/Kind/storeUnreadable``) and no
+    /// id is configured: the kept id is not replaced by a new one behind the app's back.
+    public nonisolated var deviceID: String? { self.currentDeviceID.value }
+
+    let configuration: Configuration
+    let eventSink: AsyncStream<LivecastEvent>.Continuation
+    let transport: HTTPTransport
+    let store: PendingStore
+    var state: PendingState
+    /// Why the store file cannot be read, while it cannot: reports then wait in memory and nothing is sent.
+    var unreadableStore: String?
+    private let currentDeviceID: DeviceIDBox
+    /// ActivityKit's `frequentPushesEnabled` as last told; push-to-start registrations carry it.
+    var frequentUpdatesEnabled: Bool?
+    /// The user registrations are bound to, and how to prove it (in memory only).
+    var identity: Identity?
     /// The report in flight in each busy lane.
-    private var inFlight: [LivecastReport.Lane: (sequence: Int, task: Task<Void, Never>)] = [:]
+    var inFlight: [LivecastReport.Lane: (sequence: Int, task: Task<Void, Never>)] = [:]
+    /// The reports waiting out a backoff, by sequence: ``resume()`` wakes them.
+    var sleepers: [Int: Sleeper] = [:]
     /// Activities whose token and state sequences are being observed.
-    private var observedActivities: Set<String> = []
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private var isShutDown = false
+    var observedActivities: Set<String> = []
+    var idleWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    var isShutDown = false
 
-    /// Opens the store directory and starts sending what the last launch left pending.
-    /// - Throws: When the store directory cannot be created.
+    /// Opens the store directory and starts sending what the last launch left pending, and what is due again.
+    /// - Throws: When the store directory cannot be created, or ``Configuration/reReportInterval`` is not between
+    ///   zero and 30 days (``ConfigurationError``).
     public init(configuration: Configuration) throws {
+        guard configuration.reReportInterval > .zero, configuration.reReportInterval < Configuration.maximumReReportInterval else {
+            throw ConfigurationError(
+                description:
+                    "reReportInterval must be above zero and below 30 days, well inside Livecast's token expiry: \(configuration.reReportInterval)"
+            )
+        }
         self.configuration = configuration
         self.store = try PendingStore(directory: configuration.storeDirectory)
-        var state = self.store.load(deviceID: configuration.deviceID)
-        state.forgetOldActivities(now: Date())
-        self.state = state
-        self.deviceID = state.deviceID
+        (self.events, self.eventSink) = AsyncStream.makeStream(of: LivecastEvent.self, bufferingPolicy: .bufferingNewest(256))
+        switch self.store.load(deviceID: configuration.deviceID) {
+        case .kept(let state), .new(let state):
+            self.state = state
+            self.currentDeviceID = DeviceIDBox(state.deviceID)
+            try? self.store.save(state)
+        case .unreadable(let reason):
+            self.state = PendingState(deviceID: configuration.deviceID ?? "")
+            self.unreadableStore = reason
+            self.currentDeviceID = DeviceIDBox(configuration.deviceID)
+            self.eventSink.yield(LivecastEvent(kind: .storeUnreadable, report: nil, status: nil, errorCode: nil, message: reason, retryDelay: nil))
+        }
         self.transport = HTTPTransport(
             baseURL: configuration.baseURL,
             bundleID: configuration.bundleID,
             clientKey: configuration.clientKey,
-            requestTimeout: configuration.requestTimeout
+            requestTimeout: configuration.requestTimeout,
+            protocolClasses: configuration.urlProtocols.classes
         )
-        (self.events, self.eventSink) = AsyncStream.makeStream(of: LivecastEvent.self, bufferingPolicy: .bufferingNewest(256))
         Task { await self.resume() }
     }
 
@@ -62,15 +91,18 @@ public actor LivecastClient {
     // MARK: - Reports
 
     /// Reports the device's push-to-start token for an attributes type (`PUT /push-to-start-tokens/{deviceId}/{type}`),
-    /// unless Livecast already has this very token.
-    /// - Parameter frequentUpdatesEnabled: ActivityKit's `frequentPushesEnabled`, when known.
+    /// unless Livecast already has this very token (and got it less than ``Configuration/reReportInterval`` ago).
+    /// - Parameter frequentUpdatesEnabled: ActivityKit's `frequentPushesEnabled`; `nil`: the last value given here or
+    ///   to ``setFrequentUpdatesEnabled(_:)``, if any.
     public func register(pushToStartToken token: Data, for attributesType: String, frequentUpdatesEnabled: Bool? = nil) {
+        if let frequentUpdatesEnabled { self.frequentUpdatesEnabled = frequentUpdatesEnabled }
         self.enqueue(
             .pushToStartToken(
                 attributesType: attributesType,
                 token: token.hexString,
-                frequentUpdatesEnabled: frequentUpdatesEnabled,
-                osVersion: self.configuration.osVersion
+                frequentUpdatesEnabled: self.frequentUpdatesEnabled,
+                osVersion: self.configuration.osVersion,
+                userID: self.identity?.userID
             )
         )
     }
@@ -121,12 +153,36 @@ public actor LivecastClient {
     }
 
     /// Reports a change of ActivityKit's `frequentPushesEnabled`: every push-to-start token Livecast has (or will
-    /// have) is registered again with it.
+    /// have) is registered again with it, and so is every later one.
     public func setFrequentUpdatesEnabled(_ enabled: Bool) {
-        let subjects = Set(self.state.acknowledged.keys).union(self.state.pending.map(\.report.subject))
-        for subject in subjects.sorted() {
-            guard case .pushToStartToken(let type, let token, _, let osVersion) = self.state.latest(of: subject) else { continue }
-            self.enqueue(.pushToStartToken(attributesType: type, token: token, frequentUpdatesEnabled: enabled, osVersion: osVersion))
+        self.frequentUpdatesEnabled = enabled
+        for content in self.state.liveRegistrations {
+            guard case .pushToStartToken(let type, let token, _, let osVersion, _) = content else { continue }
+            self.enqueue(
+                .pushToStartToken(
+                    attributesType: type,
+                    token: token,
+                    frequentUpdatesEnabled: enabled,
+                    osVersion: osVersion,
+                    userID: self.identity?.userID
+                )
+            )
+        }
+    }
+
+    /// Reconciles what this client reported of an attributes type's activities with what ActivityKit shows now,
+    /// for what happened while the app was not running: an activity reported and not since reported over that is
+    /// absent from `running` (gone from the Lock Screen) or `.dismissed` there is reported dismissed
+    /// (`POST /activities/{id}/dismissed`), one `.ended` there is reported ended (`DELETE /activities/{id}`).
+    /// ``Livecast/observe(_:client:feed:channelID:)`` calls it at launch.
+    /// - Parameter running: ActivityKit's `Activity<A>.activities`: each one's id and state.
+    public func reconcile(attributesType: String, running: [String: LivecastActivityState]) {
+        for id in self.state.knownActivities(attributesType: attributesType) {
+            switch running[id] {
+            case nil, .dismissed: self.activityDismissed(id)
+            case .ended: self.activityEnded(id)
+            case .active, .stale: continue
+            }
         }
     }
 
@@ -135,16 +191,29 @@ public actor LivecastClient {
     /// The reports not yet acknowledged, in the order they were made.
     public var pendingReports: [LivecastReport] { self.state.pending.map(\.report) }
 
-    /// Returns once no report is pending (each acknowledged or dropped), or the client is shut down.
+    /// Returns once no report is pending (each acknowledged or dropped), the client is shut down, or the calling task
+    /// is cancelled.
     public func waitUntilIdle() async {
         guard !self.state.pending.isEmpty, !self.isShutDown else { return }
-        await withCheckedContinuation { self.idleWaiters.append($0) }
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                self.idleWaiters[id] = continuation
+                if Task.isCancelled { self.resumeIdleWaiter(id) }
+            }
+        } onCancel: {
+            Task { await self.resumeIdleWaiter(id) }
+        }
     }
 
-    /// Starts sending the pending reports; done by `init`, and harmless to call again (after the app comes back to
-    /// the foreground, say).
+    /// Call it when the app becomes active. Tries the store file again if it could not be read, queues the live
+    /// registrations that are due again (``Configuration/reReportInterval``), and retries what waits out a backoff
+    /// now, but never sooner than a `Retry-After` Livecast gave. Done by `init` too.
     public func resume() {
+        self.reopenStoreIfUnreadable()
+        self.queueDueReReports()
         self.startReports()
+        self.wakeSleepers()
     }
 
     /// Stops sending: the reports in flight are cancelled and everything pending stays in the store for the next
@@ -159,6 +228,20 @@ public actor LivecastClient {
         self.resumeIdleWaiters()
     }
 
+    /// Gives up on a store file that cannot be read (``LivecastEvent/Kind/storeUnreadable``): moves it aside as
+    /// `livecast-kit.unreadable.json`, starts afresh with a new device id (or the configured one), and sends the
+    /// reports kept in memory since launch. Does nothing when the file is readable. What the old file held (its
+    /// device id, its pending reports) is lost to this client: call it only when the file is known to be damaged,
+    /// not merely locked (before the first unlock after a restart, a protected file cannot be read).
+    public func discardUnreadableStore() {
+        guard self.unreadableStore != nil else { return }
+        self.reopenStoreIfUnreadable()
+        guard self.unreadableStore != nil else { return }
+        try? self.store.moveAside()
+        self.adopt(PendingState(deviceID: self.configuration.deviceID ?? UUID().uuidString.lowercased()))
+        self.resume()
+    }
+
     // MARK: - Observation support
 
     /// Claims the observation of an activity. - Returns: `false` when it is already observed.
@@ -166,7 +249,20 @@ public actor LivecastClient {
         self.observedActivities.insert(activityID).inserted
     }
 
-    // MARK: - Sending
+    /// Ends the observation of an activity, once its sequences are done with.
+    func releaseObservation(of activityID: String) {
+        self.observedActivities.remove(activityID)
+    }
+
+    /// Stores the setting without registering anything again (the adapter's first reading, before any token).
+    func noteFrequentUpdatesEnabled(_ enabled: Bool) {
+        self.frequentUpdatesEnabled = enabled
+    }
+
+    /// The ids of the activities observed now (for the tests: none is left once its activity is over).
+    var observedActivityIDs: Set<String> { self.observedActivities }
+
+    // MARK: - Queueing
 
     private func registration(of activity: LivecastActivity, pushToken: String?, channelID: String?) -> LivecastReport.Content {
         .activity(
@@ -175,90 +271,79 @@ public actor LivecastClient {
             feed: activity.feed,
             pushToken: pushToken,
             channelID: channelID,
-            osVersion: self.configuration.osVersion
+            osVersion: self.configuration.osVersion,
+            userID: self.identity?.userID
         )
     }
 
-    private func enqueue(_ content: LivecastReport.Content) {
-        guard self.state.enqueue(LivecastReport(content), now: Date()) else { return }
-        self.persist()
-        self.startReports()
-    }
-
-    /// Starts the reports the schedule allows now.
-    private func startReports() {
-        guard !self.isShutDown else { return }
-        for item in ReportSchedule.startable(self.state.pending, busy: Set(self.inFlight.keys)) {
-            self.inFlight[item.report.lane] = (item.sequence, Task { await self.deliver(item) })
+    /// Queues a report unless it says nothing new, then whatever else is due again, and starts what may go.
+    func enqueue(_ content: LivecastReport.Content) {
+        self.reopenStoreIfUnreadable()
+        let queued = self.state.enqueue(LivecastReport(content), now: self.configuration.now(), reReportInterval: self.reReportInterval)
+        self.queueDueReReports()
+        if queued {
+            self.persist()
+            self.startReports()
         }
     }
 
-    /// Tries a report until it is acknowledged, refused or too old, or the client shuts down.
-    private func deliver(_ item: PendingState.Pending) async {
-        let policy = self.configuration.retryPolicy
-        var failures = 0
-        while !Task.isCancelled {
-            if Date().timeIntervalSince(item.madeAt) > policy.reportLifetime.timeInterval {
-                return self.finish(
-                    item,
-                    acknowledged: false,
-                    event: .dropped,
-                    status: nil,
-                    message: "undelivered for longer than \(policy.reportLifetime)"
-                )
-            }
-            let answer = await self.transport.send(ReportRequest(item.report, deviceID: self.deviceID), deviceID: self.deviceID)
-            guard !Task.isCancelled else { return }
-            switch RetryPolicy.verdict(for: answer, of: item.report) {
-            case .delivered(let status):
-                return self.finish(item, acknowledged: true, event: .delivered, status: status)
-            case .refused(let status, let code, let message):
-                return self.finish(item, acknowledged: false, event: .dropped, status: status, code: code, message: message)
-            case .retry(let retryAfter, let status, let message):
-                failures += 1
-                let delay = policy.delay(afterFailures: failures, retryAfter: retryAfter)
-                self.emit(.retrying, item.report, status: status, message: message, retryDelay: delay)
-                try? await Task.sleep(for: delay)
-            }
+    /// Queues again every live registration Livecast acknowledged at least ``Configuration/reReportInterval`` ago,
+    /// and forgets old activities.
+    func queueDueReReports() {
+        let now = self.configuration.now()
+        self.state.forgetOldActivities(now: now)
+        let due = self.state.dueReReports(now: now, interval: self.reReportInterval)
+        for content in due {
+            _ = self.state.enqueue(LivecastReport(content), now: now, reReportInterval: self.reReportInterval)
+        }
+        if !due.isEmpty {
+            self.persist()
+            self.startReports()
         }
     }
 
-    private func finish(
-        _ item: PendingState.Pending,
-        acknowledged: Bool,
-        event: LivecastEvent.Kind,
-        status: Int?,
-        code: String? = nil,
-        message: String? = nil
-    ) {
-        self.state.finish(sequence: item.sequence, acknowledged: acknowledged, now: Date())
+    private var reReportInterval: TimeInterval { self.configuration.reReportInterval.timeInterval }
+
+    // MARK: - The store file
+
+    /// Tries the store file again while it could not be read; once it can, adopts it.
+    private func reopenStoreIfUnreadable() {
+        guard self.unreadableStore != nil else { return }
+        switch self.store.load(deviceID: self.configuration.deviceID) {
+        case .kept(let state), .new(let state): self.adopt(state)
+        case .unreadable(let reason): self.unreadableStore = reason
+        }
+    }
+
+    /// Takes a state read from (or made for) the store file, with the reports made in memory meanwhile after its own.
+    private func adopt(_ loaded: PendingState) {
+        var state = loaded
+        for item in self.state.pending { _ = state.enqueue(item.report, now: item.madeAt) }
+        self.state = state
+        self.unreadableStore = nil
+        self.currentDeviceID.value = state.deviceID
         self.persist()
-        if self.inFlight[item.report.lane]?.sequence == item.sequence { self.inFlight[item.report.lane] = nil }
-        self.emit(event, item.report, status: status, code: code, message: message)
-        self.startReports()
-        if self.state.pending.isEmpty { self.resumeIdleWaiters() }
     }
 
-    private func emit(
-        _ kind: LivecastEvent.Kind,
-        _ report: LivecastReport,
-        status: Int? = nil,
-        code: String? = nil,
-        message: String? = nil,
-        retryDelay: Duration? = nil
-    ) {
-        self.eventSink.yield(LivecastEvent(kind: kind, report: report, status: status, errorCode: code, message: message, retryDelay: retryDelay))
-    }
-
-    private func resumeIdleWaiters() {
-        let waiters = self.idleWaiters
-        self.idleWaiters = []
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Writes the state; when the file cannot be written, reports still go out, but do not outlive the app.
-    private func persist() {
+    /// Writes the state; when the file cannot be written, reports still go out, but do not outlive the app. Nothing
+    /// is written while the file cannot be read: it is never replaced behind the app's back.
+    func persist() {
+        guard self.unreadableStore == nil else { return }
         try? self.store.save(self.state)
+    }
+}
+
+/// The device id, readable from any thread: it changes only once, when an unreadable store file becomes readable.
+final class DeviceIDBox: @unchecked Sendable {
+    // @unchecked: `stored` is read and written under `lock`.
+    private let lock = NSLock()
+    private var stored: String?
+
+    init(_ value: String?) { self.stored = value }
+
+    var value: String? {
+        get { self.lock.withLock { self.stored } }
+        set { self.lock.withLock { self.stored = newValue } }
     }
 }
 

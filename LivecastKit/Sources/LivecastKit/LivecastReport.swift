@@ -6,9 +6,18 @@
 public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What the report says. Codable, so that a pending report outlives the app.
     enum Content: Sendable, Hashable, Codable {
-        case pushToStartToken(attributesType: String, token: String, frequentUpdatesEnabled: Bool?, osVersion: String?)
+        /// `userID`: the user the registration is bound to (``LivecastClient/identify(userID:assertion:)``), if any.
+        case pushToStartToken(attributesType: String, token: String, frequentUpdatesEnabled: Bool?, osVersion: String?, userID: String? = nil)
         case pushToStartTokenRemoval(attributesType: String)
-        case activity(id: String, attributesType: String, feed: String?, pushToken: String?, channelID: String?, osVersion: String?)
+        case activity(
+            id: String,
+            attributesType: String,
+            feed: String?,
+            pushToken: String?,
+            channelID: String?,
+            osVersion: String?,
+            userID: String? = nil
+        )
         case activityEnded(id: String)
         case activityDismissed(id: String)
         case deviceUnregistration
@@ -29,7 +38,7 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     /// The activity the report is about, if any.
     public var activityID: String? {
         switch self.content {
-        case .activity(let id, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): id
+        case .activity(let id, _, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): id
         case .pushToStartToken, .pushToStartTokenRemoval, .deviceUnregistration: nil
         }
     }
@@ -37,7 +46,7 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     /// The `ActivityAttributes` type name the report is about, if it names one.
     public var attributesType: String? {
         switch self.content {
-        case .pushToStartToken(let type, _, _, _), .pushToStartTokenRemoval(let type), .activity(_, let type, _, _, _, _): type
+        case .pushToStartToken(let type, _, _, _, _), .pushToStartTokenRemoval(let type), .activity(_, let type, _, _, _, _, _): type
         case .activityEnded, .activityDismissed, .deviceUnregistration: nil
         }
     }
@@ -46,9 +55,9 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     /// `activity A1 (update token)`, `activity A1 ended`…
     public var description: String {
         switch self.content {
-        case .pushToStartToken(let type, _, _, _): "push-to-start token for \(type)"
+        case .pushToStartToken(let type, _, _, _, _): "push-to-start token for \(type)"
         case .pushToStartTokenRemoval(let type): "removal of the push-to-start token for \(type)"
-        case .activity(let id, _, _, let token, let channel, _):
+        case .activity(let id, _, _, let token, let channel, _, _):
             "activity \(id) (\(token != nil ? "update token" : channel != nil ? "channel" : "no token yet"))"
         case .activityEnded(let id): "activity \(id) ended"
         case .activityDismissed(let id): "activity \(id) dismissed"
@@ -58,8 +67,8 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
 
     var lane: Lane {
         switch self.content {
-        case .pushToStartToken(let type, _, _, _), .pushToStartTokenRemoval(let type): .pushToStart(attributesType: type)
-        case .activity(let id, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): .activity(id: id)
+        case .pushToStartToken(let type, _, _, _, _), .pushToStartTokenRemoval(let type): .pushToStart(attributesType: type)
+        case .activity(let id, _, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): .activity(id: id)
         case .deviceUnregistration: .device
         }
     }
@@ -87,6 +96,37 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
         switch self.content {
         case .activityEnded, .activityDismissed: true
         default: false
+        }
+    }
+
+    /// The user the report binds the device's registration to, if any.
+    public var userID: String? {
+        switch self.content {
+        case .pushToStartToken(_, _, _, _, let userID), .activity(_, _, _, _, _, _, let userID): userID
+        case .pushToStartTokenRemoval, .activityEnded, .activityDismissed, .deviceUnregistration: nil
+        }
+    }
+}
+
+extension LivecastReport.Content {
+    /// The same registration bound to another user (`nil`: none); other reports are returned as they are.
+    func withUser(_ userID: String?) -> Self {
+        switch self {
+        case .pushToStartToken(let type, let token, let frequent, let osVersion, _):
+            .pushToStartToken(attributesType: type, token: token, frequentUpdatesEnabled: frequent, osVersion: osVersion, userID: userID)
+        case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion, _):
+            .activity(id: id, attributesType: type, feed: feed, pushToken: pushToken, channelID: channelID, osVersion: osVersion, userID: userID)
+        case .pushToStartTokenRemoval, .activityEnded, .activityDismissed, .deviceUnregistration:
+            self
+        }
+    }
+
+    /// Whether it registers something that stays live in Livecast until replaced: a push-to-start token, or an
+    /// activity (with its token or channel). Those are what a re-report keeps alive and what a user is bound to.
+    var isRegistration: Bool {
+        switch self {
+        case .pushToStartToken, .activity: true
+        case .pushToStartTokenRemoval, .activityEnded, .activityDismissed, .deviceUnregistration: false
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a client keeps across launches: the device id, the reports not yet acknowledged (in the order they were
-/// made), and what Livecast last acknowledged of each subject, so an unchanged token is never sent twice.
+/// made), and what Livecast last acknowledged of each subject and when, so an unchanged token is not sent twice
+/// until it is due again (``LivecastClient/Configuration/reReportInterval``).
 struct PendingState: Codable, Equatable {
     /// A report waiting for Livecast's acknowledgement.
     struct Pending: Codable, Equatable {
@@ -15,7 +16,20 @@ struct PendingState: Codable, Equatable {
     /// What Livecast acknowledged last of a subject, and when.
     struct Acknowledged: Codable, Equatable {
         let content: LivecastReport.Content
+        /// When Livecast last acknowledged it. A file written before this was kept has none: it reads as
+        /// `distantPast`, so the subject is due again at once.
         let at: Date
+
+        init(content: LivecastReport.Content, at: Date) {
+            self.content = content
+            self.at = at
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.content = try container.decode(LivecastReport.Content.self, forKey: .content)
+            self.at = try container.decodeIfPresent(Date.self, forKey: .at) ?? .distantPast
+        }
     }
 
     /// How long an activity's acknowledgements are remembered: longer than an activity can last (12 hours).
@@ -29,15 +43,27 @@ struct PendingState: Codable, Equatable {
 
     init(deviceID: String) { self.deviceID = deviceID }
 
-    /// Queues a report unless it would tell Livecast nothing new: the same as the last report of its subject (pending,
-    /// else acknowledged), a registration of an activity already reported over, or one without a token or channel
-    /// of an activity already reported.
+    /// Queues a report unless it would tell Livecast nothing new: the same as the last report of its subject
+    /// (pending, else acknowledged less than `reReportInterval` ago), a registration of an activity already reported
+    /// over, or one without a token or channel of an activity already reported.
     /// - Returns: Whether it was queued.
-    mutating func enqueue(_ report: LivecastReport, now: Date) -> Bool {
-        if let latest = self.latest(of: report.subject) {
-            if latest == report.content { return false }
+    mutating func enqueue(_ report: LivecastReport, now: Date, reReportInterval: TimeInterval = .infinity) -> Bool {
+        let latest: LivecastReport.Content?
+        if let pending = self.pending.last(where: { $0.report.subject == report.subject }) {
+            if pending.report.content == report.content { return false }
+            latest = pending.report.content
+        } else if let acknowledged = self.acknowledged[report.subject] {
+            if acknowledged.content == report.content, now.timeIntervalSince(acknowledged.at) < reReportInterval { return false }
+            latest = acknowledged.content
+        } else {
+            latest = nil
+        }
+        if let latest {
             if LivecastReport(latest).endsActivity, !report.endsActivity { return false }
-            if case .activity(_, _, _, nil, nil, _) = report.content, case .activity = latest { return false }
+            if case .activity(_, _, _, nil, nil, _, _) = report.content, case .activity = latest, latest.withUser(nil) != report.content.withUser(nil)
+            {
+                return false
+            }
         }
         self.pending.append(Pending(sequence: self.nextSequence, report: report, madeAt: now))
         self.nextSequence += 1
@@ -49,16 +75,45 @@ struct PendingState: Codable, Equatable {
         self.pending.last { $0.report.subject == subject }?.report.content ?? self.acknowledged[subject]?.content
     }
 
-    /// Removes a report that is done with, and remembers it when Livecast acknowledged it. An acknowledged
-    /// unregistration of the device forgets everything acknowledged before it: Livecast no longer has any of it.
-    mutating func finish(sequence: Int, acknowledged: Bool, now: Date) {
+    /// The latest registration of every subject whose latest report is one (push-to-start tokens, and activities not
+    /// reported over), in subject order.
+    var liveRegistrations: [LivecastReport.Content] {
+        let subjects = Set(self.acknowledged.keys).union(self.pending.map(\.report.subject))
+        return subjects.sorted().compactMap { self.latest(of: $0) }.filter(\.isRegistration)
+    }
+
+    /// The registrations Livecast acknowledged at least `interval` ago and that nothing waits to replace: what must
+    /// be reported again so that Livecast keeps them (it expires a push-to-start token 30 days after its last
+    /// registration).
+    func dueReReports(now: Date, interval: TimeInterval) -> [LivecastReport.Content] {
+        let waiting = Set(self.pending.map(\.report.subject))
+        return self.acknowledged.sorted { $0.key < $1.key }.compactMap { subject, acknowledged in
+            guard acknowledged.content.isRegistration, !waiting.contains(subject), now.timeIntervalSince(acknowledged.at) >= interval else {
+                return nil
+            }
+            return acknowledged.content
+        }
+    }
+
+    /// The activities of an attributes type whose latest report registers them (not reported ended or dismissed).
+    func knownActivities(attributesType: String) -> [String] {
+        self.liveRegistrations.compactMap { content in
+            guard case .activity(let id, let type, _, _, _, _, _) = content, type == attributesType else { return nil }
+            return id
+        }
+    }
+
+    /// Removes a report that is done with, and remembers it when Livecast acknowledged it (as `sent`, when what went
+    /// out differs from the report: a registration sent without its user). An acknowledged unregistration of the
+    /// device forgets everything acknowledged before it: Livecast no longer has any of it.
+    mutating func finish(sequence: Int, acknowledged: Bool, sent: LivecastReport.Content? = nil, now: Date) {
         guard let index = self.pending.firstIndex(where: { $0.sequence == sequence }) else { return }
         let report = self.pending.remove(at: index).report
         guard acknowledged else { return }
         if report.lane == .device {
             self.acknowledged = [:]
         } else {
-            self.acknowledged[report.subject] = Acknowledged(content: report.content, at: now)
+            self.acknowledged[report.subject] = Acknowledged(content: sent ?? report.content, at: now)
         }
     }
 

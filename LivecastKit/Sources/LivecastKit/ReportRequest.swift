@@ -8,22 +8,41 @@ struct ReportRequest: Equatable {
     let path: String
     let body: Data?
 
-    init(_ report: LivecastReport, deviceID: String) {
+    /// - Parameter userAssertion: The signed assertion that the report's user is this app's user (sent with its
+    ///   `userId`); a registration with a user is sent only with one.
+    init(_ report: LivecastReport, deviceID: String, userAssertion: String? = nil) {
         let device = Self.segment(deviceID)
         switch report.content {
-        case .pushToStartToken(let type, let token, let frequentUpdatesEnabled, let osVersion):
+        case .pushToStartToken(let type, let token, let frequentUpdatesEnabled, let osVersion, let userID):
             self.method = "PUT"
             self.path = "/push-to-start-tokens/\(device)/\(Self.segment(type))"
-            self.body = Self.json(PushToStartBody(token: token, osVersion: osVersion, frequentUpdatesEnabled: frequentUpdatesEnabled))
+            self.body = Self.json(
+                PushToStartBody(
+                    token: token,
+                    osVersion: osVersion,
+                    frequentUpdatesEnabled: frequentUpdatesEnabled,
+                    userId: userID,
+                    userAssertion: userID == nil ? nil : userAssertion
+                )
+            )
         case .pushToStartTokenRemoval(let type):
             self.method = "DELETE"
             self.path = "/push-to-start-tokens/\(device)/\(Self.segment(type))"
             self.body = nil
-        case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion):
+        case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion, let userID):
             self.method = "PUT"
             self.path = "/activities/\(Self.segment(id))"
             self.body = Self.json(
-                ActivityBody(attributesType: type, pushToken: pushToken, channelId: channelID, deviceId: deviceID, feed: feed, osVersion: osVersion)
+                ActivityBody(
+                    attributesType: type,
+                    pushToken: pushToken,
+                    channelId: channelID,
+                    deviceId: deviceID,
+                    feed: feed,
+                    osVersion: osVersion,
+                    userId: userID,
+                    userAssertion: userID == nil ? nil : userAssertion
+                )
             )
         case .activityEnded(let id):
             self.method = "DELETE"
@@ -44,6 +63,8 @@ struct ReportRequest: Equatable {
         let token: String
         let osVersion: String?
         let frequentUpdatesEnabled: Bool?
+        let userId: String?
+        let userAssertion: String?
     }
 
     private struct ActivityBody: Encodable {
@@ -53,6 +74,8 @@ struct ReportRequest: Equatable {
         let deviceId: String
         let feed: String?
         let osVersion: String?
+        let userId: String?
+        let userAssertion: String?
     }
 
     private static func json(_ body: some Encodable) -> Data? {

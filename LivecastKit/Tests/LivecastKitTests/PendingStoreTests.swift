@@ -16,7 +16,10 @@ import Testing
     @Test func theStateSurvivesARelaunchAndTheFileIsReplacedWhole() throws {
         let directory = try TemporaryDirectory()
         let store = try PendingStore(directory: directory.url.appendingPathComponent("nested/Livecast"))
-        var state = store.load(deviceID: nil)
+        guard case .new(var state) = store.load(deviceID: nil) else {
+            Issue.record("no file: a new state")
+            return
+        }
         #expect(UUID(uuidString: state.deviceID) != nil, "a new random device id")
         let tokenQueued = state.enqueue(Self.token("GameAttributes", "aa"), now: Date())
         let activityQueued = state.enqueue(Self.activity("A1", token: "bb"), now: Date())
@@ -24,15 +27,27 @@ import Testing
         state.finish(sequence: 0, acknowledged: true, now: Date())
         try store.save(state)
 
-        let again = try PendingStore(directory: directory.url.appendingPathComponent("nested/Livecast")).load(deviceID: nil)
+        guard case .kept(let again) = try PendingStore(directory: directory.url.appendingPathComponent("nested/Livecast")).load(deviceID: nil) else {
+            Issue.record("the file is read back")
+            return
+        }
         #expect(again == state)
         #expect(again.pending.map(\.report) == [Self.activity("A1", token: "bb")])
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("nested/Livecast").path)
         #expect(files == [PendingStore.fileName], "no temporary file is left beside it")
 
-        #expect(store.load(deviceID: "other-device").pending.isEmpty, "another device id starts afresh")
+        guard case .kept(let other) = store.load(deviceID: "other-device") else {
+            Issue.record("another id")
+            return
+        }
+        #expect(other.pending.isEmpty && other.deviceID == "other-device", "another configured device id starts afresh")
         try Data("{not json".utf8).write(to: store.fileURL)
-        #expect(store.load(deviceID: nil).pending.isEmpty, "an unreadable file starts afresh")
+        guard case .unreadable(let reason) = store.load(deviceID: nil) else {
+            Issue.record("an undecodable file is unreadable")
+            return
+        }
+        #expect(reason.contains("cannot be decoded"))
+        #expect(try Data(contentsOf: store.fileURL) == Data("{not json".utf8), "and left as it is")
     }
 
     @Test func anUnchangedTokenIsNotQueuedTwice() {

@@ -68,9 +68,9 @@ final class SimulatedPhone: Sendable {
             shared.reports.withLock { reports in
                 if event.kind == .dropped { reports.dropped.append(event) }
                 guard event.kind == .delivered else { return }
-                if let activityID = event.report.activityID {
+                if let activityID = event.report?.activityID {
                     reports.activities.insert(activityID)
-                } else if let type = event.report.attributesType {
+                } else if let type = event.report?.attributesType {
                     reports.pushToStartTypes.insert(type)
                 }
             }
