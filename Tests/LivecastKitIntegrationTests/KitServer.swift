@@ -87,7 +87,14 @@ struct KitServer: Sendable {
     }
 
     /// A client of the app on a store directory, retrying fast.
-    func client(storeDirectory: URL, baseURL: URL? = nil, key: String? = nil, deviceID: String? = nil) throws -> LivecastClient {
+    /// - Parameter now: The kit's clock (the real one by default).
+    func client(
+        storeDirectory: URL,
+        baseURL: URL? = nil,
+        key: String? = nil,
+        deviceID: String? = nil,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) throws -> LivecastClient {
         var configuration = LivecastClient.Configuration(
             baseURL: baseURL ?? self.baseURL,
             bundleID: EmulatorFixture.bundleID,
@@ -96,6 +103,7 @@ struct KitServer: Sendable {
         )
         configuration.deviceID = deviceID
         configuration.osVersion = "18.2"
+        configuration.now = now
         configuration.retryPolicy = RetryPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400))
         return try LivecastClient(configuration: configuration)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LivecastKit
 import LivecastServer
+import LivecastService
 import LivecastTesting
 import NIOPosix
 import PostgresNIO
@@ -141,6 +142,46 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
             #expect(try await server.value("SELECT last_seen_at::text FROM push_to_start_tokens WHERE token = 'cc'", as: String.self) == lastSeen)
             await second.shutdown()
+        }
+    }
+
+    @Test func theKitsReReportKeepsATokenInsideTheServersExpiry() async throws {
+        let day: TimeInterval = 86_400
+        let defaults = LivecastClient.Configuration(baseURL: URL(string: "http://127.0.0.1")!, bundleID: "b", clientKey: "k")
+        #expect(defaults.reReportInterval * 4 <= ReaperPolicy().tokenExpiry, "the kit re-reports well inside the server's expiry")
+        #expect(LivecastClient.Configuration.maximumReReportInterval <= ReaperPolicy().tokenExpiry)
+        try await KitServer.with("kit_rereport") { server in
+            let directory = try TemporaryDirectory()
+            let reported = Date()
+            let first = try server.client(storeDirectory: directory.url, now: { reported })
+            await first.register(pushToStartToken: Data([0xDD]), for: "GameAttributes")
+            try await Self.idle(first)
+            await first.shutdown()
+            // Livecast last saw the token 8 days ago, as the kit's clock will say below.
+            try await server.database.query("UPDATE push_to_start_tokens SET last_seen_at = now() - interval '8 days' WHERE token = 'dd'")
+            let age = {
+                try await server.value(
+                    "SELECT extract(epoch FROM now() - last_seen_at)::float8 FROM push_to_start_tokens WHERE token = 'dd'",
+                    as: Double.self
+                ) ?? 0
+            }
+
+            // Launched the next day: nothing is due.
+            let nextDay = try server.client(storeDirectory: directory.url, now: { reported + day })
+            await nextDay.resume()
+            try await Self.idle(nextDay)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await age() > 7 * day, "a token reported yesterday is not reported again")
+            await nextDay.shutdown()
+
+            // Launched 8 days after the report: the unchanged token goes again, and Livecast refreshes it.
+            let eightDays = try server.client(storeDirectory: directory.url, now: { reported + 8 * day })
+            try await Self.idle(eightDays)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await age() > 60, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(try await age() < 60, "a token reported 8 days ago is reported again and refreshed")
+            #expect(try await server.value("SELECT count(*)::int FROM push_to_start_tokens WHERE invalidated_at IS NULL", as: Int.self) == 1)
+            await eightDays.shutdown()
         }
     }
 
