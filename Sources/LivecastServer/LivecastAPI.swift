@@ -36,6 +36,9 @@ package struct LivecastAPI: Sendable {
         package var startRegistrationTimeout: Duration
         /// The bounds of client keys, which apps embed and publish.
         package var clientLimits: ClientLimits
+        /// How long a console session may go unused before it ends (besides its 12-hour cap). Defaults to 30
+        /// minutes.
+        package var consoleIdleTimeout: Duration
 
         package init(
             rateLimit: RateLimit = .perKey,
@@ -45,7 +48,8 @@ package struct LivecastAPI: Sendable {
             maximumClockSkew: Duration = .seconds(60),
             retryDeadline: Duration = .seconds(3600),
             startRegistrationTimeout: Duration = Feeds.defaultRegistrationTimeout,
-            clientLimits: ClientLimits = .init()
+            clientLimits: ClientLimits = .init(),
+            consoleIdleTimeout: Duration = ConsoleSessions.defaultIdleTimeout
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
@@ -55,6 +59,7 @@ package struct LivecastAPI: Sendable {
             self.retryDeadline = retryDeadline
             self.startRegistrationTimeout = startRegistrationTimeout
             self.clientLimits = clientLimits
+            self.consoleIdleTimeout = consoleIdleTimeout
         }
     }
 
@@ -70,6 +75,11 @@ package struct LivecastAPI: Sendable {
     let pushToStartRegistrar: PushToStartRegistrar
     /// Accepts concurrent updates and ends of standalone activities together.
     let activityUpdates: ActivityUpdateQueue
+    /// `/ready`'s answer for a second.
+    let readinessCache = ReadinessCache()
+    /// Failed authentications per client address, the API's and the console's together (an unknown session
+    /// cookie counts as one).
+    let failedAuthentications: RateLimiter<String>
     let configuration: Configuration
     let logger: Logger
 
@@ -99,6 +109,7 @@ package struct LivecastAPI: Sendable {
         self.keyCache = KeyCache(database: database, logger: logger)
         self.pushToStartRegistrar = PushToStartRegistrar(client: database, logger: logger)
         self.activityUpdates = ActivityUpdateQueue(client: database, logger: logger)
+        self.failedAuthentications = RateLimiter(configuration: configuration.failedAuthenticationLimit)
         self.configuration = configuration
         self.logger = logger
     }
@@ -109,9 +120,10 @@ package struct LivecastAPI: Sendable {
         let console = Console(
             // Built before the console's routes are added: the console calls the API's routes only.
             api: InProcessAPI(responder: router.buildResponder()),
-            sessions: ConsoleSessions(client: self.database, logger: self.logger),
+            sessions: ConsoleSessions(client: self.database, idleTimeout: self.configuration.consoleIdleTimeout, logger: self.logger),
             renderer: ConsoleRenderer(),
             trustedProxies: self.configuration.trustedProxies,
+            failedAuthentications: self.failedAuthentications,
             databaseWatch: self.databaseWatch,
             logger: self.logger
         )
@@ -120,7 +132,8 @@ package struct LivecastAPI: Sendable {
     }
 
     /// The router of the metrics listener, apart from the API's so tenants see nothing of each other: `GET /metrics`
-    /// in Prometheus' text format, no key needed, and `404` in the API's error shape for anything else.
+    /// in Prometheus' text format and `GET /ready` with its detail, no key needed, and `404` in the API's error shape
+    /// for anything else.
     package func buildMetricsRouter() -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
         router.add(middleware: APIErrorMiddleware())
@@ -131,12 +144,15 @@ package struct LivecastAPI: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer()))
             )
         }
+        // `/ready` with its detail: how many apps' keys cannot be opened or whose sending is held.
+        router.get("/ready") { _, context in try await self.readyResponse(withDetail: true, logger: context.logger) }
         return router
     }
 
     /// The router and the routes it holds.
     func makeRouter() -> (router: Router<APIRequestContext>, routes: [APIRoute]) {
         let router = Router(context: APIRequestContext.self)
+        router.add(middleware: StrictTransportSecurityMiddleware(trustedProxies: self.configuration.trustedProxies))
         router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: APIErrorMiddleware())
         let clients = ClientKeys(limits: self.configuration.clientLimits)
@@ -144,6 +160,7 @@ package struct LivecastAPI: Sendable {
             keys: self.keys,
             keyCache: self.keyCache,
             perKey: RateLimiter(configuration: self.configuration.rateLimit),
+            failuresByAddress: self.failedAuthentications,
             failures: self.configuration.failedAuthenticationLimit,
             trustedProxies: self.configuration.trustedProxies,
             databaseWatch: self.databaseWatch,

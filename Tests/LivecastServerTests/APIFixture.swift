@@ -111,12 +111,23 @@ struct APIFixture: Sendable {
 
     /// `GET /metrics` on the metrics listener, with curl: the status and the body.
     func scrapeMetrics() async throws -> (status: String, text: String) {
+        try await self.getFromMetricsListener("/metrics")
+    }
+
+    /// `GET /ready` on the metrics listener (with its detail), parsed.
+    func readyWithDetail() async throws -> JSONValue {
+        let (_, text) = try await self.getFromMetricsListener("/ready")
+        return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    /// A `GET` on the metrics listener, with curl: the status and the body.
+    func getFromMetricsListener(_ path: String) async throws -> (status: String, text: String) {
         var port = self.metricsPort.port
         for _ in 0..<100 where port == nil {
             try await Task.sleep(for: .milliseconds(50))
             port = self.metricsPort.port
         }
-        let url = "http://127.0.0.1:\(try #require(port))/metrics"
+        let url = "http://127.0.0.1:\(try #require(port))\(path)"
         let result = try await ExternalProcess.run("curl", ["-s", "-w", "\n%{http_code}", url])
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))

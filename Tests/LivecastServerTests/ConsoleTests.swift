@@ -207,7 +207,7 @@ import Testing
                 headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.2", .xForwardedProto: "https"]
             )
             #expect(signedIn.status == .seeOther)
-            let session = try #require(user.setCookies.first { $0.hasPrefix("\(Console.sessionCookie)=") })
+            let session = try #require(user.setCookies.first { $0.hasPrefix("__Host-\(Console.sessionCookie)=") })
             #expect(session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"), "\(session)")
         }
     }

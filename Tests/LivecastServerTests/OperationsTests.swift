@@ -23,18 +23,40 @@ import Testing
 
     @Test func appsWhoseSigningKeyCannotBeOpenedAreCountedWithoutTakingTheInstanceOutOfService() async throws {
         // Both of the fixture's apps read their keys from files that do not exist.
-        try await APIFixture.with("ops_unusable_keys", testing: .live) { _, client in
-            var ready = try await client.send(.get, "/ready", key: nil)
+        try await APIFixture.with("ops_unusable_keys", testing: .live) { fixture, client in
+            var detailed = try await fixture.readyWithDetail()
             let deadline = ContinuousClock.now + .seconds(10)
             // The dispatcher may find one app's key before the start-up report has counted both.
-            while ready.json["detail"]?["signingKeys"]?.stringValue?.hasPrefix("2 ") != true, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                ready = try await client.send(.get, "/ready", key: nil)
+            while detailed["detail"]?["signingKeys"]?.stringValue?.hasPrefix("2 ") != true, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                detailed = try await fixture.readyWithDetail()
             }
+            let detail = detailed["detail"]?["signingKeys"]?.stringValue ?? ""
+            #expect(detail.hasPrefix("2 app(s) have a signing key that cannot be opened"), "\(detailed)")
+            #expect(!detail.contains("com.example"), "a tenant's bundle id is shown")
+            // The API's open /ready stays ready, and tells no one how many apps have trouble.
+            let ready = try await client.send(.get, "/ready", key: nil)
             #expect(ready.status == .ok, "\(ready.text)")
-            let detail = ready.json["detail"]?["signingKeys"]?.stringValue ?? ""
-            #expect(detail.hasPrefix("2 app(s) have a signing key that cannot be opened"), "\(ready.text)")
-            #expect(!detail.contains("com.example"), "a tenant's bundle id is shown to anyone")
+            #expect(ready.json["detail"] == nil, "\(ready.text)")
+        }
+    }
+
+    @Test func theOpenReadinessAnswerIsKeptForASecond() async throws {
+        try await APIFixture.with("ops_ready_cache") { fixture, client in
+            let asked = ContinuousClock.now
+            #expect(try await client.send(.get, "/ready", key: nil).status == .ok)
+            try await fixture.client.query("DELETE FROM livecast_migrations WHERE name = '0002_update_payloads.sql'")
+            // Within the second, requests get the kept answer: asked anew, each would see the migration gone.
+            var kept = 0
+            while ContinuousClock.now - asked < .milliseconds(800) {
+                let ready = try await client.send(.get, "/ready", key: nil)
+                if ContinuousClock.now - asked < .milliseconds(900) { #expect(ready.status == .ok, "asked PostgreSQL anew") }
+                kept += 1
+            }
+            #expect(kept > 0)
+            try await Task.sleep(for: .milliseconds(1100))
+            let later = try await client.send(.get, "/ready", key: nil)
+            #expect(later.status == .serviceUnavailable, "a second later the answer is made anew: \(later.text)")
         }
     }
 

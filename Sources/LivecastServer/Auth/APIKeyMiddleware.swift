@@ -38,6 +38,7 @@ struct APIKeyMiddleware: RouterMiddleware {
         keys: APIKeys,
         keyCache: KeyCache,
         perKey: RateLimiter<Int64>,
+        failuresByAddress: RateLimiter<String>,
         failures: RateLimit,
         trustedProxies: TrustedProxies,
         databaseWatch: DatabaseWatch,
@@ -46,7 +47,7 @@ struct APIKeyMiddleware: RouterMiddleware {
         self.keys = keys
         self.keyCache = keyCache
         self.perKey = perKey
-        self.failuresByAddress = RateLimiter(configuration: failures)
+        self.failuresByAddress = failuresByAddress
         self.failuresByPrefix = RateLimiter(configuration: failures)
         self.trustedProxies = trustedProxies
         self.databaseWatch = databaseWatch
@@ -82,10 +83,9 @@ struct APIKeyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The key the client's address is limited under (``AddressBlock/rateLimitKey(of:)``, an IPv6 address's /64):
-    /// the peer's address, or the one a trusted proxy forwarded.
+    /// The key the client's address is limited under (``TrustedProxies/rateLimitKey(peer:headers:)``).
     private func clientAddress(_ request: Request, _ context: Context) -> String? {
-        self.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers).map(AddressBlock.rateLimitKey(of:))
+        self.trustedProxies.rateLimitKey(peer: context.remoteAddress?.ipAddress, headers: request.headers)
     }
 
     /// Spends one request of the key's budget; a client key's, shared by all of its app's devices, of its client

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 
 /// The reverse proxies whose `X-Forwarded-For` is believed (`--trusted-proxies`): a client's address is the peer's,
 /// unless the peer is one of them; then it is the right-most forwarded address that is not itself a trusted proxy.
@@ -30,6 +31,20 @@ package struct TrustedProxies: Sendable, Hashable {
     /// Whether an address belongs to a trusted proxy.
     func contains(_ address: some StringProtocol) -> Bool {
         self.blocks.contains { $0.contains(address) }
+    }
+
+    /// Whether the client used https: the request came over TLS, or through a trusted proxy whose
+    /// `X-Forwarded-Proto` says so.
+    func isHTTPS(_ request: Request, peer: String?) -> Bool {
+        if request.head.scheme == "https" { return true }
+        guard let peer, self.contains(peer) else { return false }
+        return request.headers[.xForwardedProto]?.lowercased() == "https"
+    }
+
+    /// The key a client is rate-limited under (``AddressBlock/rateLimitKey(of:)``, an IPv6 address's /64): its
+    /// address, as ``clientAddress(peer:headers:)`` finds it.
+    func rateLimitKey(peer: String?, headers: HTTPFields) -> String? {
+        self.clientAddress(peer: peer, headers: headers).map(AddressBlock.rateLimitKey(of:))
     }
 
     /// The client's address: the peer's, or, when the peer is a trusted proxy, the right-most `X-Forwarded-For`

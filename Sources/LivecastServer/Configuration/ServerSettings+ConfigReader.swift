@@ -28,6 +28,8 @@ extension LivecastAPI.Configuration {
     ///     `X-Forwarded-For` names the client.
     ///   - `max-clock-skew` (whole seconds, 0 or more, default 60): how far ahead of the server's clock a client's
     ///     timestamp may be.
+    ///   - `console-idle-timeout` (whole seconds, 60 or more, default 1800): how long a console session may go
+    ///     unused before it ends.
     ///   - `start-registration-timeout` (whole seconds, 1 or more, default 300): after a feed's start within which
     ///     the device's app should register the activity.
     ///   - `retry-deadline`: as ``Dispatcher/Settings/init(reader:)`` reads it, for replayed dead letters.
@@ -56,6 +58,7 @@ extension LivecastAPI.Configuration {
         }
         self.maximumClockSkew = try reader.seconds("max-clock-skew", atLeast: 0, default: self.maximumClockSkew)
         self.startRegistrationTimeout = try reader.seconds("start-registration-timeout", atLeast: 1, default: self.startRegistrationTimeout)
+        self.consoleIdleTimeout = try reader.seconds("console-idle-timeout", atLeast: 60, default: self.consoleIdleTimeout)
         self.retryDeadline = try Dispatcher.Settings(reader: reader).retryDeadline
         self.clientLimits = ClientLimits(
             perDevice: .perMinute(try reader.positiveNumber("client-device-rate", default: self.clientLimits.perDevice.burst)),

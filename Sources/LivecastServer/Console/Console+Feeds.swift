@@ -37,15 +37,22 @@ extension Console {
     }
 
     /// An update's progress as Server-Sent Events (`event: progress`), every half second until it is done (the last
-    /// event says `"done": true`) or the browser goes away.
+    /// event says `"done": true`), the browser goes away, or the session's key is revoked (`event: revoked`, then
+    /// the stream ends: the key's session is over).
     private func progressStream(updateID: Int64, session: ConsoleSessions.Session, context: APIRequestContext) -> Response {
         let path = "\(Self.appPath(session))/updates/\(updateID)"
         let api = self.api
+        let keys = APIKeys(database: self.sessions.database)
+        let keyID = session.caller.keyID
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
                 while !Task.isCancelled {
+                    guard try await keys.isLive(keyID: keyID) else {
+                        try await writer.write(ByteBuffer(string: "event: revoked\ndata: {}\n\n"))
+                        break
+                    }
                     let answer = try await api.call(.get, path, context: context)
                     let progress = Self.progress(answer)
                     let data = try JSONSerialization.data(withJSONObject: progress, options: [.sortedKeys])

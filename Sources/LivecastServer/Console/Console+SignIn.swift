@@ -23,7 +23,7 @@ extension Console {
         router.post("/console/logout") { request, context in
             let form = try await ConsoleForm(request)
             let sessions = self.sessions
-            guard let token = request.cookies[Self.sessionCookie]?.value,
+            guard let token = Self.cookie(Self.sessionCookie, of: request),
                 let session = try await self.databaseWatch.guarding({ try await sessions.session(token: token) })
             else {
                 return self.renderer.response(.signedOut, session: nil)
@@ -48,7 +48,7 @@ extension Console {
         var page = ConsolePage(template: "login", title: "Sign in", section: nil)
         let token = ConsoleSessions.newToken()
         page.model = ["loginCsrf": token, "next": next]
-        guard let expected = request.cookies[Self.signInCookie]?.value, let presented = form["csrf"],
+        guard let expected = Self.cookie(Self.signInCookie, of: request), let presented = form["csrf"],
             ConsoleSessions.tokensMatch(expected, presented)
         else {
             page.status = .forbidden
@@ -98,24 +98,28 @@ extension Console {
         return response
     }
 
-    /// An HttpOnly, SameSite=Strict cookie, Secure when the request came over TLS or through a trusted proxy that
-    /// says its client used https.
+    /// An HttpOnly, SameSite=Strict cookie. Over https (``TrustedProxies/isHTTPS(_:peer:)``) it is Secure and
+    /// named `__Host-…` with the path `/`, so that no other host or path can set or shadow it; over plain http (a
+    /// laptop's demo) it keeps its name and `path`.
     private func cookie(_ name: String, _ value: String, path: String, request: Request, context: APIRequestContext, maxAge: Int? = nil) -> Cookie {
-        Cookie(
-            name: name,
+        let isSecure = self.trustedProxies.isHTTPS(request, peer: context.remoteAddress?.ipAddress)
+        return Cookie(
+            name: isSecure ? Self.hostPrefix + name : name,
             value: value,
             maxAge: maxAge,
-            path: path,
-            secure: self.isSecure(request, context: context),
+            path: isSecure ? "/" : path,
+            secure: isSecure,
             httpOnly: true,
             sameSite: .strict
         )
     }
 
-    private func isSecure(_ request: Request, context: APIRequestContext) -> Bool {
-        if request.head.scheme == "https" { return true }
-        guard let peer = context.remoteAddress?.ipAddress, self.trustedProxies.contains(peer) else { return false }
-        return request.headers[.xForwardedProto]?.lowercased() == "https"
+    /// The prefix of cookies set over https: the browser accepts them only Secure, from this host, for `/`.
+    static let hostPrefix = "__Host-"
+
+    /// A console cookie's value, under its `__Host-` name (https) or its plain one.
+    static func cookie(_ name: String, of request: Request) -> String? {
+        request.cookies[Self.hostPrefix + name]?.value ?? request.cookies[name]?.value
     }
 
     /// Where to go after signing in: a console path, never another site.

@@ -21,6 +21,8 @@ struct Console: Sendable {
     let sessions: ConsoleSessions
     let renderer: ConsoleRenderer
     let trustedProxies: TrustedProxies
+    /// Failed authentications per client address, shared with the API: an unknown session cookie counts as one.
+    let failedAuthentications: RateLimiter<String>
     let databaseWatch: DatabaseWatch
     let logger: Logger
 
@@ -29,7 +31,15 @@ struct Console: Sendable {
         self.addAssetRoutes(to: router)
         self.addSignInRoutes(to: router)
         let pages = router.group("console")
-            .add(middleware: ConsoleSessionMiddleware(sessions: self.sessions, databaseWatch: self.databaseWatch, renderer: self.renderer))
+            .add(
+                middleware: ConsoleSessionMiddleware(
+                    sessions: self.sessions,
+                    databaseWatch: self.databaseWatch,
+                    renderer: self.renderer,
+                    trustedProxies: self.trustedProxies,
+                    failedAuthentications: self.failedAuthentications
+                )
+            )
             .add(middleware: ConsoleErrorMiddleware(renderer: self.renderer, logger: self.logger))
         self.addOverviewRoutes(to: pages)
         self.addFeedRoutes(to: pages)

@@ -128,6 +128,11 @@ enum ConsoleAssets {
               });
               if (p.done) { source.close(); box.dataset.done = "true"; }
             });
+            source.addEventListener("revoked", function () {
+              source.close();
+              box.dataset.done = "true";
+              box.querySelector("[data-field=summary]").textContent = "This session's key was revoked: sign in again.";
+            });
             source.addEventListener("error", function () { if (box.dataset.done) { source.close(); } });
           });
         });

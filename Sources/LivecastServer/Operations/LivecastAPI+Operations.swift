@@ -5,17 +5,15 @@ import LivecastStore
 import Logging
 
 extension LivecastAPI {
-    /// `GET /health`, `/ready` and `/openapi.yaml`: no key needed. (`/metrics` has a listener of its own:
-    /// ``LivecastAPI/buildMetricsRouter()``.)
+    /// `GET /health`, `/ready` and `/openapi.yaml`: no key needed. `/ready` tells each check's verdict, not which
+    /// apps have trouble: that detail is on the metrics listener's `/ready` (``LivecastAPI/buildMetricsRouter()``),
+    /// which is not for the public.
     func addOperationsRoutes(to routes: RouteRegistrar) {
         routes.open(.get, "/health") { _, _ in
             .json(text: Self.healthy.readableBytesView)
         }
         routes.open(.get, "/ready") { _, context in
-            let checks = await self.readinessChecks(logger: context.logger)
-            let ready = checks.values.allSatisfy { $0 == "ok" || $0 == "not run here" }
-            let body = ReadyBody(status: ready ? "ready" : "not ready", checks: checks, detail: await self.readinessDetail(checks))
-            return try .json(body, status: ready ? .ok : .serviceUnavailable)
+            try await self.readyResponse(withDetail: false, logger: context.logger)
         }
         routes.open(.get, "/openapi.yaml") { _, _ in
             guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"), let document = try? Data(contentsOf: url) else {
@@ -32,8 +30,19 @@ extension LivecastAPI {
     private struct ReadyBody: Encodable {
         let status: String
         let checks: [String: String]
-        /// What is wrong for some apps only: reported, without taking this instance out of service for the others.
-        let detail: [String: String]
+        /// What is wrong for some apps only: reported, without taking this instance out of service for the others;
+        /// on the metrics listener only.
+        let detail: [String: String]?
+    }
+
+    /// `/ready`'s answer (``ReadinessCache``): `200` when ready, else `503`, with the detail or without.
+    func readyResponse(withDetail: Bool, logger: Logger) async throws -> Response {
+        let answer = await self.readinessCache.answer {
+            let checks = await self.readinessChecks(logger: logger)
+            return ReadinessCache.Answer(checks: checks, detail: await self.readinessDetail(checks))
+        }
+        let body = ReadyBody(status: answer.isReady ? "ready" : "not ready", checks: answer.checks, detail: withDetail ? answer.detail : nil)
+        return try .json(body, status: answer.isReady ? .ok : .serviceUnavailable)
     }
 
     /// Problems of some apps: signing keys that cannot be opened, sending held by the invalidation guard (their

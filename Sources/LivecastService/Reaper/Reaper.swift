@@ -53,8 +53,21 @@ package struct Reaper: Sendable {
                 reports.append(report)
             }
         }
-        if !dryRun { ReaperMetrics.recordRun(at: now) }
+        if !dryRun {
+            await self.pruneConsoleSessions()
+            ReaperMetrics.recordRun(at: now)
+        }
         return reports
+    }
+
+    /// Drops the console sessions that ended (``ConsoleSessions/pruneEnded()``); a failure is only logged.
+    private func pruneConsoleSessions() async {
+        do {
+            let pruned = try await ConsoleSessions(client: self.database, logger: self.logger).pruneEnded()
+            if pruned > 0 { self.logger.info("pruned ended console sessions", metadata: ["count": "\(pruned)"]) }
+        } catch {
+            self.logger.warning("could not prune console sessions", metadata: ["error": "\(Self.describe(error))"])
+        }
     }
 
     /// Keeps the pass's summary on the app (the console's overview shows it); a failure to is only logged.

@@ -121,6 +121,12 @@ package struct APIKeys: DatabaseBacked {
         return nil
     }
 
+    /// Whether a key exists and is not revoked.
+    package func isLive(keyID: Int64) async throws -> Bool {
+        let rows = try await self.client.guardedQuery("SELECT 1 FROM api_keys WHERE id = \(keyID) AND revoked_at IS NULL", logger: self.logger)
+        return !rows.isEmpty
+    }
+
     /// An app's keys, revoked ones included, oldest first.
     package func list(appID: Int64) async throws -> [Key] {
         let rows = try await self.client.guardedQuery(

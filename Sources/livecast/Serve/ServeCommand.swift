@@ -110,6 +110,9 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var startRegistrationTimeout: Int?
 
+    @Option(help: "Seconds a console session may go unused before it ends (default: $LIVECAST_CONSOLE_IDLE_TIMEOUT, else 1800).")
+    var consoleIdleTimeout: Int?
+
     @Option(help: "Dispatcher workers: outbox claims sent at once (default: $LIVECAST_DISPATCH_WORKERS, else 4; 0 runs none here).")
     var dispatchWorkers: Int?
 
@@ -134,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
             "rate-limit": self.rateLimit.map { "\($0)" }, "rate-burst": self.rateBurst.map { "\($0)" },
             "failed-auth-rate": self.failedAuthRate.map { "\($0)" }, "failed-auth-burst": self.failedAuthBurst.map { "\($0)" },
             "max-clock-skew": self.maxClockSkew.map(String.init), "start-registration-timeout": self.startRegistrationTimeout.map(String.init),
+            "console-idle-timeout": self.consoleIdleTimeout.map(String.init),
             "dispatch-workers": self.dispatchWorkers.map(String.init), "retry-deadline": self.retryDeadline.map(String.init),
             "reap-interval": self.reapInterval.map(String.init),
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },
