@@ -77,6 +77,8 @@ package struct LivecastAPI: Sendable {
     let activityUpdates: ActivityUpdateQueue
     /// `/ready`'s answer for a second.
     let readinessCache = ReadinessCache()
+    /// The bulk imports running on this instance.
+    let importSlots = ImportSlots()
     /// Failed authentications per client address, the API's and the console's together (an unknown session
     /// cookie counts as one).
     let failedAuthentications: RateLimiter<String>
