@@ -4,13 +4,13 @@ package import PostgresNIO
 extension PostgresClient.Configuration {
     /// Reads a connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE][&sslrootcert=FILE]`.
     ///
-    /// `sslmode` means what it means to libpq, and defaults to `require`:
+    /// `sslmode` means what it means to libpq, but defaults to `verify-full` (libpq's default is `prefer`):
     /// - `disable`: no TLS.
     /// - `allow`, `prefer`: TLS when the server offers it, else plain text (downgradable; not verified).
     /// - `require`: TLS always; the server's certificate is not verified (encryption only), unless a CA file is given,
     ///   which makes it `verify-ca` as in libpq.
     /// - `verify-ca`: TLS, and the server's certificate must chain to the CA file (else the system's trust roots).
-    /// - `verify-full`: as `verify-ca`, and the certificate must also name the URL's host.
+    /// - `verify-full`, the default: as `verify-ca`, and the certificate must also name the URL's host.
     ///
     /// Percent-encoded user names and passwords are decoded.
     /// - Parameters:
@@ -52,8 +52,9 @@ package enum DatabaseTLSMode: String, Sendable, CaseIterable {
     /// TLS, with a certificate that chains to a trusted CA and names the host.
     case verifyFull = "verify-full"
 
-    /// The mode of a URL without `sslmode`: encrypted, not downgradable.
-    package static let `default` = DatabaseTLSMode.require
+    /// The mode of a URL without `sslmode`: encrypted, not downgradable, and the server's certificate and host name
+    /// verified, so that no one on the path can pose as PostgreSQL.
+    package static let `default` = DatabaseTLSMode.verifyFull
 }
 
 /// How the service's connections to PostgreSQL use TLS: a URL's `sslmode` and the CA file to trust.
@@ -62,6 +63,10 @@ package struct DatabaseTLS: Sendable, Hashable {
     package let mode: DatabaseTLSMode
     /// The PEM file of the CAs to trust: the one given, else the URL's `sslrootcert`, else none (the system's roots).
     package let caFile: String?
+    /// Whether the URL names its `sslmode`; else it is ``DatabaseTLSMode/default``.
+    package let modeIsGiven: Bool
+    /// The URL's host, to judge whether an unverified connection can be intercepted.
+    package let host: String
 
     /// Reads the TLS settings of a database URL.
     /// - Parameters:
@@ -71,9 +76,64 @@ package struct DatabaseTLS: Sendable, Hashable {
     package init(url: URLComponents, caFile: String? = nil) throws(DatabaseURLError) {
         let query = url.queryItems ?? []
         let mode = query.first { $0.name == "sslmode" }?.value ?? DatabaseTLSMode.default.rawValue
-        guard let parsed = DatabaseTLSMode(rawValue: mode) else { throw DatabaseURLError(message: "unsupported sslmode \(mode)") }
+        guard let parsed = DatabaseTLSMode(rawValue: mode) else {
+            throw DatabaseURLError(
+                message: "unsupported sslmode \(mode) (allowed: \(DatabaseTLSMode.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
         self.mode = parsed
+        self.modeIsGiven = query.contains { $0.name == "sslmode" }
         self.caFile = caFile ?? query.first { $0.name == "sslrootcert" }?.value
+        self.host = url.host ?? ""
+    }
+
+    /// Whether the server's certificate is checked: its chain (`verify-ca`, or `require` with a CA file) or its chain
+    /// and host name (`verify-full`). Unverified TLS encrypts, but trusts whoever answers.
+    package var isVerified: Bool {
+        switch self.mode {
+        case .disable, .allow, .prefer: false
+        case .require: self.caFile != nil
+        case .verifyCA, .verifyFull: true
+        }
+    }
+
+    /// What the connections get, for `--print-config`: `sslmode=require: encrypted, UNVERIFIED (…)`.
+    package var summary: String {
+        let mode = "sslmode=\(self.mode.rawValue)" + (self.modeIsGiven ? "" : " (the default)")
+        switch self.mode {
+        case .disable:
+            return "\(mode): NOT encrypted"
+        case .allow, .prefer:
+            return "\(mode): encrypted only if the server offers it, UNVERIFIED (any certificate is trusted)"
+        case .require where self.caFile == nil:
+            return "\(mode): encrypted, UNVERIFIED (any certificate is trusted)"
+        case .require, .verifyCA:
+            return "\(mode): encrypted, the certificate's chain verified, not its host name"
+        case .verifyFull:
+            return "\(mode): encrypted, the certificate and host name verified"
+        }
+    }
+
+    /// The warning to log at start when the connections can be read or intercepted by someone on the network; `nil`
+    /// when they are verified, or when PostgreSQL is on this host's loopback (no network to be on).
+    package var warning: String? {
+        guard !self.isVerified, !Self.isLoopback(self.host) else { return nil }
+        let fix = "use sslmode=verify-full (the default) with the CA that signs PostgreSQL's certificate (--database-ca-file)"
+        switch self.mode {
+        case .disable:
+            return "database connections are NOT encrypted (sslmode=disable): \(fix)"
+        default:
+            return "database TLS is UNVERIFIED (sslmode=\(self.mode.rawValue)): any certificate is trusted, so anyone on the "
+                + "path can pose as PostgreSQL and read the database password; \(fix)"
+        }
+    }
+
+    /// Whether `host` is this machine's loopback: `localhost`, an address of 127.0.0.0/8, or `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+        let isIPv4Loopback = octets.count == 4 && octets.allSatisfy { $0 != nil } && octets[0] == 127
+        return host == "localhost" || host == "::1" || isIPv4Loopback
     }
 
     /// The TLS configuration the client uses, or `nil` for `disable`.

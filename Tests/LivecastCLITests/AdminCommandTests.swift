@@ -225,7 +225,12 @@ import Testing
         #expect(lines.contains("rate-burst = 9.0  # LIVECAST_RATE_BURST"), "\(lines)")
         #expect(lines.contains("reap-interval = 30  # reap-interval in \(config)"), "\(lines)")
         #expect(lines.contains("listen = 127.0.0.1:8080  # default"), "\(lines)")
-        #expect(lines.contains("database-url = <secret>  # --database-url"), "\(lines)")
+        #expect(
+            lines.contains(
+                "database-url = <secret>  # --database-url; sslmode=verify-full (the default): encrypted, the certificate and host name verified"
+            ),
+            "\(lines)"
+        )
         #expect(!result.stdout.contains("hunter2"))
     }
 }

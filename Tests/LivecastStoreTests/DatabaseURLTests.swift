@@ -4,13 +4,20 @@ import LivecastTesting
 import PostgresNIO
 import Testing
 
-/// The database URL's TLS: `sslmode` as libpq means it, `require` by default, and a CA file to verify against.
+/// The database URL's TLS: `sslmode` as libpq means it, `verify-full` by default, and a CA file to verify against.
 @Suite struct DatabaseURLTests {
-    @Test func aURLWithoutSSLModeRequiresEncryptionWithoutVerifying() throws {
+    @Test func aURLWithoutSSLModeVerifiesTheCertificateAndItsHostName() throws {
         let tls = try Self.tls("postgres://u@db.example/livecast")
-        #expect(tls.mode == .require)
-        #expect(DatabaseTLSMode.default == .require)
-        #expect(try tls.clientConfiguration()?.certificateVerification == CertificateVerification.none)
+        #expect(tls.mode == .verifyFull && !tls.modeIsGiven && tls.isVerified)
+        #expect(DatabaseTLSMode.default == .verifyFull)
+        #expect(try tls.clientConfiguration()?.certificateVerification == .fullVerification)
+        #expect(tls.warning == nil)
+        #expect(tls.summary == "sslmode=verify-full (the default): encrypted, the certificate and host name verified")
+
+        let unverified = try Self.tls("postgres://u@db.example/livecast?sslmode=require")
+        #expect(!unverified.isVerified)
+        #expect(unverified.summary == "sslmode=require: encrypted, UNVERIFIED (any certificate is trusted)")
+        #expect(unverified.warning?.hasPrefix("database TLS is UNVERIFIED (sslmode=require)") == true)
     }
 
     @Test func eachModeVerifiesWhatLibpqVerifies() throws {

@@ -10,6 +10,8 @@ public final class SettingsLedger: Sendable {
         public var key: String
         /// Its effective value; `nil` when it has none (an optional setting left out).
         public var value: String?
+        /// What the value means when it is not plain, such as how a database URL's TLS is verified.
+        public var remark: String?
     }
 
     private let entries = Mutex<[Entry]>([])
@@ -29,6 +31,14 @@ public final class SettingsLedger: Sendable {
         self.entries.withLock { entries in
             guard !entries.contains(where: { $0.key == key }) else { return }
             entries.append(Entry(key: key, value: value))
+        }
+    }
+
+    /// Notes what `key`'s value means (`--print-config` shows it beside the value), once the value is noted.
+    public func remark(_ key: String, _ remark: String) {
+        self.entries.withLock { entries in
+            guard let index = entries.firstIndex(where: { $0.key == key }) else { return }
+            entries[index].remark = remark
         }
     }
 }

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 
-/// The key that seals apps' `.p8` signing keys at rest (AES-256-GCM). Given as 32 bytes in base64, by environment
-/// (`LIVECAST_MASTER_KEY`) or in a file (`LIVECAST_MASTER_KEY_FILE`). Its description never shows it.
+/// The key that seals apps' `.p8` signing keys at rest (AES-256-GCM). Given as 32 bytes in base64 in a file, named by
+/// `--master-key-file` (`LIVECAST_MASTER_KEY_FILE`); never by value (`MasterKey(reader:)` refuses
+/// `LIVECAST_MASTER_KEY`). Its description never shows it.
 package struct MasterKey: Sendable, CustomStringConvertible {
     let key: SymmetricKey
 

@@ -11,7 +11,7 @@ import LivecastCore
 /// secrets.
 struct LivecastConfig: Sendable {
     /// The settings read as secrets: never printed.
-    static let secretKeys: Set<String> = ["database-url", "master-key-file"]
+    static let secretKeys: Set<String> = ["database-url", "master-key-file", "master-key"]
 
     private let environment: InMemoryProvider
     private let environmentNames: [String: String]

@@ -155,12 +155,14 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = try config.read(flags: self.flags, ledger: ledger) { try LivecastApplication.Settings(reader: $0) }
         if self.printConfig {
             for entry in ledger.settings {
-                print("\(entry.key) = \(entry.value ?? "(none)")  # \(config.source(of: entry.key, flags: self.flags))")
+                let remark = entry.remark.map { "; \($0)" } ?? ""
+                print("\(entry.key) = \(entry.value ?? "(none)")  # \(config.source(of: entry.key, flags: self.flags))\(remark)")
             }
             return
         }
         LoggingSystem.bootstrap { DeferredMetadataLogHandler(writingTo: StreamLogHandler.standardError(label: $0)) }
         let logger = Logger(label: "livecast")
+        for warning in try self.database.warnings(config) { logger.warning("\(warning)") }
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(LivecastMetrics.factory(registry: registry))
