@@ -33,6 +33,17 @@ extension APNsEmulator {
         /// ``APNsEmulator/wireRecords``, `GET /emulator/wire` and ``WireJudge``. Defaults to `false`, which costs
         /// nothing per request.
         public var recordsWire: Bool
+        /// The host names its TLS certificate is valid for besides `localhost` and the loopback addresses. Defaults to
+        /// ``appleHostNames``, for a backend that reaches the emulator under Apple's names; Livecast trusts such a
+        /// certificate only on loopback, so an emulator reached over a network names itself instead.
+        public var certificateHostNames: [String]
+
+        /// Apple's APNs host names, production and sandbox.
+        public static let appleHostNames = [
+            "api.push.apple.com", "api.sandbox.push.apple.com",
+            "api-broadcast.push.apple.com", "api-broadcast.sandbox.push.apple.com",
+            "api-manage-broadcast.push.apple.com", "api-manage-broadcast.sandbox.push.apple.com",
+        ]
 
         /// Creates a configuration with the defaults above.
         public init(
@@ -47,7 +58,8 @@ extension APNsEmulator {
             priority10Budget: Int? = nil,
             broadcastDisabledBundleIDs: Set<String> = [],
             faults: FaultPlan = FaultPlan(),
-            recordsWire: Bool = false
+            recordsWire: Bool = false,
+            certificateHostNames: [String] = Self.appleHostNames
         ) {
             self.host = host
             self.pushPort = pushPort
@@ -61,6 +73,7 @@ extension APNsEmulator {
             self.broadcastDisabledBundleIDs = broadcastDisabledBundleIDs
             self.faults = faults
             self.recordsWire = recordsWire
+            self.certificateHostNames = certificateHostNames
         }
     }
 }

@@ -58,7 +58,7 @@ public final class APNsEmulator: Sendable {
         configuration: Configuration,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> APNsEmulator {
-        let certificate = try SelfSignedCertificate()
+        let certificate = try SelfSignedCertificate(hostNames: configuration.certificateHostNames)
         let tls = try certificate.makeServerContext()
         let state = EmulatorState(configuration: configuration)
         let connections = ConnectionRegistry()

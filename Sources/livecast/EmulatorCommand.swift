@@ -29,6 +29,15 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "Where to write the emulator's self-signed certificate (PEM) for clients to trust.")
     var certOut = "livecast-emulator.pem"
 
+    @Option(
+        help: """
+            A host name for the certificate besides localhost and the loopback addresses, instead of Apple's APNs \
+            host names (the default). Repeatable. livecast serve trusts a certificate with Apple's names only on \
+            loopback: an emulator reached over a network names itself here.
+            """
+    )
+    var certificateHost: [String] = []
+
     @Option(help: "Trust provider tokens signed by this key: TEAMID:KEYID:PATH, PATH a .p8 or public-key PEM. Repeatable.")
     var trustKey: [String] = []
 
@@ -140,7 +149,8 @@ struct EmulatorCommand: AsyncParsableCommand {
             priority10Budget: self.priority10Budget,
             broadcastDisabledBundleIDs: Set(self.broadcastDisabled),
             faults: try self.makeFaultPlan(),
-            recordsWire: self.recordWire
+            recordsWire: self.recordWire,
+            certificateHostNames: self.certificateHost.isEmpty ? APNsEmulator.Configuration.appleHostNames : self.certificateHost
         )
     }
 

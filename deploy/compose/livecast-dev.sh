@@ -20,7 +20,9 @@ emulator)
     else
         set -- --generate-key "$DEMO_TEAM_ID:$DEMO_KEY_ID:$key"
     fi
-    exec livecast emulator --host 0.0.0.0 --port 2197 --management-port 2195 \
+    # Its certificate names the host the other services reach it by, not Apple's hosts: serve trusts a certificate
+    # that claims Apple's names only when APNs is on loopback.
+    exec livecast emulator --host 0.0.0.0 --port 2197 --management-port 2195 --certificate-host emulator \
         --cert-out "$state/emulator/emulator.pem" "$@"
     ;;
 setup)

@@ -5,22 +5,19 @@ import SwiftASN1
 import X509
 
 /// The emulator's TLS identity: a self-signed P-256 certificate made at start, valid for `localhost`, the loopback
-/// addresses and Apple's APNs host names, so clients can trust it from a file.
+/// addresses and the configured host names (by default Apple's APNs host names), so clients can trust it from a file.
 struct SelfSignedCertificate {
     /// The certificate in PEM form, for clients to trust.
     let pem: String
     let certificate: NIOSSLCertificate
     let privateKey: NIOSSLPrivateKey
 
-    /// Host names the certificate is valid for.
-    static let dnsNames = [
-        "localhost",
-        "api.push.apple.com", "api.sandbox.push.apple.com",
-        "api-broadcast.push.apple.com", "api-broadcast.sandbox.push.apple.com",
-        "api-manage-broadcast.push.apple.com", "api-manage-broadcast.sandbox.push.apple.com",
-    ]
+    /// Host names the certificate is valid for: `localhost` and `hostNames`.
+    let dnsNames: [String]
 
-    init() throws {
+    init(hostNames: [String] = APNsEmulator.Configuration.appleHostNames) throws {
+        let dnsNames = ["localhost"] + hostNames.filter { $0 != "localhost" }
+        self.dnsNames = dnsNames
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
             CommonName("Livecast APNs emulator")
@@ -32,7 +29,7 @@ struct SelfSignedCertificate {
             Critical(KeyUsage(digitalSignature: true, keyCertSign: true))
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames(
-                Self.dnsNames.map { GeneralName.dnsName($0) } + [
+                dnsNames.map { GeneralName.dnsName($0) } + [
                     .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
                     .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1]))),
                 ]

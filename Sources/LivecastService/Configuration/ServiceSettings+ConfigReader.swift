@@ -43,8 +43,11 @@ extension AppClients.Overrides {
     /// - Configuration keys:
     ///   - `apns-push-url` (`https://HOST:PORT`, optional): pushes and broadcasts go there instead of Apple's host.
     ///   - `apns-management-url` (`https://HOST:PORT`, optional): channels are managed there.
-    ///   - `apns-ca-file` (path, optional): also trust the certificates in this PEM file.
-    /// - Throws: ``InvalidSetting`` for a URL that is not `https://HOST:PORT`.
+    ///   - `apns-ca-file` (path, optional): also trust the certificates in this PEM file. A certificate in it that
+    ///     names Apple's APNs hosts (the emulator's) is refused unless both URLs above are on loopback: trusted for
+    ///     Apple's hosts, it would let whoever holds its key answer as APNs.
+    /// - Throws: ``InvalidSetting`` for a URL that is not `https://HOST:PORT`, or a CA file that is unreadable or
+    ///   names Apple's hosts while APNs may be reached beyond this machine.
     package init(reader: ConfigReader) throws {
         func endpoint(_ key: String) throws -> APNsClient.Endpoint? {
             guard let url = reader.text(key) else { return nil }
@@ -53,10 +56,26 @@ extension AppClients.Overrides {
             }
             return endpoint
         }
-        self.init(
-            pushEndpoint: try endpoint("apns-push-url"),
-            managementEndpoint: try endpoint("apns-management-url"),
-            caFile: reader.text("apns-ca-file")
-        )
+        let push = try endpoint("apns-push-url")
+        let management = try endpoint("apns-management-url")
+        let caFile = reader.text("apns-ca-file")
+        if let caFile {
+            let claimed: [String]
+            do {
+                claimed = try APNsClient.appleHostNames(claimedBy: caFile)
+            } catch {
+                throw InvalidSetting(key: "apns-ca-file", value: caFile, allowed: "cannot be used: it \(error.message)")
+            }
+            if !claimed.isEmpty, !(push?.isLoopback ?? false) || !(management?.isLoopback ?? false) {
+                throw InvalidSetting(
+                    key: "apns-ca-file",
+                    value: caFile,
+                    allowed: "holds a certificate that claims Apple's APNs host names (\(claimed.joined(separator: ", "))), such as "
+                        + "the APNs emulator's: it is trusted only when --apns-push-url and --apns-management-url are both on "
+                        + "loopback (https://localhost:PORT, https://127.0.0.1:PORT or https://[::1]:PORT)"
+                )
+            }
+        }
+        self.init(pushEndpoint: push, managementEndpoint: management, caFile: caFile)
     }
 }
