@@ -28,6 +28,7 @@ import Testing
             )
             try await ChromeDriver.with(windowWidth: 1280, windowHeight: 1000) { browser in
                 try await Self.signIn(browser, base: base, key: fixture.key(.operator))
+                try await Self.expectTheIconLoads(browser)
                 let cookies = try await browser.cookies()
                 let session = try #require(cookies.first { $0.name == Console.sessionCookie })
                 #expect(session.isHTTPOnly && session.sameSite == "Strict")
@@ -111,6 +112,18 @@ import Testing
                 #expect(channel.json["state"]?.stringValue == "active")
             }
         }
+    }
+
+    /// The pages name an icon the server serves, so the browser logs no failed load of one (a `/favicon.ico` 404 was
+    /// the one error of an otherwise clean console).
+    private static func expectTheIconLoads(_ browser: WebDriverSession) async throws {
+        let log = try await browser.browserLog()
+        #expect(!log.contains { $0.contains("favicon") }, "\(log)")
+        #expect(!log.contains { $0.hasPrefix("SEVERE") }, "the sign-in and the overview log no error: \(log)")
+        let icon = try await browser.executeScript(
+            "return fetch((document.querySelector('link[rel=icon]') || {href: '/favicon.ico'}).href).then(r => r.status + ' ' + r.headers.get('content-type'))"
+        )
+        #expect(icon == "200 image/svg+xml")
     }
 
     /// Signs in through the form and lands on the overview.

@@ -1,5 +1,16 @@
-/// The console's stylesheet and script, compiled into the binary and served from `/console/assets/`.
+/// The console's stylesheet, script and icon, compiled into the binary and served from `/console/assets/`.
 enum ConsoleAssets {
+    /// The pages' icon: a broadcast mark on the accent colour, drawn for a browser tab.
+    static let icon = #"""
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+        <rect width="32" height="32" rx="7" fill="#0a61d1"/>
+        <circle cx="16" cy="16" r="3.5" fill="#fff"/>
+        <path d="M10.3 21.7a8 8 0 0 1 0-11.4M21.7 10.3a8 8 0 0 1 0 11.4" fill="none" stroke="#fff" stroke-width="2.4" stroke-linecap="round"/>
+        <path d="M6.8 25.2a13 13 0 0 1 0-18.4M25.2 6.8a13 13 0 0 1 0 18.4" fill="none" stroke="#fff" stroke-width="2.4" stroke-linecap="round" opacity=".6"/>
+        </svg>
+
+        """#
+
     /// Light and dark by the viewer's setting, readable on a phone, visible keyboard focus.
     static let stylesheet = #"""
         :root { --bg: #f7f7f8; --card: #ffffff; --text: #1c1c1f; --muted: #62626b; --line: #dedee3; --accent: #0a61d1;

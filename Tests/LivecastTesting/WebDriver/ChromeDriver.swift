@@ -77,7 +77,11 @@ package enum ChromeDriver {
             "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=\(windowWidth),\(windowHeight)",
         ]
         let chromeOptions: JSONValue = .object(["binary": .string(Self.chromiumPath), "args": .array(arguments.map(JSONValue.string))])
-        let capabilities: JSONValue = .object(["browserName": .string("chrome"), "goog:chromeOptions": chromeOptions])
+        let capabilities: JSONValue = .object([
+            "browserName": .string("chrome"), "goog:chromeOptions": chromeOptions,
+            // Keeps the console's messages, failed loads included, for WebDriverSession.browserLog().
+            "goog:loggingPrefs": .object(["browser": .string("ALL")]),
+        ])
         let answer = try await connection.send("POST", "/session", .object(["capabilities": .object(["alwaysMatch": capabilities])]))
         guard let id = answer["sessionId"]?.stringValue else { throw TestFailure("chromedriver opened no session: \(answer)") }
         return WebDriverSession(connection: connection, id: id)

@@ -75,6 +75,14 @@ package struct WebDriverSession: Sendable {
         }
     }
 
+    /// The messages the browser's console logged since the last call (chromedriver's log of type `browser`), each as
+    /// `LEVEL message`: a resource that failed to load is `SEVERE http://… - Failed to load resource: …`.
+    package func browserLog() async throws -> [String] {
+        let answer = try await self.send("POST", "/se/log", .object(["type": .string("browser")]))
+        guard case .array(let entries) = answer else { throw TestFailure("chromedriver answered no log: \(answer)") }
+        return entries.map { entry in "\(entry["level"]?.stringValue ?? "?") \(entry["message"]?.stringValue ?? "")" }
+    }
+
     /// Writes a PNG of the window's viewport to `path`, creating its parent directories.
     package func screenshot(to path: String) async throws {
         let encoded = try await self.string("GET", "/screenshot")

@@ -28,6 +28,7 @@ enum ConsoleTemplates {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="color-scheme" content="light dark">
         <title>{{pageTitle}} · Livecast</title>
+        <link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
         <link rel="stylesheet" href="/console/assets/console.css">
         <script src="/console/assets/console.js" defer></script>
         </head>
