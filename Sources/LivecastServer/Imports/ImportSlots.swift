@@ -5,10 +5,11 @@ import Synchronization
 /// key could start enough at once to buffer gigabytes and keep PostgreSQL busy for every app. An import over either
 /// cap is answered `429` with `Retry-After` before its body is read.
 final class ImportSlots: Sendable {
-    /// Imports of one app at once on one instance. 1.
-    static let perApp = 1
-    /// Imports at once on one instance, all apps together. 2.
-    static let perInstance = 2
+    /// Imports of one app at once on one instance: 2, so a backend may keep two batches going (as
+    /// `scripts/bench.sh --api` does), and no more.
+    static let perApp = 2
+    /// Imports at once on one instance, all apps together: 4, at most 64 MiB of bodies buffered.
+    static let perInstance = 4
     /// What a refused import is told to wait: about the time one import of 10,000 rows takes.
     static let retryAfter = 2
 
