@@ -43,17 +43,26 @@ import Testing
 
     @Test func theOpenReadinessAnswerIsKeptForASecond() async throws {
         try await APIFixture.with("ops_ready_cache") { fixture, client in
-            let asked = ContinuousClock.now
-            #expect(try await client.send(.get, "/ready", key: nil).status == .ok)
-            try await fixture.client.query("DELETE FROM livecast_migrations WHERE name = '0002_update_payloads.sql'")
-            // Within the second, requests get the kept answer: asked anew, each would see the migration gone.
-            var kept = 0
-            while ContinuousClock.now - asked < .milliseconds(800) {
-                let ready = try await client.send(.get, "/ready", key: nil)
-                if ContinuousClock.now - asked < .milliseconds(900) { #expect(ready.status == .ok, "asked PostgreSQL anew") }
-                kept += 1
+            let migration = "0002_update_payloads.sql"
+            let away = "\(migration).away"
+            // Within the second of a ready answer, /ready keeps it though a migration's row is renamed away meanwhile (asked
+            // anew, it would say not ready). On a loaded machine the window may pass before the second request: then
+            // the row comes back and the round is tried again.
+            var keptWithinTheSecond = false
+            for _ in 0..<5 where !keptWithinTheSecond {
+                try await Task.sleep(for: .milliseconds(1100))  // the last round's answer ages out
+                let asked = ContinuousClock.now
+                #expect(try await client.send(.get, "/ready", key: nil).status == .ok)
+                try await fixture.client.query("UPDATE livecast_migrations SET name = \(away) WHERE name = \(migration)")
+                let again = try await client.send(.get, "/ready", key: nil)
+                if ContinuousClock.now - asked < .milliseconds(900) {
+                    #expect(again.status == .ok, "asked PostgreSQL anew within the second")
+                    keptWithinTheSecond = true
+                } else {
+                    try await fixture.client.query("UPDATE livecast_migrations SET name = \(migration) WHERE name = \(away)")
+                }
             }
-            #expect(kept > 0)
+            #expect(keptWithinTheSecond, "no round fit in a second")
             try await Task.sleep(for: .milliseconds(1100))
             let later = try await client.send(.get, "/ready", key: nil)
             #expect(later.status == .serviceUnavailable, "a second later the answer is made anew: \(later.text)")
