@@ -24,18 +24,15 @@ extension LivecastAPI {
         let identityKeys = IdentityKeys(client: self.database, logger: self.logger)
         routes.app(.put, "/v1/apps/{bundleId}/identity-keys/{keyId}", role: .admin) { request, context, scope in
             let keyID = try context.parameters.decoded("keyId")
-            guard keyID.utf8.count <= 64, keyID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+            guard IdentityKeys.isValid(keyID: keyID) else {
                 throw APIError.invalid("keyId must be 1 to 64 letters, digits, '.', '_' or '-'", field: "keyId")
             }
             let body = try await request.decodeJSON(as: IdentityKeyBody.self, context: context)
             guard let key = try? P256.Signing.PublicKey(pemRepresentation: body.publicKey) else {
                 throw APIError.invalid("publicKey must be a P-256 (ES256) public key in PEM: -----BEGIN PUBLIC KEY-----…", field: "publicKey")
             }
-            let isNew = try await identityKeys.put(appID: scope.appID, keyID: keyID, publicKey: key.pemRepresentation)
+            let (stored, isNew) = try await identityKeys.put(appID: scope.appID, keyID: keyID, publicKey: key.pemRepresentation)
             context.logger.info("identity key \(isNew ? "added" : "replaced")", metadata: ["livecast.identity_key": "\(keyID)"])
-            guard let stored = try await identityKeys.list(appID: scope.appID).first(where: { $0.keyID == keyID }) else {
-                throw APIError.notFound("no identity key \(keyID)", field: "keyId")
-            }
             return try .json(stored, status: isNew ? .created : .ok)
         }
         routes.app(.get, "/v1/apps/{bundleId}/identity-keys", role: .admin) { _, _, scope in

@@ -23,14 +23,19 @@ package struct IdentityKeys: DatabaseBacked {
     /// The most keys one app may hold. Rotating needs two.
     package static let limit = 10
 
+    /// Whether a key id is 1 to 64 ASCII letters, digits, `.`, `_` or `-` (as `identity_keys` checks it).
+    package static func isValid(keyID: String) -> Bool {
+        (1...64).contains(keyID.utf8.count) && keyID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    }
+
     package let database: Database
 
     package init(database: Database) { self.database = database }
 
     /// Adds a key, or replaces the one of the same id.
-    /// - Returns: Whether the key is new (not a replacement).
+    /// - Returns: The key as stored, and whether it is new (not a replacement).
     /// - Throws: ``StoreError`` `conflict` when the app holds ``limit`` keys already.
-    package func put(appID: Int64, keyID: String, publicKey: String) async throws -> Bool {
+    package func put(appID: Int64, keyID: String, publicKey: String) async throws -> (key: Key, isNew: Bool) {
         let rows = try await self.client.guardedQuery(
             """
             INSERT INTO identity_keys (app_id, key_id, public_key_pem)
@@ -38,11 +43,13 @@ package struct IdentityKeys: DatabaseBacked {
             WHERE EXISTS (SELECT 1 FROM identity_keys WHERE app_id = \(appID) AND key_id = \(keyID))
                OR (SELECT count(*) FROM identity_keys WHERE app_id = \(appID)) < \(Self.limit)
             ON CONFLICT (app_id, key_id) DO UPDATE SET public_key_pem = excluded.public_key_pem, created_at = now()
-            RETURNING xmax = 0
+            RETURNING created_at, xmax = 0
             """,
             logger: self.logger
         )
-        for try await inserted in rows.decode(Bool.self) { return inserted }
+        for try await (createdAt, isNew) in rows.decode((Date, Bool).self) {
+            return (Key(keyID: keyID, publicKey: publicKey, createdAt: createdAt), isNew)
+        }
         throw StoreError(.conflict, "this app holds \(Self.limit) identity keys, the most it may; delete one first", field: "keyId")
     }
 

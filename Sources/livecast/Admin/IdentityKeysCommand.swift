@@ -30,9 +30,7 @@ struct IdentityKeysCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func validate() throws {
-            guard (1...64).contains(self.keyId.utf8.count),
-                self.keyId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
-            else { throw ValidationError("--key-id must be 1 to 64 letters, digits, '.', '_' or '-'") }
+            guard IdentityKeys.isValid(keyID: self.keyId) else { throw ValidationError("--key-id must be 1 to 64 letters, digits, '.', '_' or '-'") }
         }
 
         func run() async throws {
@@ -44,7 +42,7 @@ struct IdentityKeysCommand: AsyncParsableCommand {
             }
             let (app, isNew) = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
                 let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
-                let isNew = try await IdentityKeys(client: client, logger: .disabled).put(
+                let (_, isNew) = try await IdentityKeys(client: client, logger: .disabled).put(
                     appID: app.id,
                     keyID: self.keyId,
                     publicKey: key.pemRepresentation
