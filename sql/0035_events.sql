@@ -3,9 +3,20 @@
 -- statement-level triggers over their transition tables, so a bulk statement (a feed's end reaching a page of
 -- followers) writes its events in one INSERT … SELECT, and no statement anywhere can make a fact without its event.
 
--- Who ended an activity, and who dismissed it: set by the statement that does it (NULL reads as backend / device).
+-- Who ended an activity (or a feed, whose followers its end reaches), and who dismissed an activity. A statement
+-- that ends one sets the column, or the transaction says it with the setting livecast.ended_by (the reaper's ends go
+-- through the outbox's acceptance like a backend's); absent both, a backend ended it.
 ALTER TABLE activities ADD COLUMN ended_by text CHECK (ended_by IN ('backend', 'device', 'reaper', 'lifetime'));
 ALTER TABLE activities ADD COLUMN dismissed_by text CHECK (dismissed_by IN ('device', 'reaper'));
+ALTER TABLE feeds ADD COLUMN ended_by text CHECK (ended_by IN ('backend', 'reaper'));
+
+CREATE FUNCTION activity_ended_by(a activities) RETURNS text LANGUAGE sql STABLE AS $$
+    SELECT coalesce(
+        a.ended_by,
+        nullif(current_setting('livecast.ended_by', true), ''),
+        (SELECT f.ended_by FROM feeds f WHERE f.id = a.feed_id AND f.state = 'ended'),
+        CASE WHEN a.state = 'dismissed' THEN 'device' ELSE 'backend' END)
+$$;
 
 -- When a feed start was found never to have become an activity within the registration timeout.
 ALTER TABLE feed_starts ADD COLUMN unregistered_at timestamptz;
@@ -114,7 +125,7 @@ BEGIN
     CROSS JOIN LATERAL (VALUES
         ('activity.registered', o.state = 'starting' AND n.state = 'active', '{}'::jsonb, 1),
         ('activity.ended', o.state IN ('starting', 'active') AND n.state IN ('ended', 'dismissed'),
-            jsonb_build_object('endedBy', coalesce(n.ended_by, CASE WHEN n.state = 'dismissed' THEN 'device' ELSE 'backend' END)), 2),
+            jsonb_build_object('endedBy', activity_ended_by(n)), 2),
         ('activity.dismissed', o.state <> 'dismissed' AND n.state = 'dismissed',
             jsonb_build_object('dismissedBy', coalesce(n.dismissed_by, 'device')), 3)
     ) AS t(type, happened, extra, step)
@@ -217,8 +228,11 @@ BEGIN
             'superseded', CASE WHEN n.status <> 'superseded' THEN 0
                                WHEN n.activity_id IS NOT NULL THEN 1
                                ELSE (SELECT count(*) FROM activities a
-                                     WHERE a.feed_id = n.feed_id AND a.id > n.cursor_activity_id
-                                       AND a.state IN ('starting', 'active') AND a.channel_id IS NULL) END,
+                                     WHERE a.feed_id = n.feed_id AND a.id > n.cursor_id
+                                       AND a.state IN ('starting', 'active') AND a.channel_id IS NULL)
+                                    + CASE WHEN n.channel_done THEN 0
+                                           ELSE (SELECT count(*) FROM channels c
+                                                 WHERE c.feed_id = n.feed_id AND c.state = 'active') END END,
             'owed', (SELECT count(*) FROM owed_pushes p WHERE p.update_id = n.id))))
     FROM new_rows n JOIN old_rows o ON o.id = n.id
     WHERE o.completed_at IS NULL AND n.completed_at IS NOT NULL ORDER BY n.id;

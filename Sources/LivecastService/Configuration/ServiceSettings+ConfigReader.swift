@@ -27,6 +27,8 @@ extension ReaperPolicy {
     ///     is retired.
     ///   - `token-expiry-days` (whole days, 1 or more, default 30): without a new registration before a
     ///     push-to-start token expires.
+    ///   - `start-registration-timeout` (whole seconds, 1 or more, default 300): after a feed's start before a start
+    ///     no activity was reported for is marked unregistered (the API reads the same key).
     /// - Throws: ``InvalidSetting`` for a value out of range.
     package init(reader: ConfigReader) throws {
         self.init()
@@ -34,6 +36,7 @@ extension ReaperPolicy {
         self.lifetimeMargin = try reader.seconds("lifetime-margin", atLeast: 0, default: self.lifetimeMargin)
         self.channelRetirementDelay = try reader.seconds("channel-retirement-delay", atLeast: 0, default: self.channelRetirementDelay)
         self.tokenExpiry = try reader.days("token-expiry-days", atLeast: 1, default: self.tokenExpiry)
+        self.startRegistrationTimeout = try reader.seconds("start-registration-timeout", atLeast: 1, default: self.startRegistrationTimeout)
     }
 }
 

@@ -16,10 +16,11 @@ extension Reaper {
         return try await self.forEachCandidate({
             try await self.reaping.staleActivities(app.id, now: now, staleGrace: self.policy.staleGrace, after: $0, limit: $1)
         }) { candidate in
-            if candidate.state == ActivityState.starting.rawValue { return try await self.reaping.markEnded(activityID: candidate.id) }
+            if candidate.state == ActivityState.starting.rawValue { return try await self.reaping.markEnded(activityID: candidate.id, by: .reaper) }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
             end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
-            return try await self.end(candidate) { _ = try await updates.accept(end) }
+            end.endedBy = .reaper
+            return try await self.end(candidate, by: .reaper) { _ = try await updates.accept(end) }
         }
     }
 
@@ -33,16 +34,17 @@ extension Reaper {
             // Nothing reaches an activity without a token alone, nor one follower of a channel: the device ends
             // them at 8 hours by itself; the store stops counting them as running.
             if candidate.state == ActivityState.starting.rawValue || (candidate.followsFeed && candidate.onChannel) {
-                return try await self.reaping.markEnded(activityID: candidate.id)
+                return try await self.reaping.markEnded(activityID: candidate.id, by: .lifetime)
             }
             if candidate.followsFeed {
-                return try await self.end(candidate) {
+                return try await self.end(candidate, by: .lifetime) {
                     _ = try await updates.endFollower(appID: app.id, activityKey: candidate.key, dismissalDate: dismissalDate)
                 }
             }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
             end.content.dismissalDate = dismissalDate
-            return try await self.end(candidate) { _ = try await updates.accept(end) }
+            end.endedBy = .lifetime
+            return try await self.end(candidate, by: .lifetime) { _ = try await updates.accept(end) }
         }
     }
 
@@ -62,6 +64,7 @@ extension Reaper {
                 after = id
                 var end = FeedUpdates.Request(appID: app.id, feedKey: key, event: .end)
                 end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
+                end.endedBy = .reaper
                 do {
                     _ = try await updates.accept(end)
                     ended += 1
@@ -90,8 +93,9 @@ extension Reaper {
         }
     }
 
-    /// Accepts an end. - Returns: whether it was accepted; `false` when the activity ended meanwhile.
-    private func end(_ candidate: Reaping.Candidate, _ accept: () async throws -> Void) async throws -> Bool {
+    /// Accepts an end by the rule `endedBy`. - Returns: whether it was accepted; `false` when the activity ended
+    /// meanwhile.
+    private func end(_ candidate: Reaping.Candidate, by endedBy: EndedBy, _ accept: () async throws -> Void) async throws -> Bool {
         do {
             try await accept()
             return true
@@ -100,7 +104,7 @@ extension Reaper {
             case .activityEnded, .notFound:
                 return false  // another reaper, the backend or its feed's end got there first
             case .channelRetired:
-                return try await self.reaping.markEnded(activityID: candidate.id)  // nothing can reach it
+                return try await self.reaping.markEnded(activityID: candidate.id, by: endedBy)  // nothing can reach it
             default:
                 self.logger.warning("the reaper could not end an activity", metadata: ["activity": "\(candidate.key)", "error": "\(error)"])
                 return false

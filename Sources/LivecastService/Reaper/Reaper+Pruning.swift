@@ -14,6 +14,7 @@ extension Reaper {
         pruned += try await self.reaping.pruneFinishedUpdates(app.id, completedBefore: cutoff(keeping: retention.updates), run)
         pruned += try await self.reaping.pruneScheduledUpdates(app.id, doneBefore: cutoff(keeping: retention.updates), run)
         pruned += try await self.reaping.pruneDismissedActivities(app.id, dismissedBefore: cutoff(keeping: retention.dismissedActivities), run)
+        pruned += try await self.reaping.pruneEvents(app.id, occurredBefore: cutoff(keeping: retention.updates), run)
         return pruned
     }
 }

@@ -128,6 +128,10 @@ package struct Reaper: Sendable {
             report.retiredChannels += retired
             report.failures += failures
         }
+        await self.rule("marking starts never reported as activities", &report) { _ in
+            let cutoff = Double(now) - self.policy.startRegistrationTimeout.inSeconds
+            _ = try await self.reaping.markUnregisteredStarts(app.id, startedBefore: cutoff, self.run(dryRun: false))
+        }
         await self.rule("expiring push-to-start tokens", &report) { report in
             report.expiredTokens += try await self.expireTokens(app, now: now, dryRun: false)
         }

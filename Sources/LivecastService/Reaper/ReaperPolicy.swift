@@ -1,4 +1,5 @@
 import LivecastCore
+import LivecastStore
 
 /// When the reaper ends, dismisses, retires, expires and prunes.
 package struct ReaperPolicy: Sendable, Hashable {
@@ -37,6 +38,9 @@ package struct ReaperPolicy: Sendable, Hashable {
     /// How long a push-to-start token may go without being registered again before it expires. Defaults to 30
     /// days.
     package var tokenExpiry: Duration
+    /// How long after a feed's start the device's app should report the started activity; a start past it with none
+    /// is marked unregistered (`start.unregistered`). Defaults to 5 minutes, as the API's `start-registration-timeout`.
+    package var startRegistrationTimeout: Duration = Feeds.defaultRegistrationTimeout
     /// The retention periods of apps that set none.
     package var retention: Retention
     /// Rows changed or deleted per statement, so no statement holds many locks for long. Defaults to 1,000.

@@ -50,7 +50,9 @@ extension Activities {
                 FOR UPDATE
             ),
             dismissed AS (
-                UPDATE activities a SET state = \(unescaped: ActivityState.dismissed.sql), dismissed_at = now(), ended_at = coalesce(a.ended_at, now())
+                UPDATE activities a SET state = \(unescaped: ActivityState.dismissed.sql), dismissed_at = now(), ended_at = coalesce(a.ended_at, now()),
+                    dismissed_by = \(EndedBy.device.rawValue),
+                    ended_by = CASE WHEN a.state IN \(unescaped: ActivityState.runningSQL) THEN \(EndedBy.device.rawValue) ELSE a.ended_by END
                 FROM target WHERE a.id = target.id AND target.state <> \(unescaped: ActivityState.dismissed.sql)
                 RETURNING a.id
             ),

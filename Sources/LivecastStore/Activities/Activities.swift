@@ -275,7 +275,7 @@ package struct Activities: DatabaseBacked {
     package func endedByDevice(appID: Int64, activityKey: String, deviceID: String? = nil) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
-            UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now()
+            UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now(), ended_by = \(EndedBy.device.rawValue)
             WHERE app_id = \(appID) AND activity_key = \(activityKey) AND state IN \(unescaped: ActivityState.runningSQL)
               AND (\(deviceID)::text IS NULL OR device_id = \(deviceID))
             RETURNING id

@@ -65,10 +65,15 @@ extension Reaping {
         try await self.count(self.staleFeedsQuery(appID, now: now, staleGrace: staleGrace, after: 0, limit: nil))
     }
 
-    /// Ends a running activity in the store only, with no push. - Returns: whether it was running.
-    package func markEnded(activityID: Int64) async throws -> Bool {
+    /// Ends a running activity in the store only, with no push.
+    /// - Parameter endedBy: The rule that ends it: `reaper` (stale) or `lifetime` (the 8-hour limit).
+    /// - Returns: Whether it was running.
+    package func markEnded(activityID: Int64, by endedBy: EndedBy) async throws -> Bool {
         try await self.changed(
-            "UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now() WHERE id = \(activityID) AND state IN \(unescaped: ActivityState.runningSQL) RETURNING id"
+            """
+            UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now(), ended_by = \(endedBy.rawValue)
+            WHERE id = \(activityID) AND state IN \(unescaped: ActivityState.runningSQL) RETURNING id
+            """
         ) > 0
     }
 

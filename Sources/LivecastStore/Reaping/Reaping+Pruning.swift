@@ -52,6 +52,18 @@ extension Reaping {
         }
     }
 
+    /// Events (with their webhook deliveries, pending or failed) written before `cutoff`: the event feed and the
+    /// webhooks keep them as long as the app's records of updates.
+    package func pruneEvents(_ appID: Int64, occurredBefore cutoff: Double, _ run: Run) async throws -> Int {
+        try await self.prune("events", run) { limit, locking in
+            """
+            SELECT e.id FROM events e
+            WHERE e.app_id = \(appID) AND e.occurred_at < to_timestamp(\(cutoff))
+            ORDER BY e.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF e SKIP LOCKED" : "")
+            """
+        }
+    }
+
     private func prune(_ table: String, _ run: Run, _ candidates: (_ limit: Int?, _ locking: Bool) -> PostgresQuery) async throws -> Int {
         try await self.run(run, candidates: candidates) { old in
             self.wrapping("DELETE FROM \(table) WHERE id IN (", old, ") RETURNING id")

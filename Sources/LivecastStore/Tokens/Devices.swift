@@ -33,7 +33,7 @@ package struct Devices: DatabaseBacked {
             for try await _ in tokens.decode(Int64.self) { unregistration.invalidatedTokens += 1 }
             let activities = try await connection.query(
                 """
-                UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now()
+                UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now(), ended_by = \(EndedBy.device.rawValue)
                 WHERE app_id = \(appID) AND device_id = \(deviceID) AND state IN \(unescaped: ActivityState.runningSQL)
                 RETURNING id
                 """,

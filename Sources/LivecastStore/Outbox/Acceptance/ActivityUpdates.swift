@@ -24,12 +24,20 @@ package struct ActivityUpdates: DatabaseBacked {
     package func accept(_ request: Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw Self.startRefused }
         return try await UpdateAcceptance.accept(request, client: self.client, logger: self.logger) { [logger] connection in
-            try await ActivityTarget.lock(appID: request.appID, activityKey: request.targetKey, asFollower: false, on: connection, logger: logger)
+            try await request.endedBy.declare(on: connection, logger: logger)
+            return try await ActivityTarget.lock(
+                appID: request.appID,
+                activityKey: request.targetKey,
+                asFollower: false,
+                on: connection,
+                logger: logger
+            )
         }
     }
 
     /// Ends one token-based activity that follows a feed, on its own token and with the feed's content state, while
-    /// the feed goes on for the others (the reaper ends followers nearing ActivityKit's 8-hour limit this way). Its
+    /// the feed goes on for the others (the reaper ends followers nearing ActivityKit's 8-hour limit this way, and its
+    /// `activity.ended` event says `lifetime`). Its
     /// timestamp comes after both the feed's and the activity's last, so it is the last push the device applies.
     /// - Parameters:
     ///   - dismissalDate: UNIX seconds; at most 4 hours after the end (clamped).
@@ -39,7 +47,8 @@ package struct ActivityUpdates: DatabaseBacked {
         var request = Request(appID: appID, activityKey: activityKey, event: .end)
         request.content.dismissalDate = dismissalDate
         return try await UpdateAcceptance.accept(request, client: self.client, logger: self.logger) { [logger] connection in
-            try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: logger)
+            try await EndedBy.lifetime.declare(on: connection, logger: logger)
+            return try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: logger)
         }
     }
 }

@@ -19,7 +19,8 @@ package struct FeedUpdates: DatabaseBacked {
     package func accept(_ request: Request) async throws -> AcceptedUpdate {
         guard request.content.event != .start else { throw StoreError(.invalid, "start a feed with FeedStarts", field: "event") }
         return try await UpdateAcceptance.accept(request, client: self.client, logger: self.logger) { [logger] connection in
-            try await FeedTarget.lock(appID: request.appID, feedKey: request.targetKey, on: connection, logger: logger)
+            try await request.endedBy.declare(on: connection, logger: logger)
+            return try await FeedTarget.lock(appID: request.appID, feedKey: request.targetKey, on: connection, logger: logger)
         }
     }
 }

@@ -8,6 +8,8 @@ package struct UpdateRequest<Kind>: Sendable, Hashable {
     /// The target's key, as the API names it: an activity's id, or a feed's key.
     package var targetKey: String
     package var content: UpdateContent
+    /// Who asks for an end, as its `activity.ended` events report it. Defaults to the backend.
+    package var endedBy: EndedBy = .backend
 
     package init(appID: Int64, targetKey: String, content: UpdateContent) {
         self.appID = appID

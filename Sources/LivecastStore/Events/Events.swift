@@ -1,0 +1,60 @@
+package import Foundation
+import Logging
+import PostgresNIO
+
+/// An app's event feed: the events its lifecycle facts wrote (`sql/0035_events.sql`), in a stable order a cursor
+/// can page through while new ones are written.
+///
+/// Events are ordered by the transaction that wrote them, then by id. A page holds only events of transactions older
+/// than every transaction still running (`pg_snapshot_xmin`), so a transaction that commits after a later one's events
+/// were read cannot slip in behind a cursor: its events wait until it has committed, then come after the cursor.
+package struct Events: DatabaseBacked {
+    /// One event: its place in the feed, its type, and the JSON the API shows.
+    package struct Entry: Sendable, Hashable {
+        package var cursor: EventCursor
+        package var type: String
+        package var occurredAt: Date
+        /// The event as JSON text (`event_json`): `id`, `type`, `app`, `occurredAt`, `subject`, `data`.
+        package var json: String
+    }
+
+    package let database: Database
+
+    package init(database: Database) { self.database = database }
+
+    /// The app's events after `cursor`, oldest first.
+    /// - Parameters:
+    ///   - types: Only events of these types; empty: all.
+    ///   - limit: At most this many (read one more to learn whether more follow).
+    package func page(appID: Int64, after cursor: EventCursor, types: [EventType], limit: Int) async throws -> [Entry] {
+        let rows = try await self.client.guardedQuery(
+            """
+            SELECT e.transaction_id::text, e.id, e.type, e.occurred_at, event_json(e)::text FROM events e
+            WHERE e.app_id = \(appID)
+              AND (e.transaction_id, e.id) > (\(String(cursor.transactionID))::xid8, \(cursor.eventID))
+              AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              AND (cardinality(\(types.map(\.rawValue))::text[]) = 0 OR e.type = ANY(\(types.map(\.rawValue))::text[]))
+            ORDER BY e.transaction_id, e.id
+            LIMIT \(min(limit, Int(Int32.max)))
+            """,
+            logger: self.logger
+        )
+        var entries: [Entry] = []
+        for try await (transactionID, id, type, occurredAt, json) in rows.decode((String, Int64, String, Date, String).self) {
+            let cursor = EventCursor(transactionID: UInt64(transactionID) ?? 0, eventID: id)
+            entries.append(Entry(cursor: cursor, type: type, occurredAt: occurredAt, json: json))
+        }
+        return entries
+    }
+
+    /// How many events the app's facts have written and are kept, by type.
+    package func counts(appID: Int64) async throws -> [String: Int] {
+        let rows = try await self.client.guardedQuery(
+            "SELECT type, count(*)::int FROM events WHERE app_id = \(appID) GROUP BY type",
+            logger: self.logger
+        )
+        var counts: [String: Int] = [:]
+        for try await (type, count) in rows.decode((String, Int).self) { counts[type] = count }
+        return counts
+    }
+}
