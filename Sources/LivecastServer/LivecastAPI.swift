@@ -185,6 +185,7 @@ package struct LivecastAPI: Sendable {
         self.addRecordRoutes(to: registrar)
         self.addReadRoutes(to: registrar)
         self.addDeadLetterRoutes(to: registrar)
+        self.addEventRoutes(to: registrar)
         self.addOverviewRoutes(to: registrar)
         return (router, registrar.routes)
     }

@@ -6,7 +6,8 @@ import ServiceLifecycle
 
 /// Samples what only the database knows, for Prometheus: `livecast_outbox_pending` (updates waiting or being
 /// sent), `livecast_outbox_oldest_pending_seconds`, and `livecast_channels{app}` (live channels per app and
-/// environment) beside `livecast_channels_limit` (APNs' 10,000).
+/// environment) beside `livecast_channels_limit` (APNs' 10,000), and `livecast_events_written` (events every app's
+/// facts have written since the database was made).
 package struct OutboxGauges: Service {
     private let database: PostgresClient
     private let interval: Duration
@@ -36,6 +37,7 @@ package struct OutboxGauges: Service {
             Gauge(label: "livecast_outbox_pending").record(backlog.pending)
             Gauge(label: "livecast_outbox_oldest_pending_seconds").record(backlog.oldestAge)
         }
+        Gauge(label: "livecast_events_written").record(try await Events(client: self.database, logger: self.logger).writtenCount())
         for (app, count) in try await Channels(client: self.database, logger: self.logger).liveCountsByApp() {
             Gauge(label: "livecast_channels", dimensions: [("app", app)]).record(count)
         }

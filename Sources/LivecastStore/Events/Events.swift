@@ -47,14 +47,11 @@ package struct Events: DatabaseBacked {
         return entries
     }
 
-    /// How many events the app's facts have written and are kept, by type.
-    package func counts(appID: Int64) async throws -> [String: Int] {
-        let rows = try await self.client.guardedQuery(
-            "SELECT type, count(*)::int FROM events WHERE app_id = \(appID) GROUP BY type",
-            logger: self.logger
-        )
-        var counts: [String: Int] = [:]
-        for try await (type, count) in rows.decode((String, Int).self) { counts[type] = count }
-        return counts
+    /// How many events every app's facts have written since the database was made: the last event's id (an
+    /// identity, never reused; pruning does not lower it). A counter for `livecast_events_written`.
+    package func writtenCount() async throws -> Int64 {
+        let rows = try await self.client.guardedQuery("SELECT coalesce(max(id), 0) FROM events", logger: self.logger)
+        for try await count in rows.decode(Int64.self) { return count }
+        return 0
     }
 }

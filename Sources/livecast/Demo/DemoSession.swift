@@ -9,7 +9,7 @@ import PostgresNIO
 import ServiceLifecycle
 
 /// The demo's work against the running server, a service beside it: once the server listens, sets up the app,
-/// plays the game, and prints what the devices show; kept, prints how to try the API and waits for Ctrl-C.
+/// plays the game, and prints what the devices show and what the event feed told the backend; kept, prints how to try the API and waits for Ctrl-C.
 ///
 /// Returning shuts the server down. - Throws: `ExitCode.failure` when a device ends up wrong.
 struct DemoSession: Service {
@@ -58,8 +58,9 @@ struct DemoSession: Service {
         self.progress.done("app", "\(DemoApp.bundleID) (sandbox), signing key sealed with a new master key; client, backend and operator API keys")
         let phones = FileManager.default.temporaryDirectory.appendingPathComponent("livecast-demo-\(UUID().uuidString.prefix(8).lowercased())-phones")
         defer { try? FileManager.default.removeItem(at: phones) }
+        let api = DemoAPIClient(baseURL: "http://127.0.0.1:\(port)", bundleID: DemoApp.bundleID)
         let game = DemoGame(
-            api: DemoAPIClient(baseURL: "http://127.0.0.1:\(port)", bundleID: DemoApp.bundleID),
+            api: api,
             emulator: self.emulator,
             app: app,
             phoneConfiguration: LivecastClient.Configuration(
@@ -71,6 +72,10 @@ struct DemoSession: Service {
             deviceCount: self.deviceCount,
             progress: self.progress
         )
-        return (port, app, try await game.play())
+        let report = try await game.play()
+        // What a backend hears of the game: the event feed, as it would poll it.
+        let events = try await DemoEvents(api: api, backendKey: app.backendKey).readUntilTheEndIsReported()
+        self.progress.done("events", "GET /v1/apps/\(DemoApp.bundleID)/events → \(DemoEvents.summary(events))")
+        return (port, app, report)
     }
 }

@@ -1,0 +1,27 @@
+import Hummingbird
+import LivecastStore
+
+extension LivecastAPI {
+    /// `GET /v1/apps/{bundleId}/events?after=&types=&limit=` (backend): the app's event feed, oldest first.
+    ///
+    /// The answer is `{"events": [...], "next": "<cursor>", "hasMore": bool}`. `next` is always there: the cursor of
+    /// the page's last event, else the `after` given (`0-0` when none), so a backend polls with it and never misses
+    /// or repeats an event (``Events``).
+    func addEventRoutes(to routes: RouteRegistrar) {
+        routes.app(.get, "/v1/apps/{bundleId}/events", role: .backend) { request, _, scope in
+            let parameters = request.uri.queryParameters
+            let limit = try Self.pageLimit(parameters)
+            let after = try parameters.get("after").map { text throws(StoreError) in try EventCursor(parsing: text, field: "after") } ?? .start
+            let names = parameters.getAll("types").flatMap { $0.split(separator: ",").map { String($0) } }
+            let types = try EventType.parse(names, field: "types")
+            let events = Events(client: self.database, logger: self.logger)
+            let entries = try await events.page(appID: scope.appID, after: after, types: types, limit: limit + 1)
+            let shown = entries.prefix(limit)
+            let next = shown.last?.cursor ?? after
+            var body = #"{"events":["#
+            body += shown.map(\.json).joined(separator: ",")
+            body += #"],"hasMore":\#(entries.count > limit),"next":"\#(next)"}"#
+            return .json(text: body.utf8)
+        }
+    }
+}
