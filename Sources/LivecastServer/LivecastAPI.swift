@@ -1,6 +1,6 @@
 package import Hummingbird
 package import LivecastService
-import LivecastStore
+package import LivecastStore
 import Logging
 package import PostgresNIO
 package import Prometheus
@@ -14,7 +14,7 @@ package import Prometheus
 /// ```
 package struct LivecastAPI: Sendable {
     /// Settings of the API.
-    package struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable {
         /// The per-key rate limit. Defaults to 50 requests a second with bursts of 100.
         package var rateLimit: RateLimit
         /// Failed authentications one client address, and one key prefix, may make before more are refused (`429`)
@@ -39,6 +39,12 @@ package struct LivecastAPI: Sendable {
         /// How long a console session may go unused before it ends (besides its 12-hour cap). Defaults to 30
         /// minutes.
         package var consoleIdleTimeout: Duration
+        /// Seals the secrets of webhook endpoints; creating one, or rotating its secret, is refused
+        /// (`409 master_key_required`) without it. Defaults to none.
+        package var masterKey: MasterKey?
+        /// Whether a webhook endpoint's URL may name an address of this host, the private network or the link-local
+        /// range (``WebhookURL``). Defaults to `false`.
+        package var webhookAllowPrivate: Bool
 
         package init(
             rateLimit: RateLimit = .perKey,
@@ -49,7 +55,9 @@ package struct LivecastAPI: Sendable {
             retryDeadline: Duration = .seconds(3600),
             startRegistrationTimeout: Duration = Feeds.defaultRegistrationTimeout,
             clientLimits: ClientLimits = .init(),
-            consoleIdleTimeout: Duration = ConsoleSessions.defaultIdleTimeout
+            consoleIdleTimeout: Duration = ConsoleSessions.defaultIdleTimeout,
+            masterKey: MasterKey? = nil,
+            webhookAllowPrivate: Bool = false
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
@@ -60,6 +68,8 @@ package struct LivecastAPI: Sendable {
             self.startRegistrationTimeout = startRegistrationTimeout
             self.clientLimits = clientLimits
             self.consoleIdleTimeout = consoleIdleTimeout
+            self.masterKey = masterKey
+            self.webhookAllowPrivate = webhookAllowPrivate
         }
     }
 
@@ -186,6 +196,7 @@ package struct LivecastAPI: Sendable {
         self.addReadRoutes(to: registrar)
         self.addDeadLetterRoutes(to: registrar)
         self.addEventRoutes(to: registrar)
+        self.addWebhookRoutes(to: registrar)
         self.addOverviewRoutes(to: registrar)
         return (router, registrar.routes)
     }

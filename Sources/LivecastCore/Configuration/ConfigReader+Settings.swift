@@ -46,6 +46,20 @@ extension ConfigReader {
         return time
     }
 
+    /// A boolean: `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`; `fallback` when none is given.
+    public func boolean(_ key: String, default fallback: Bool) throws -> Bool {
+        var value = fallback
+        if let text = self.raw(key) {
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": value = true
+            case "false", "no", "off", "0": value = false
+            default: throw InvalidSetting(key: key, value: text, allowed: "must be true or false")
+            }
+        }
+        SettingsLedger.current?.note(key, "\(value)")
+        return value
+    }
+
     private func raw(_ key: String, isSecret: Bool = false) -> String? {
         self.string(forKey: ConfigKey([key]), isSecret: isSecret)
     }

@@ -44,6 +44,11 @@ extension LivecastApplication {
         package var reapInterval: Duration
         /// What the reaper ends, retires, expires and prunes.
         package var reaperPolicy: ReaperPolicy
+        /// Webhook workers: endpoints delivered to at once, when dispatcher workers run here; `0` runs none.
+        /// Defaults to `4`.
+        package var webhookWorkers: Int
+        /// Deliver webhooks to private, loopback and link-local addresses too. Defaults to `false`.
+        package var webhookAllowPrivate: Bool
 
         /// - Parameters:
         ///   - database: The PostgreSQL server.
@@ -65,7 +70,9 @@ extension LivecastApplication {
             dispatchWorkers: Int = 4,
             dispatch: Dispatcher.Settings = .init(),
             reapInterval: Duration = .zero,
-            reaperPolicy: ReaperPolicy = ReaperPolicy()
+            reaperPolicy: ReaperPolicy = ReaperPolicy(),
+            webhookWorkers: Int = 4,
+            webhookAllowPrivate: Bool = false
         ) {
             self.database = database
             self.host = host
@@ -84,6 +91,8 @@ extension LivecastApplication {
             self.dispatch = dispatch
             self.reapInterval = reapInterval
             self.reaperPolicy = reaperPolicy
+            self.webhookWorkers = webhookWorkers
+            self.webhookAllowPrivate = webhookAllowPrivate
         }
     }
 }

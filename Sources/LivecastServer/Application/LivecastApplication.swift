@@ -64,6 +64,8 @@ package struct LivecastApplication: Sendable {
         let isDispatcherRunning: @Sendable () -> Bool = { dispatcher.isRunning }
         var apiConfiguration = settings.api
         apiConfiguration.retryDeadline = settings.dispatch.retryDeadline
+        apiConfiguration.masterKey = settings.masterKey
+        apiConfiguration.webhookAllowPrivate = settings.webhookAllowPrivate
         let api = LivecastAPI(
             database: database,
             appClients: appClients,
@@ -100,9 +102,21 @@ package struct LivecastApplication: Sendable {
             migratedContinuation.finish()
         }
         if settings.dispatchWorkers > 0 {
-            application.addServices(
-                AfterMigrations(migrated: migrated, services: [dispatcher, ScheduledSendsService(api: api, logger: logger)])
-            )
+            var afterMigrations: [any Service] = [dispatcher, ScheduledSendsService(api: api, logger: logger)]
+            if settings.webhookWorkers > 0 {
+                var webhooks = WebhookDeliverer.Settings()
+                webhooks.allowPrivate = settings.webhookAllowPrivate
+                afterMigrations.append(
+                    WebhookService(
+                        database: database,
+                        masterKey: settings.masterKey,
+                        settings: webhooks,
+                        workers: settings.webhookWorkers,
+                        logger: logger
+                    )
+                )
+            }
+            application.addServices(AfterMigrations(migrated: migrated, services: afterMigrations))
         }
         application.addServices(OutboxGauges(database: database, logger: logger))
         if settings.reapInterval > .zero {

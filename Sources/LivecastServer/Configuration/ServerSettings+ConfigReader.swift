@@ -91,6 +91,9 @@ extension LivecastApplication.Settings {
     ///   - `dispatch-workers` (whole number, 0 or more, default 4; 0 runs none here): outbox claims sent at once.
     ///   - `reap-interval` (whole seconds, 0 or more, default 60; 0 disables): between reaper passes, on the one
     ///     instance holding the lock.
+    ///   - `webhook-workers` (whole number, 0 or more, default 4; 0 runs none here): webhook endpoints delivered to at
+    ///     once, where dispatcher workers run.
+    ///   - `webhook-allow-private` (boolean, default false): as ``WebhookDeliverer/Settings/init(reader:)`` reads it.
     ///   - The keys of `PostgresClient.Configuration(reader:)`, `MasterKey(reader:)`, `Migration.load(reader:)`,
     ///     ``AppClients/Overrides/init(reader:)``, ``LivecastAPI/Configuration/init(reader:)``,
     ///     ``Dispatcher/Settings/init(reader:)`` and ``ReaperPolicy/init(reader:)``.
@@ -116,7 +119,9 @@ extension LivecastApplication.Settings {
             dispatchWorkers: try reader.wholeNumber("dispatch-workers", atLeast: 0, default: 4),
             dispatch: try Dispatcher.Settings(reader: reader),
             reapInterval: try reader.seconds("reap-interval", atLeast: 0, default: .seconds(60)),
-            reaperPolicy: try ReaperPolicy(reader: reader)
+            reaperPolicy: try ReaperPolicy(reader: reader),
+            webhookWorkers: try reader.wholeNumber("webhook-workers", atLeast: 0, default: 4),
+            webhookAllowPrivate: try WebhookDeliverer.Settings(reader: reader).allowPrivate
         )
     }
 }

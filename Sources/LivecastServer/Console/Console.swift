@@ -46,6 +46,7 @@ struct Console: Sendable {
         self.addChannelRoutes(to: pages)
         self.addRecordRoutes(to: pages)
         self.addDeadLetterRoutes(to: pages)
+        self.addWebhookRoutes(to: pages)
         self.addKeyRoutes(to: pages)
     }
 

@@ -4,7 +4,7 @@ import HTTPTypes
 struct ConsolePage {
     /// The console's sections, in the navigation's order.
     enum Section: String, CaseIterable {
-        case overview, feeds, channels, deliveries, deadLetters, keys
+        case overview, feeds, channels, deliveries, deadLetters, webhooks, keys
 
         var label: String {
             switch self {
@@ -13,6 +13,7 @@ struct ConsolePage {
             case .channels: "Channels"
             case .deliveries: "Deliveries"
             case .deadLetters: "Dead letters"
+            case .webhooks: "Webhooks"
             case .keys: "Keys"
             }
         }
@@ -24,6 +25,7 @@ struct ConsolePage {
             case .channels: "/console/channels"
             case .deliveries: "/console/deliveries"
             case .deadLetters: "/console/dead-letters"
+            case .webhooks: "/console/webhooks"
             case .keys: "/console/keys"
             }
         }

@@ -125,6 +125,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between reaper passes on the one instance holding the lock (default: $LIVECAST_REAP_INTERVAL, else 60; 0 disables).")
     var reapInterval: Int?
 
+    @Option(
+        help: """
+            Webhook workers: endpoints delivered to at once, where dispatcher workers run (default: \
+            $LIVECAST_WEBHOOK_WORKERS, else 4; 0 runs none here).
+            """
+    )
+    var webhookWorkers: Int?
+
+    @Flag(help: "Deliver webhooks to private, loopback and link-local addresses too (default: $LIVECAST_WEBHOOK_ALLOW_PRIVATE, else false).")
+    var webhookAllowPrivate = false
+
     @Flag(help: "Print the effective settings, each with its source (secrets redacted), and exit.")
     var printConfig = false
 
@@ -140,6 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
             "console-idle-timeout": self.consoleIdleTimeout.map(String.init),
             "dispatch-workers": self.dispatchWorkers.map(String.init), "retry-deadline": self.retryDeadline.map(String.init),
             "reap-interval": self.reapInterval.map(String.init),
+            "webhook-workers": self.webhookWorkers.map(String.init), "webhook-allow-private": self.webhookAllowPrivate ? "true" : nil,
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },
             "client-device-tokens": self.clientDeviceTokens.map(String.init),
             "client-device-activities": self.clientDeviceActivities.map(String.init),

@@ -16,6 +16,7 @@ enum ConsoleTemplates {
         ("device", device),
         ("deliveries", deliveries),
         ("deadLetters", deadLetters),
+        ("webhooks", webhooks),
         ("keys", keys),
     ]
 

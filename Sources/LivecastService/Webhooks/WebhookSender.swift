@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Foundation
+import LivecastStore
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// POSTs batches to webhook endpoints over AsyncHTTPClient: redirects not followed, one deadline for the whole
+/// exchange, at most ``maximumResponseBytes`` of a response read (and ignored), and, unless private addresses are
+/// allowed, no request to an address that is not public (``WebhookAddress``).
+///
+/// The address check resolves the host before the request, and the client resolves it again to connect: a name whose
+/// answer changes in between (DNS rebinding) is not caught.
+package final class WebhookSender: Sendable {
+    /// How a request ended.
+    package enum Outcome: Sendable, Hashable {
+        /// A 2xx answer.
+        case delivered(status: Int)
+        /// Anything else: `reason` is short and free of secrets (`http_503`, `timeout`, `connection_error`,
+        /// `address_not_allowed`); `retryAfter` is the receiver's `Retry-After`, if it gave one.
+        case failed(reason: String, retryAfter: Duration?)
+    }
+
+    /// How much of a response is read before it is dropped.
+    package static let maximumResponseBytes = 64 * 1024
+
+    private let client: HTTPClient
+    private let timeout: Duration
+    private let allowPrivate: Bool
+
+    /// - Parameters:
+    ///   - timeout: The whole exchange's limit, from connecting to the end of the answer read. Defaults to 10 s; the
+    ///     connection alone has at most 5 s of it.
+    ///   - allowPrivate: Deliver to any address, not only public ones (a private network's receivers, tests).
+    package init(timeout: Duration = .seconds(10), allowPrivate: Bool = false) {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .init(min(timeout, .seconds(5))), read: .init(timeout))
+        )
+        configuration.decompression = .disabled
+        self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        self.timeout = timeout
+        self.allowPrivate = allowPrivate
+    }
+
+    /// Stops the client; call once, after the last ``post(_:to:headers:)``.
+    package func shutdown() async throws {
+        try await self.client.shutdown()
+    }
+
+    /// POSTs `body` to `url` with `headers`, unless the URL's address is not allowed.
+    package func post(_ body: String, to url: String, headers: [(String, String)]) async -> Outcome {
+        if let refusal = await self.refusal(url) {
+            return .failed(reason: refusal, retryAfter: nil)
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(string: body))
+        do {
+            let response = try await self.client.execute(request, deadline: .now() + .init(self.timeout))
+            var read = 0
+            for try await chunk in response.body {
+                read += chunk.readableBytes
+                if read >= Self.maximumResponseBytes { break }
+            }
+            let status = Int(response.status.code)
+            if (200..<300).contains(status) {
+                return .delivered(status: status)
+            }
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap { WebhookBackoff.retryAfter($0) }
+            return .failed(reason: "http_\(status)", retryAfter: retryAfter)
+        } catch let error as HTTPClientError {
+            let timeouts: [HTTPClientError] = [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout]
+            return .failed(reason: timeouts.contains(error) ? "timeout" : "connection_error", retryAfter: nil)
+        } catch {
+            return .failed(reason: "connection_error", retryAfter: nil)
+        }
+    }
+
+    /// Why `url` may not be posted to, or `nil` when it may: `invalid_url`, `dns_failure` or `address_not_allowed`.
+    /// Allowed: any address with `allowPrivate`; plain HTTP to this host by name or address (the registration takes
+    /// `http` only for loopback); otherwise a host whose every address is public.
+    func refusal(_ url: String) async -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", var host = components.host, !host.isEmpty
+        else {
+            return "invalid_url"
+        }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if self.allowPrivate || (scheme == "http" && WebhookAddress.isLoopback(host)) {
+            return nil
+        }
+        if let isPublic = WebhookAddress.isPublic(host) {
+            return isPublic ? nil : "address_not_allowed"
+        }
+        guard let addresses = try? await Self.resolve(host), !addresses.isEmpty else {
+            return "dns_failure"
+        }
+        return addresses.allSatisfy { WebhookAddress.isPublic($0) == true } ? nil : "address_not_allowed"
+    }
+
+    /// The IPv4 and IPv6 addresses `host` resolves to, by `getaddrinfo` on NIO's thread pool.
+    static func resolve(_ host: String) async throws -> [String] {
+        try await NIOThreadPool.singleton.runIfActive {
+            var hints = addrinfo()
+            hints.ai_family = AF_UNSPEC
+            #if canImport(Darwin)
+            hints.ai_socktype = SOCK_STREAM
+            #else
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            #endif
+            var list: UnsafeMutablePointer<addrinfo>?
+            guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return [] }
+            defer { freeaddrinfo(first) }
+            var addresses: [String] = []
+            var entry: UnsafeMutablePointer<addrinfo>? = first
+            while let current = entry {
+                if let address = Self.text(current.pointee.ai_addr, family: current.pointee.ai_family) {
+                    addresses.append(address)
+                }
+                entry = current.pointee.ai_next
+            }
+            return addresses
+        }
+    }
+
+    private static func text(_ address: UnsafeMutablePointer<sockaddr>?, family: Int32) -> String? {
+        guard let address else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written: UnsafePointer<CChar>?
+        switch family {
+        case AF_INET:
+            written = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                withUnsafePointer(to: v4.pointee.sin_addr) { inet_ntop(AF_INET, $0, &buffer, socklen_t(buffer.count)) }
+            }
+        case AF_INET6:
+            written = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                withUnsafePointer(to: v6.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &buffer, socklen_t(buffer.count)) }
+            }
+        default:
+            return nil
+        }
+        guard written != nil else { return nil }
+        return String(cString: buffer)
+    }
+}

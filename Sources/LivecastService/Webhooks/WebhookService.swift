@@ -1,0 +1,105 @@
+import Foundation
+package import LivecastStore
+package import Logging
+import NIOPosix
+package import PostgresNIO
+import ServiceLifecycle
+
+/// Webhook delivery as a service: a bounded number of workers, each looping over ``WebhookDeliverer/deliverOnce()``:
+/// one endpoint at a time under its own timeout, so a slow or failing endpoint holds one worker and never another
+/// endpoint's deliveries. When nothing is due a worker waits the poll interval (a worker that found work wakes an
+/// idle one first, so the others join in). Every `gaugeInterval` it samples `livecast_webhook_pending` and
+/// `livecast_webhook_oldest_pending_seconds{endpoint}`.
+///
+/// On graceful shutdown the workers stop claiming, a request in flight finishes (within its timeout) and is recorded,
+/// and `run()` returns; a claim left by a process that died is taken over once its lease runs out.
+package struct WebhookService: Service {
+    private let database: PostgresClient
+    private let masterKey: MasterKey?
+    private let settings: WebhookDeliverer.Settings
+    private let workers: Int
+    private let pollInterval: Duration
+    private let gaugeInterval: Duration
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - masterKey: Opens the endpoints' secrets.
+    ///   - settings: How each worker claims, sends and retries.
+    ///   - workers: How many endpoints are delivered to at once. Defaults to 4.
+    ///   - pollInterval: How long an idle worker waits before it looks again. Defaults to 1 second.
+    ///   - gaugeInterval: How often the backlog gauges are sampled. Defaults to 15 seconds.
+    package init(
+        database: PostgresClient,
+        masterKey: MasterKey?,
+        settings: WebhookDeliverer.Settings = .init(),
+        workers: Int = 4,
+        pollInterval: Duration = .seconds(1),
+        gaugeInterval: Duration = .seconds(15),
+        logger: Logger
+    ) {
+        self.database = database
+        self.masterKey = masterKey
+        self.settings = settings
+        self.workers = max(workers, 1)
+        self.pollInterval = pollInterval
+        self.gaugeInterval = gaugeInterval
+        self.logger = logger
+    }
+
+    package func run() async throws {
+        let sender = WebhookSender(timeout: self.settings.timeout, allowPrivate: self.settings.allowPrivate)
+        // One name for this process's workers: an endpoint is claimed by one of them at a time all the same, since a
+        // claimed endpoint is not due again until its claim is released or its lease runs out.
+        let deliverer = WebhookDeliverer(
+            database: self.database,
+            masterKey: self.masterKey,
+            sender: sender,
+            settings: self.settings,
+            logger: self.logger
+        )
+        let wake = WakeSignal()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await cancelWhenGracefulShutdown { await self.sampleGauges(deliverer.deliveries) }
+            }
+            await withTaskGroup(of: Void.self) { workers in
+                for _ in 0..<self.workers {
+                    workers.addTask { await self.work(deliverer, wake: wake) }
+                }
+            }
+            group.cancelAll()
+        }
+        try? await sender.shutdown()
+    }
+
+    private func work(_ deliverer: WebhookDeliverer, wake: WakeSignal) async {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                if try await deliverer.deliverOnce() {
+                    wake.signal()
+                    continue
+                }
+            } catch {
+                self.logger.error("webhook delivery failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
+        }
+    }
+
+    /// Records the backlog gauges every `gaugeInterval`; an endpoint whose backlog is gone is recorded as 0 once.
+    private func sampleGauges(_ deliveries: WebhookDeliveries) async {
+        var recorded: Set<UUID> = []
+        await periodically(every: self.gaugeInterval) {
+            do {
+                let backlog = try await deliveries.backlog()
+                WebhookMetrics.pending(backlog.reduce(0) { $0 + $1.pending })
+                for endpoint in backlog { WebhookMetrics.oldestPending(endpoint.oldestAge, endpoint: endpoint.endpointID.uuidString.lowercased()) }
+                let current = Set(backlog.map(\.endpointID))
+                for drained in recorded.subtracting(current) { WebhookMetrics.oldestPending(0, endpoint: drained.uuidString.lowercased()) }
+                recorded = current
+            } catch {
+                self.logger.warning("could not sample the webhook gauges", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+}

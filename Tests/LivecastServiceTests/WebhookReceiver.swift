@@ -1,0 +1,185 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LivecastService
+import LivecastStore
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// A real HTTP receiver for webhook tests: a Hummingbird server on 127.0.0.1, a free port, that records every request
+/// (headers and body) and answers as `answer` says for the request's number (0 for the first).
+final class WebhookReceiver: Sendable {
+    struct Received: Sendable {
+        /// By lowercased name.
+        var headers: [String: String]
+        var body: String
+        var status: Int
+        /// The events' ids and subject ids, in the body's order.
+        var events: [(id: String, subject: String)] {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(self.body.utf8)) as? [String: Any],
+                let events = object["events"] as? [[String: Any]]
+            else { return [] }
+            return events.map { event in
+                (event["id"] as? String ?? "", (event["subject"] as? [String: Any])?["id"] as? String ?? "")
+            }
+        }
+    }
+
+    /// What to answer: a status, headers, and how long to wait first.
+    struct Answer: Sendable {
+        var status: Int = 200
+        var headers: [(String, String)] = []
+        var delay: Duration = .zero
+    }
+
+    private let received = Mutex<[Received]>([])
+    private let answer: @Sendable (Int) async -> Answer
+    let port: Int
+
+    private init(port: Int, answer: @escaping @Sendable (Int) async -> Answer) {
+        self.port = port
+        self.answer = answer
+    }
+
+    var requests: [Received] { self.received.withLock { $0 } }
+
+    /// The receiver's URL for `path`.
+    func url(_ path: String = "/hook") -> String { "http://127.0.0.1:\(self.port)\(path)" }
+
+    /// Runs a receiver for `body`'s duration.
+    static func with<Result: Sendable>(
+        answer: @escaping @Sendable (Int) async -> Answer = { _ in Answer() },
+        _ body: (WebhookReceiver) async throws -> Result
+    ) async throws -> Result {
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let holder = Mutex<WebhookReceiver?>(nil)
+        let router = Router()
+        router.post("/hook") { request, _ -> Response in
+            guard let receiver = holder.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
+            return try await receiver.handle(request)
+        }
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: Logger(label: "test.webhook-receiver", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            defer { group.cancelAll() }
+            var iterator = ports.makeAsyncIterator()
+            let port = await iterator.next() ?? 0
+            let receiver = WebhookReceiver(port: port, answer: answer)
+            holder.withLock { $0 = receiver }
+            return try await body(receiver)
+        }
+    }
+
+    private func handle(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 1 << 20)
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName.lowercased()] = field.value }
+        let number = self.received.withLock { $0.count }
+        let answer = await self.answer(number)
+        self.received.withLock { $0.append(Received(headers: headers, body: String(buffer: body), status: answer.status)) }
+        if answer.delay > .zero { try? await Task.sleep(for: answer.delay) }
+        var fields = HTTPFields()
+        for (name, value) in answer.headers { fields[HTTPField.Name(name)!] = value }
+        return Response(status: .init(code: answer.status), headers: fields)
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds, or fails after `timeout`.
+func eventually(
+    within timeout: Duration = .seconds(15),
+    _ what: String,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    struct TimedOut: Error, CustomStringConvertible { var description: String }
+    throw TimedOut(description: "timed out waiting for \(what)")
+}
+
+/// Webhook rows for tests, written directly (the endpoints' own API is not needed here).
+struct WebhookRows {
+    let client: PostgresClient
+    let appID: Int64
+
+    /// Inserts an enabled endpoint for `url` with `secret` (and `previous`, live for an hour) sealed under `masterKey`.
+    @discardableResult
+    func insertEndpoint(url: String, secret: WebhookSecret, previous: WebhookSecret? = nil, masterKey: MasterKey) async throws -> UUID {
+        let id = UUID()
+        let sealed = ByteBuffer(bytes: secret.sealed(for: id, with: masterKey))
+        let sealedPrevious = previous.map { ByteBuffer(bytes: $0.sealed(for: id, with: masterKey)) }
+        try await self.client.query(
+            """
+            INSERT INTO webhook_endpoints (id, app_id, url, secret_sealed, previous_secret_sealed, previous_secret_expires_at)
+            VALUES (\(id), \(self.appID), \(url), \(sealed), \(sealedPrevious),
+                    CASE WHEN \(sealedPrevious)::bytea IS NULL THEN NULL ELSE now() + interval '1 hour' END)
+            """
+        )
+        return id
+    }
+
+    /// Writes `count` events for each of `subjects`, interleaved (subject by subject within each round), in one
+    /// statement; returns their ids.
+    @discardableResult
+    func insertEvents(subjects: [String], count: Int = 1) async throws -> [Int64] {
+        let rows = try await self.client.query(
+            """
+            INSERT INTO events (app_id, type, subject_kind, subject_id, data)
+            SELECT \(self.appID), 'activity.registered', 'activity', s.subject, jsonb_build_object('n', n)
+            FROM generate_series(1, \(count)) AS n, unnest(\(subjects)::text[]) WITH ORDINALITY AS s(subject, ord)
+            ORDER BY n, s.ord
+            RETURNING id
+            """
+        )
+        var ids: [Int64] = []
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        return ids.sorted()
+    }
+
+    /// The endpoint's pending deliveries.
+    func pending(_ endpoint: UUID) async throws -> Int {
+        let rows = try await self.client.query(
+            "SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = \(endpoint) AND state = 'pending'"
+        )
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// The endpoint's delivery state.
+    func state(_ endpoint: UUID) async throws -> (failures: Int, lastFailure: String?, retryInSeconds: Double, claimed: Bool) {
+        let rows = try await self.client.query(
+            """
+            SELECT consecutive_failures, last_failure, extract(epoch FROM next_attempt_at - now())::float8, claimed_by IS NOT NULL
+            FROM webhook_endpoints WHERE id = \(endpoint)
+            """
+        )
+        for try await row in rows.decode((Int, String?, Double, Bool).self) { return row }
+        return (0, nil, 0, false)
+    }
+}
+
+/// Runs `body` with a sender, shut down after it whatever happens.
+func withSender<Result: Sendable>(
+    timeout: Duration = .seconds(10),
+    allowPrivate: Bool = false,
+    _ body: (WebhookSender) async throws -> Result
+) async throws -> Result {
+    let sender = WebhookSender(timeout: timeout, allowPrivate: allowPrivate)
+    do {
+        let result = try await body(sender)
+        try await sender.shutdown()
+        return result
+    } catch {
+        try? await sender.shutdown()
+        throw error
+    }
+}
