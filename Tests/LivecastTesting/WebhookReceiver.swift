@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import LivecastService
 import LivecastStore
 import Logging
 import NIOCore
@@ -10,14 +9,14 @@ import Synchronization
 
 /// A real HTTP receiver for webhook tests: a Hummingbird server on 127.0.0.1, a free port, that records every request
 /// (headers and body) and answers as `answer` says for the request's number (0 for the first).
-final class WebhookReceiver: Sendable {
-    struct Received: Sendable {
+package final class WebhookReceiver: Sendable {
+    package struct Received: Sendable {
         /// By lowercased name.
-        var headers: [String: String]
-        var body: String
-        var status: Int
+        package var headers: [String: String]
+        package var body: String
+        package var status: Int
         /// The events' ids and subject ids, in the body's order.
-        var events: [(id: String, subject: String)] {
+        package var events: [(id: String, subject: String)] {
             guard let object = try? JSONSerialization.jsonObject(with: Data(self.body.utf8)) as? [String: Any],
                 let events = object["events"] as? [[String: Any]]
             else { return [] }
@@ -28,28 +27,34 @@ final class WebhookReceiver: Sendable {
     }
 
     /// What to answer: a status, headers, and how long to wait first.
-    struct Answer: Sendable {
-        var status: Int = 200
-        var headers: [(String, String)] = []
-        var delay: Duration = .zero
+    package struct Answer: Sendable {
+        package var status: Int = 200
+        package var headers: [(String, String)] = []
+        package var delay: Duration = .zero
+
+        package init(status: Int = 200, headers: [(String, String)] = [], delay: Duration = .zero) {
+            self.status = status
+            self.headers = headers
+            self.delay = delay
+        }
     }
 
     private let received = Mutex<[Received]>([])
     private let answer: @Sendable (Int) async -> Answer
-    let port: Int
+    package let port: Int
 
     private init(port: Int, answer: @escaping @Sendable (Int) async -> Answer) {
         self.port = port
         self.answer = answer
     }
 
-    var requests: [Received] { self.received.withLock { $0 } }
+    package var requests: [Received] { self.received.withLock { $0 } }
 
     /// The receiver's URL for `path`.
-    func url(_ path: String = "/hook") -> String { "http://127.0.0.1:\(self.port)\(path)" }
+    package func url(_ path: String = "/hook") -> String { "http://127.0.0.1:\(self.port)\(path)" }
 
     /// Runs a receiver for `body`'s duration.
-    static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         answer: @escaping @Sendable (Int) async -> Answer = { _ in Answer() },
         _ body: (WebhookReceiver) async throws -> Result
     ) async throws -> Result {
@@ -92,7 +97,7 @@ final class WebhookReceiver: Sendable {
 }
 
 /// Polls `condition` every 20 ms until it holds, or fails after `timeout`.
-func eventually(
+package func eventually(
     within timeout: Duration = .seconds(15),
     _ what: String,
     _ condition: () async throws -> Bool
@@ -107,13 +112,18 @@ func eventually(
 }
 
 /// Webhook rows for tests, written directly (the endpoints' own API is not needed here).
-struct WebhookRows {
-    let client: PostgresClient
-    let appID: Int64
+package struct WebhookRows {
+    package let client: PostgresClient
+    package let appID: Int64
+
+    package init(client: PostgresClient, appID: Int64) {
+        self.client = client
+        self.appID = appID
+    }
 
     /// Inserts an enabled endpoint for `url` with `secret` (and `previous`, live for an hour) sealed under `masterKey`.
     @discardableResult
-    func insertEndpoint(url: String, secret: WebhookSecret, previous: WebhookSecret? = nil, masterKey: MasterKey) async throws -> UUID {
+    package func insertEndpoint(url: String, secret: WebhookSecret, previous: WebhookSecret? = nil, masterKey: MasterKey) async throws -> UUID {
         let id = UUID()
         let sealed = ByteBuffer(bytes: secret.sealed(for: id, with: masterKey))
         let sealedPrevious = previous.map { ByteBuffer(bytes: $0.sealed(for: id, with: masterKey)) }
@@ -130,7 +140,7 @@ struct WebhookRows {
     /// Writes `count` events for each of `subjects`, interleaved (subject by subject within each round), in one
     /// statement; returns their ids.
     @discardableResult
-    func insertEvents(subjects: [String], count: Int = 1) async throws -> [Int64] {
+    package func insertEvents(subjects: [String], count: Int = 1) async throws -> [Int64] {
         let rows = try await self.client.query(
             """
             INSERT INTO events (app_id, type, subject_kind, subject_id, data)
@@ -146,7 +156,7 @@ struct WebhookRows {
     }
 
     /// The endpoint's pending deliveries.
-    func pending(_ endpoint: UUID) async throws -> Int {
+    package func pending(_ endpoint: UUID) async throws -> Int {
         let rows = try await self.client.query(
             "SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = \(endpoint) AND state = 'pending'"
         )
@@ -155,7 +165,7 @@ struct WebhookRows {
     }
 
     /// The endpoint's delivery state.
-    func state(_ endpoint: UUID) async throws -> (failures: Int, lastFailure: String?, retryInSeconds: Double, claimed: Bool) {
+    package func state(_ endpoint: UUID) async throws -> (failures: Int, lastFailure: String?, retryInSeconds: Double, claimed: Bool) {
         let rows = try await self.client.query(
             """
             SELECT consecutive_failures, last_failure, extract(epoch FROM next_attempt_at - now())::float8, claimed_by IS NOT NULL
@@ -164,22 +174,5 @@ struct WebhookRows {
         )
         for try await row in rows.decode((Int, String?, Double, Bool).self) { return row }
         return (0, nil, 0, false)
-    }
-}
-
-/// Runs `body` with a sender, shut down after it whatever happens.
-func withSender<Result: Sendable>(
-    timeout: Duration = .seconds(10),
-    allowPrivate: Bool = false,
-    _ body: (WebhookSender) async throws -> Result
-) async throws -> Result {
-    let sender = WebhookSender(timeout: timeout, allowPrivate: allowPrivate)
-    do {
-        let result = try await body(sender)
-        try await sender.shutdown()
-        return result
-    } catch {
-        try? await sender.shutdown()
-        throw error
     }
 }
