@@ -50,6 +50,8 @@ import Testing
             try await backend.signIn(key: fixture.key(.backend))
             let refused = try await backend.get("/console/webhooks")
             #expect(refused.status == .forbidden && refused.text.contains("operator"), "\(refused.text)")
+            let backendHome = try await backend.get("/console")
+            #expect(backendHome.text.contains(#"href="/console/feeds""#) && !backendHome.text.contains(#"href="/console/webhooks""#))
         }
     }
 

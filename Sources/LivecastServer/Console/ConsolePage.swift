@@ -1,4 +1,5 @@
 import HTTPTypes
+import LivecastStore
 
 /// A console page to render: its template, its title and section in the navigation, and what the template shows.
 struct ConsolePage {
@@ -15,6 +16,16 @@ struct ConsolePage {
             case .deadLetters: "Dead letters"
             case .webhooks: "Webhooks"
             case .keys: "Keys"
+            }
+        }
+
+        /// The least role whose key sees the section in the navigation: webhooks are an operator's, keys an
+        /// admin's.
+        var role: APIKeys.Role {
+            switch self {
+            case .webhooks: .operator
+            case .keys: .admin
+            default: .backend
             }
         }
 

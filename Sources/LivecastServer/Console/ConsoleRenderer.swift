@@ -37,7 +37,7 @@ struct ConsoleRenderer: Sendable {
             model["csrf"] = session.csrfToken
             model["canOperate"] = session.caller.role >= .operator
             model["isAdmin"] = session.caller.role >= .admin
-            model["nav"] = ConsolePage.Section.allCases.filter { $0 != .keys || session.caller.role >= .admin }.map { section in
+            model["nav"] = ConsolePage.Section.allCases.filter { session.caller.role >= $0.role }.map { section in
                 ["label": section.label, "href": section.path, "current": section == page.section] as [String: Any]
             }
         }
