@@ -136,6 +136,20 @@ import Testing
             #expect(completed.first?.data["counts"]?["owed"] == .int(0))
             #expect(completed.first?.data["activityId"] == .string("a-2"))
 
+            // update.refused: a scheduled request refused when its time came, with why.
+            try await fixture.client.query(
+                """
+                INSERT INTO scheduled_updates (app_id, route, target, body, send_at)
+                VALUES (\(fixture.appID), 'activityUpdate', 'a-2', '{}', now() - interval '1 second')
+                """
+            )
+            let scheduled = ScheduledUpdates(client: fixture.client, logger: fixture.logger)
+            #expect(try await scheduled.takeNextDue { _ in .failure(.init("409 stale_timestamp")) })
+            #expect(try await !scheduled.takeNextDue { _ in .failure(.init("none due")) })
+            let refused = try await self.events(fixture).filter { $0.type == EventType.updateRefused.rawValue }
+            #expect(refused.count == 1 && refused.first?.data["refusal"] == .string("409 stale_timestamp"))
+            #expect(refused.first?.data["target"] == .string("a-2"))
+
             // push.dead_lettered, sending.held, sending.resumed.
             let activityID = try await self.activityID(fixture, "a-2")
             try await fixture.client.query(
