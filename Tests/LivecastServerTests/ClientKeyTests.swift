@@ -438,6 +438,7 @@ import Yams
         let values = [
             "bundleId": "com.example.game", "deviceId": "phone-1", "attributesType": "GameAttributes", "activityId": "act-1",
             "feedKey": "game-1", "channelId": "channel-1", "keyId": "1", "updateId": "1", "deadLetterId": "1",
+            "webhookId": "00000000-0000-4000-8000-000000000001",
         ]
         var path = template
         for (name, value) in values { path = path.replacingOccurrences(of: "{\(name)}", with: value) }
@@ -448,7 +449,9 @@ import Yams
     /// The rows of the tables a request could write.
     private static func rowCounts(_ fixture: APIFixture) async throws -> [Int] {
         var counts: [Int] = []
-        for table in ["api_keys WHERE revoked_at IS NULL", "push_to_start_tokens", "activities", "feeds", "channels", "updates", "apps"] {
+        for table in [
+            "api_keys WHERE revoked_at IS NULL", "push_to_start_tokens", "activities", "feeds", "channels", "updates", "apps", "webhook_endpoints",
+        ] {
             counts.append(try await fixture.count(table))
         }
         return counts
