@@ -18,6 +18,8 @@ extension APNsEmulator {
         public var maximumConcurrentStreams: Int
         /// How many channels one app may have. Defaults to APNs' `10000`.
         public var channelLimit: Int
+        /// How long each answer waits (requests are processed when they arrive). Defaults to ``EmulatorLatency/none``.
+        public var latency: EmulatorLatency = .none
         /// Whether device pushes to tokens no simulated device holds succeed (for load tests) instead of
         /// answering `BadDeviceToken`. Defaults to `false`.
         public var acceptsUnknownTokens: Bool

@@ -74,6 +74,7 @@ public final class APNsEmulator: Sendable {
                     responder: responder,
                     connections: connections,
                     maximumConcurrentStreams: configuration.maximumConcurrentStreams,
+                    latency: configuration.latency,
                     group: eventLoopGroup
                 )
                 listeners.append(channel)
@@ -106,6 +107,7 @@ public final class APNsEmulator: Sendable {
         responder: EmulatorResponder,
         connections: ConnectionRegistry,
         maximumConcurrentStreams: Int,
+        latency: EmulatorLatency,
         group: any EventLoopGroup
     ) async throws -> any Channel {
         try await ServerBootstrap(group: group)
@@ -120,7 +122,8 @@ public final class APNsEmulator: Sendable {
                         EmulatorConnectionHandler(
                             responder: responder,
                             registry: connections,
-                            maximumConcurrentStreams: maximumConcurrentStreams
+                            maximumConcurrentStreams: maximumConcurrentStreams,
+                            latency: latency
                         )
                     )
                 }

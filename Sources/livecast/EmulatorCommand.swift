@@ -50,6 +50,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "MAX_CONCURRENT_STREAMS after a connection's first authenticated request.")
     var maxConcurrentStreams = 1000
 
+    @Option(help: "How long each answer waits, as APNs' take tens of milliseconds: 40ms, or 40ms±10ms (uniform) (default: none).")
+    var latency: String?
+
     @Option(help: "How many channels one app may have.")
     var channelLimit = 10_000
 
@@ -89,6 +92,9 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         guard (0...1).contains(self.faultShare) else {
             throw ValidationError("--fault-share must be between 0 and 1")
+        }
+        if let latency, EmulatorLatency(text: latency) == nil {
+            throw ValidationError("--latency must be a time in ms or s up to 60 s, with an optional ±jitter: 40ms or 40ms±10ms")
         }
         if let priority10Budget, priority10Budget < 0 {
             throw ValidationError("--priority10-budget must not be negative")
@@ -137,7 +143,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         if let generateKey {
             trustedKeys.append(try Self.generateKey(generateKey))
         }
-        return APNsEmulator.Configuration(
+        var configuration = APNsEmulator.Configuration(
             host: self.host,
             pushPort: self.port,
             managementPort: self.managementPort,
@@ -152,6 +158,8 @@ struct EmulatorCommand: AsyncParsableCommand {
             recordsWire: self.recordWire,
             certificateHostNames: self.certificateHost.isEmpty ? APNsEmulator.Configuration.appleHostNames : self.certificateHost
         )
+        configuration.latency = self.latency.flatMap(EmulatorLatency.init(text:)) ?? .none
+        return configuration
     }
 
     private func makeFaultPlan() throws -> FaultPlan {

@@ -48,6 +48,7 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     private let responder: EmulatorResponder
     private let registry: ConnectionRegistry
     private let maximumConcurrentStreams: UInt32
+    private let latency: EmulatorLatency
     private var session: NGHTTP2ServerSession?
     private var context: ChannelHandlerContext?
     private var authentication = ConnectionAuthentication()
@@ -55,13 +56,16 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     private var headerBlock: (streamID: Int32, request: PendingRequest)?
     /// Requests whose header block is complete, waiting for the end of their body.
     private var pending: [Int32: PendingRequest] = [:]
+    /// The highest stream whose request was processed (answered, or its answer waiting out the latency): GOAWAY
+    /// names it, so the client retries only what was not.
     private var highestAnsweredStream: Int32 = 0
     private var closing = Closing.open
 
-    init(responder: EmulatorResponder, registry: ConnectionRegistry, maximumConcurrentStreams: Int) {
+    init(responder: EmulatorResponder, registry: ConnectionRegistry, maximumConcurrentStreams: Int, latency: EmulatorLatency = .none) {
         self.responder = responder
         self.registry = registry
         self.maximumConcurrentStreams = UInt32(clamping: maximumConcurrentStreams)
+        self.latency = latency
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -182,8 +186,25 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
         case .none:
             break
         }
-        session.submitResponse(streamID: streamID, status: response.status, headers: response.headers, body: response.body)
         self.highestAnsweredStream = max(self.highestAnsweredStream, streamID)
+        let delay = request.target.hasPrefix("/emulator") ? .zero : self.latency.draw()
+        guard delay > .zero else {
+            return session.submitResponse(streamID: streamID, status: response.status, headers: response.headers, body: response.body)
+        }
+        let later = NIOLoopBound((handler: self, response: response), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(
+            in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        ) {
+            later.value.handler.answerLater(later.value.response, on: streamID)
+        }
+    }
+
+    /// Sends an answer that waited out the latency, unless the connection closed meanwhile (after our GOAWAY it still
+    /// goes: its request was processed).
+    private func answerLater(_ response: EmulatorResponse, on streamID: Int32) {
+        guard self.closing != .now, let session = self.session else { return }
+        session.submitResponse(streamID: streamID, status: response.status, headers: response.headers, body: response.body)
+        self.flushSession()
     }
 
     /// Queues GOAWAY naming the last stream answered, with `{"reason": …}`, and closes shortly after so the

@@ -81,7 +81,10 @@ final class NGHTTP2ServerSession {
             }
             self.bodies[streamID] = body
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2Callbacks.readBody)
-            return nghttp2_submit_response(self.session, streamID, nameValues, count, &provider)
+            let result = nghttp2_submit_response(self.session, streamID, nameValues, count, &provider)
+            // A stream the client closed meanwhile (an answer that waited out the latency) takes no body.
+            if result != 0 { self.bodies[streamID] = nil }
+            return result
         }
     }
 

@@ -1,0 +1,49 @@
+import APNs
+import APNsEmulator
+import Foundation
+import LivecastTesting
+import Testing
+
+/// The emulator's latency (`--latency`): read as a time and a jitter, each answer waits it while the streams of a
+/// connection overlap, and the wire records every request.
+@Suite struct EmulatorLatencyTests {
+    @Test func latencyIsReadAsATimeAndAJitter() {
+        #expect(EmulatorLatency(text: "40ms") == EmulatorLatency(base: .milliseconds(40)))
+        #expect(EmulatorLatency(text: "40ms±10ms") == EmulatorLatency(base: .milliseconds(40), jitter: .milliseconds(10)))
+        #expect(EmulatorLatency(text: "0.5s+-5ms") == EmulatorLatency(base: .milliseconds(500), jitter: .milliseconds(5)))
+        #expect(EmulatorLatency(text: "40ms±10ms")?.description == "40ms±10ms")
+        for bad in ["", "40", "fast", "40ms±", "-1ms", "61s", "40ms±10ms±1ms", "ms"] {
+            #expect(EmulatorLatency(text: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func eachAnswerWaitsWhileTheStreamsOverlap() async throws {
+        let latency = Duration.milliseconds(300)
+        try await ClientFixture.with(emulator: {
+            $0.latency = EmulatorLatency(base: latency)
+            $0.acceptsUnknownTokens = true
+            $0.recordsWire = true
+        }) { fixture in
+            let push = DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+            #expect(await fixture.client.send(push).isSuccess, "the connection is up")
+            let count = 20
+            let start = ContinuousClock.now
+            let durations = await withTaskGroup(of: (Bool, Duration).self) { group in
+                for _ in 0..<count {
+                    group.addTask {
+                        let sent = ContinuousClock.now
+                        let outcome = await fixture.client.send(push)
+                        return (outcome.isSuccess, ContinuousClock.now - sent)
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(durations.allSatisfy { $0.0 })
+            #expect(durations.allSatisfy { $0.1 >= latency }, "every answer waited: \(durations.map(\.1))")
+            // One after the other they would take 6 s; overlapping on the connection's streams, about one latency.
+            #expect(elapsed < latency * count / 2, "\(elapsed)")
+            #expect(fixture.emulator.emulator.wireRecords.count == count + 1)
+        }
+    }
+}
