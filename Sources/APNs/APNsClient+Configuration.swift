@@ -46,8 +46,10 @@ extension APNsClient {
         public var managementEndpoint: Endpoint
         /// PEM files of extra certificates to trust (for an emulator or a proxy). Defaults to none.
         public var additionalTrustRootFiles: [String]
-        /// Connections per endpoint. Defaults to `2`.
+        /// Connections per endpoint. Defaults to ``defaultConnectionsPerEndpoint``.
         public var connectionsPerEndpoint: Int
+        /// The connections per endpoint a configuration starts with: `2`.
+        public static let defaultConnectionsPerEndpoint = 2
         /// How long a request may take, waiting for a connection included. Defaults to 15 seconds.
         public var requestTimeout: Duration
         /// How often a request may go unanswered because its connection dropped before it fails. Requests the
@@ -67,7 +69,7 @@ extension APNsClient {
                 ? Endpoint(host: "api-manage-broadcast.sandbox.push.apple.com", port: 2195)
                 : Endpoint(host: "api-manage-broadcast.push.apple.com", port: 2196)
             self.additionalTrustRootFiles = []
-            self.connectionsPerEndpoint = 2
+            self.connectionsPerEndpoint = Self.defaultConnectionsPerEndpoint
             self.requestTimeout = .seconds(15)
             self.maximumAttempts = 3
             self.idlePingInterval = .seconds(3600)

@@ -30,6 +30,20 @@ import Testing
         try self.refusal(flags: flags) { config, flags in try config.read(flags: flags) { try AppClients.Overrides(reader: $0) } }
     }
 
+    @Test func apnsConnectionsAreOneToSixtyFour() throws {
+        func connections(_ flags: [String: String?], environment: [String: String] = [:]) throws -> Int? {
+            try LivecastConfig(configFile: nil, environment: environment).read(flags: flags) { try AppClients.Overrides(reader: $0) }
+                .connectionsPerEndpoint
+        }
+        #expect(try connections([:]) == 2)
+        #expect(try connections(["apns-connections": "6"]) == 6)
+        #expect(try connections([:], environment: ["LIVECAST_APNS_CONNECTIONS": "64"]) == 64)
+        for bad in ["0", "65", "two"] {
+            let message = try #require(try self.overridesRefusal(["apns-connections": bad]), "\(bad)")
+            #expect(message.hasPrefix("--apns-connections"), "\(message)")
+        }
+    }
+
     @Test func theEmulatorsCertificateIsTrustedOnlyWhenAPNsIsOnLoopback() async throws {
         let directory = try TemporaryDirectory()
         let emulator = try await APNsEmulator.start(configuration: .init())

@@ -49,8 +49,11 @@ extension AppClients.Overrides {
     ///   - `apns-ca-file` (path, optional): also trust the certificates in this PEM file. A certificate in it that
     ///     names Apple's APNs hosts (the emulator's) is refused unless both URLs above are on loopback: trusted for
     ///     Apple's hosts, it would let whoever holds its key answer as APNs.
-    /// - Throws: ``InvalidSetting`` for a URL that is not `https://HOST:PORT`, or a CA file that is unreadable or
-    ///   names Apple's hosts while APNs may be reached beyond this machine.
+    ///   - `apns-connections` (whole number, 1 to 64, default 2): HTTP/2 connections per app and APNs host on this
+    ///     instance. Pushes in flight are at most connections × APNs' streams per connection, and pushes a second
+    ///     about that over APNs' latency (docs/PERFORMANCE.md).
+    /// - Throws: ``InvalidSetting`` for a URL that is not `https://HOST:PORT`, a connection count out of range, or a
+    ///   CA file that is unreadable or names Apple's hosts while APNs may be reached beyond this machine.
     package init(reader: ConfigReader) throws {
         func endpoint(_ key: String) throws -> APNsClient.Endpoint? {
             guard let url = reader.text(key) else { return nil }
@@ -79,6 +82,10 @@ extension AppClients.Overrides {
                 )
             }
         }
-        self.init(pushEndpoint: push, managementEndpoint: management, caFile: caFile)
+        let connections = try reader.wholeNumber("apns-connections", atLeast: 1, default: APNsClient.Configuration.defaultConnectionsPerEndpoint)
+        guard connections <= 64 else {
+            throw InvalidSetting(key: "apns-connections", value: "\(connections)", allowed: "must be a whole number from 1 to 64")
+        }
+        self.init(pushEndpoint: push, managementEndpoint: management, caFile: caFile, connectionsPerEndpoint: connections)
     }
 }

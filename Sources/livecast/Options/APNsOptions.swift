@@ -12,9 +12,15 @@ struct APNsOptions: ParsableArguments {
     @Option(help: "Also trust the certificates in this PEM file (default: $LIVECAST_APNS_CA_FILE).")
     var apnsCaFile: String?
 
+    @Option(help: "HTTP/2 connections per app and APNs host, 1 to 64 (default: $LIVECAST_APNS_CONNECTIONS, else 2).")
+    var apnsConnections: Int?
+
     /// These flags, by setting key.
     var flags: [String: String?] {
-        ["apns-push-url": self.apnsPushUrl, "apns-management-url": self.apnsManagementUrl, "apns-ca-file": self.apnsCaFile]
+        [
+            "apns-push-url": self.apnsPushUrl, "apns-management-url": self.apnsManagementUrl, "apns-ca-file": self.apnsCaFile,
+            "apns-connections": self.apnsConnections.map(String.init),
+        ]
     }
 
     /// The overrides for every app's client (`AppClients.Overrides(reader:)`). - Throws: `ValidationError` for a
