@@ -228,6 +228,14 @@ extension APNsEmulator {
         self.connections.goAway(reason: reason, sparing: nil)
     }
 
+    /// Sends a SETTINGS frame lowering (or raising) `MAX_CONCURRENT_STREAMS` to `limit` on every open connection, as
+    /// APNs does after refusals; it holds for the rest of each connection.
+    /// - Returns: How many connections were told.
+    @discardableResult
+    public func limitStreams(to limit: Int) -> Int {
+        self.connections.limitStreams(to: max(limit, 1))
+    }
+
     /// Closes every open connection without a word.
     /// - Returns: How many connections were closed.
     @discardableResult

@@ -47,3 +47,36 @@ import Testing
         }
     }
 }
+
+/// APNs lowers `MAX_CONCURRENT_STREAMS` mid-connection after refusals: the client follows without failing a request.
+@Suite struct StreamLimitTests {
+    @Test func aLoweredStreamLimitIsFollowedWithoutFailingARequest() async throws {
+        let latency = Duration.milliseconds(200)
+        try await ClientFixture.with(
+            emulator: {
+                $0.latency = EmulatorLatency(base: latency)
+                $0.acceptsUnknownTokens = true
+                $0.recordsWire = true
+            },
+            client: { $0.connectionsPerEndpoint = 1 }
+        ) { fixture in
+            let push = DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+            #expect(await fixture.client.send(push).isSuccess, "the connection is up")
+            // 40 pushes in flight when the limit drops to 2.
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<40 { group.addTask { await fixture.client.send(push).isSuccess } }
+                try? await Task.sleep(for: .milliseconds(50))
+                #expect(fixture.emulator.emulator.limitStreams(to: 2) == 1)
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { $0 }, "no request failed: \(outcomes.filter { !$0 }.count) did")
+            #expect(fixture.emulator.emulator.wireRecords.count == 41, "each processed once")
+
+            // Now two streams at a time: ten pushes take at least five latencies.
+            let start = ContinuousClock.now
+            let later = await fixture.client.send(Array(repeating: push, count: 10))
+            #expect(later.allSatisfy { $0.isSuccess })
+            #expect(ContinuousClock.now - start >= latency * 5, "\(ContinuousClock.now - start)")
+        }
+    }
+}

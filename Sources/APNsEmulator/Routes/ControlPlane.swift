@@ -19,6 +19,7 @@ import Synchronization
 /// | `GET /emulator/connections` | | `{"connections": n, "answeredRequests": n}` |
 /// | `POST /emulator/connections/goaway` | `{"reason"?}` | `{"connections": n}` |
 /// | `POST /emulator/connections/drop` | | `{"connections": n}` |
+/// | `POST /emulator/connections/streams` | `{"maxConcurrentStreams": n}` | `{"connections": n}`: SETTINGS sent to each |
 /// | `GET /emulator/wire`, `GET /emulator/wire?after=N` | | `{"records": [WireRecord]}`, those with a sequence above N |
 /// | `DELETE /emulator/wire` | | `{"cleared": n}` |
 ///
@@ -67,6 +68,11 @@ struct ControlPlane: Sendable {
         case ("POST", ["connections", "goaway"]):
             let reason = Self.decode(GoAwayRequest.self, request)?.reason ?? "Shutdown"
             return .json(["connections": self.connections.goAway(reason: reason, sparing: connection)])
+        case ("POST", ["connections", "streams"]):
+            guard let body = Self.decode(StreamLimitRequest.self, request), body.maxConcurrentStreams >= 1 else {
+                return Self.error(400, "invalid_body", #"expected {"maxConcurrentStreams": <integer, 1 or more>}"#)
+            }
+            return .json(["connections": self.connections.limitStreams(to: body.maxConcurrentStreams)])
         case ("POST", ["connections", "drop"]):
             return .json(["connections": self.connections.drop(sparing: connection)])
         case ("GET", ["wire"]):
@@ -136,5 +142,9 @@ struct ControlPlane: Sendable {
 
     private struct GoAwayRequest: Decodable {
         var reason: String?
+    }
+
+    private struct StreamLimitRequest: Decodable {
+        var maxConcurrentStreams: Int
     }
 }

@@ -7,6 +7,8 @@ final class ConnectionRegistry: Sendable {
     enum Command: Sendable {
         case goAway(reason: String)
         case drop
+        /// Lower (or raise) `MAX_CONCURRENT_STREAMS` with a SETTINGS frame, as APNs does after refusals.
+        case limitStreams(Int)
     }
 
     private let channels = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
@@ -32,6 +34,12 @@ final class ConnectionRegistry: Sendable {
     /// Closes every connection but one without a word. - Returns: how many connections were closed.
     func drop(sparing spared: ObjectIdentifier?) -> Int {
         self.send(.drop, sparing: spared)
+    }
+
+    /// Sends every connection a SETTINGS frame with `MAX_CONCURRENT_STREAMS` = `limit`, kept for the rest of the
+    /// connection. - Returns: how many connections were told.
+    func limitStreams(to limit: Int) -> Int {
+        self.send(.limitStreams(limit), sparing: nil)
     }
 
     private func send(_ command: Command, sparing spared: ObjectIdentifier?) -> Int {

@@ -47,7 +47,8 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
 
     private let responder: EmulatorResponder
     private let registry: ConnectionRegistry
-    private let maximumConcurrentStreams: UInt32
+    /// The stream limit after the first authenticated request; a control-plane limit replaces it.
+    private var maximumConcurrentStreams: UInt32
     private let latency: EmulatorLatency
     private var session: NGHTTP2ServerSession?
     private var context: ChannelHandlerContext?
@@ -122,6 +123,14 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
             self.flushSession()
         case .drop:
             self.closeNow()
+        case .limitStreams(let limit):
+            self.maximumConcurrentStreams = UInt32(clamping: limit)
+            if let session = self.session, self.closing == .open {
+                session.submitSettings([
+                    nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: self.maximumConcurrentStreams)
+                ])
+                self.flushSession()
+            }
         }
         promise?.succeed()
     }
