@@ -193,6 +193,8 @@ import Testing
             let events = EventRecorder(client)
             await client.register(pushToStartToken: Data([0xDD]), for: "GameAttributes")
             try await Self.idle(client)
+            // The recorder reads the client's buffered events on a task of its own, which a loaded machine may run late.
+            try await Self.eventually { !events.events(.dropped).isEmpty }
             let dropped = events.events(.dropped)
             #expect(dropped.count == 1 && dropped.first?.status == 401, "\(events.events)")
             #expect(events.events(.retrying).isEmpty)
