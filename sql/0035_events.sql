@@ -1,7 +1,9 @@
 -- Events out (#54): every lifecycle fact writes an event in the transaction that makes it, and each enabled webhook
--- endpoint that wants the event gets a delivery row in that same transaction. The facts' tables emit through
--- statement-level triggers over their transition tables, so a bulk statement (a feed's end reaching a page of
--- followers) writes its events in one INSERT … SELECT, and no statement anywhere can make a fact without its event.
+-- endpoint that wants the event gets a delivery row in that same transaction, so no statement anywhere can make a
+-- fact without its event. Inserts emit through statement-level triggers over their transition tables (a page of
+-- feed starts writes its events in one INSERT … SELECT); updates through row-level triggers whose WHEN names the
+-- change, which PostgreSQL checks without calling PL/pgSQL, so the many updates that change no state (a timestamp
+-- accepted, a claim, a checkpoint, a token seen again) cost nothing.
 
 -- Who ended an activity (or a feed, whose followers its end reaches), and who dismissed an activity. A statement
 -- that ends one sets the column, or the transaction says it with the setting livecast.ended_by (the reaper's ends go
@@ -120,22 +122,21 @@ CREATE TRIGGER activities_emit_insert AFTER INSERT ON activities REFERENCING NEW
 CREATE FUNCTION activities_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
-    SELECT n.app_id, t.type, 'activity', n.activity_key, event_activity_data(n) || t.extra
-    FROM new_rows n JOIN old_rows o ON o.id = n.id
-    CROSS JOIN LATERAL (VALUES
-        ('activity.registered', o.state = 'starting' AND n.state = 'active', '{}'::jsonb, 1),
-        ('activity.ended', o.state IN ('starting', 'active') AND n.state IN ('ended', 'dismissed'),
-            jsonb_build_object('endedBy', activity_ended_by(n)), 2),
-        ('activity.dismissed', o.state <> 'dismissed' AND n.state = 'dismissed',
-            jsonb_build_object('dismissedBy', coalesce(n.dismissed_by, 'device')), 3)
+    SELECT NEW.app_id, t.type, 'activity', NEW.activity_key, event_activity_data(NEW) || t.extra
+    FROM (VALUES
+        ('activity.registered', OLD.state = 'starting' AND NEW.state = 'active', '{}'::jsonb, 1),
+        ('activity.ended', OLD.state IN ('starting', 'active') AND NEW.state IN ('ended', 'dismissed'),
+            jsonb_build_object('endedBy', activity_ended_by(NEW)), 2),
+        ('activity.dismissed', OLD.state <> 'dismissed' AND NEW.state = 'dismissed',
+            jsonb_build_object('dismissedBy', coalesce(NEW.dismissed_by, 'device')), 3)
     ) AS t(type, happened, extra, step)
     WHERE t.happened
-    ORDER BY n.id, t.step;
+    ORDER BY t.step;
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER activities_emit_update AFTER UPDATE ON activities REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION activities_emit_updated();
+CREATE TRIGGER activities_emit_update AFTER UPDATE ON activities
+    FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION activities_emit_updated();
 
 -- activity.token_rotated: a later generation of an activity's update token.
 CREATE FUNCTION activity_tokens_emit_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -156,35 +157,31 @@ CREATE TRIGGER activity_tokens_emit_insert AFTER INSERT ON activity_tokens REFER
 CREATE FUNCTION activity_tokens_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
-    SELECT n.app_id, 'token.invalidated', 'token', n.token, jsonb_strip_nulls(jsonb_build_object(
-        'kind', 'activity', 'token', n.token, 'activityId', a.activity_key, 'deviceId', a.device_id,
-        'reason', n.invalidation_reason, 'apnsInvalidSinceMs', n.apns_invalid_since_ms))
-    FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN activities a ON a.id = n.activity_id
-    WHERE o.invalidated_at IS NULL AND n.invalidated_at IS NOT NULL
-      AND n.invalidation_reason IS DISTINCT FROM 'rotated' AND n.invalidation_reason IS DISTINCT FROM 'dismissed'
-    ORDER BY n.id;
+    SELECT NEW.app_id, 'token.invalidated', 'token', NEW.token, jsonb_strip_nulls(jsonb_build_object(
+        'kind', 'activity', 'token', NEW.token, 'activityId', a.activity_key, 'deviceId', a.device_id,
+        'reason', NEW.invalidation_reason, 'apnsInvalidSinceMs', NEW.apns_invalid_since_ms))
+    FROM activities a WHERE a.id = NEW.activity_id;
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER activity_tokens_emit_update AFTER UPDATE ON activity_tokens REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION activity_tokens_emit_updated();
+CREATE TRIGGER activity_tokens_emit_update AFTER UPDATE ON activity_tokens
+    FOR EACH ROW WHEN (OLD.invalidated_at IS NULL AND NEW.invalidated_at IS NOT NULL
+        AND NEW.invalidation_reason IS DISTINCT FROM 'rotated' AND NEW.invalidation_reason IS DISTINCT FROM 'dismissed')
+    EXECUTE FUNCTION activity_tokens_emit_updated();
 
 -- token.invalidated for push-to-start tokens (a rotation is not an invalidation).
 CREATE FUNCTION push_to_start_tokens_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
-    SELECT n.app_id, 'token.invalidated', 'token', n.token, jsonb_strip_nulls(jsonb_build_object(
-        'kind', 'pushToStart', 'token', n.token, 'deviceId', n.device_id, 'attributesType', n.attributes_type,
-        'userId', n.user_id, 'reason', n.invalidation_reason, 'apnsInvalidSinceMs', n.apns_invalid_since_ms))
-    FROM new_rows n JOIN old_rows o ON o.id = n.id
-    WHERE o.invalidated_at IS NULL AND n.invalidated_at IS NOT NULL AND n.invalidation_reason IS DISTINCT FROM 'rotated'
-    ORDER BY n.id;
+    VALUES (NEW.app_id, 'token.invalidated', 'token', NEW.token, jsonb_strip_nulls(jsonb_build_object(
+        'kind', 'pushToStart', 'token', NEW.token, 'deviceId', NEW.device_id, 'attributesType', NEW.attributes_type,
+        'userId', NEW.user_id, 'reason', NEW.invalidation_reason, 'apnsInvalidSinceMs', NEW.apns_invalid_since_ms)));
     RETURN NULL;
 END
 $$;
 CREATE TRIGGER push_to_start_tokens_emit_update AFTER UPDATE ON push_to_start_tokens
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION push_to_start_tokens_emit_updated();
+    FOR EACH ROW WHEN (OLD.invalidated_at IS NULL AND NEW.invalidated_at IS NOT NULL AND NEW.invalidation_reason IS DISTINCT FROM 'rotated')
+    EXECUTE FUNCTION push_to_start_tokens_emit_updated();
 
 -- start.sent (a feed's start going to a device) and start.unregistered (the app never reported it as an activity).
 CREATE FUNCTION feed_starts_emit_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -203,59 +200,52 @@ CREATE FUNCTION feed_starts_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
     SELECT f.app_id, 'start.unregistered', 'feed', f.feed_key,
-        jsonb_build_object('feedKey', f.feed_key, 'attributesType', f.attributes_type, 'deviceId', n.device_id,
-            'updateId', n.update_id, 'startedAt', n.started_at)
-    FROM new_rows n JOIN old_rows o ON o.feed_id = n.feed_id AND o.device_id = n.device_id
-    JOIN feeds f ON f.id = n.feed_id
-    WHERE o.unregistered_at IS NULL AND n.unregistered_at IS NOT NULL ORDER BY n.update_id, n.device_id;
+        jsonb_build_object('feedKey', f.feed_key, 'attributesType', f.attributes_type, 'deviceId', NEW.device_id,
+            'updateId', NEW.update_id, 'startedAt', NEW.started_at)
+    FROM feeds f WHERE f.id = NEW.feed_id;
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER feed_starts_emit_update AFTER UPDATE ON feed_starts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION feed_starts_emit_updated();
+CREATE TRIGGER feed_starts_emit_update AFTER UPDATE ON feed_starts
+    FOR EACH ROW WHEN (OLD.unregistered_at IS NULL AND NEW.unregistered_at IS NOT NULL) EXECUTE FUNCTION feed_starts_emit_updated();
 
 -- update.completed: an outbox row done (sent, superseded or failed), with its per-target counts.
 CREATE FUNCTION updates_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
-    SELECT n.app_id, 'update.completed', 'update', n.id::text, jsonb_strip_nulls(jsonb_build_object(
-        'updateId', n.id, 'event', n.event, 'timestamp', n.timestamp, 'status', n.status,
-        'feedKey', (SELECT f.feed_key FROM feeds f WHERE f.id = n.feed_id),
-        'activityId', (SELECT a.activity_key FROM activities a WHERE a.id = n.activity_id),
+    SELECT NEW.app_id, 'update.completed', 'update', NEW.id::text, jsonb_strip_nulls(jsonb_build_object(
+        'updateId', NEW.id, 'event', NEW.event, 'timestamp', NEW.timestamp, 'status', NEW.status,
+        'feedKey', (SELECT f.feed_key FROM feeds f WHERE f.id = NEW.feed_id),
+        'activityId', (SELECT a.activity_key FROM activities a WHERE a.id = NEW.activity_id),
         'counts', jsonb_build_object(
-            'sent', n.sent_count,
-            'failed', n.failed_count,
-            'superseded', CASE WHEN n.status <> 'superseded' THEN 0
-                               WHEN n.activity_id IS NOT NULL THEN 1
+            'sent', NEW.sent_count,
+            'failed', NEW.failed_count,
+            'superseded', CASE WHEN NEW.status <> 'superseded' THEN 0
+                               WHEN NEW.activity_id IS NOT NULL THEN 1
                                ELSE (SELECT count(*) FROM activities a
-                                     WHERE a.feed_id = n.feed_id AND a.id > n.cursor_id
+                                     WHERE a.feed_id = NEW.feed_id AND a.id > NEW.cursor_id
                                        AND a.state IN ('starting', 'active') AND a.channel_id IS NULL)
-                                    + CASE WHEN n.channel_done THEN 0
+                                    + CASE WHEN NEW.channel_done THEN 0
                                            ELSE (SELECT count(*) FROM channels c
-                                                 WHERE c.feed_id = n.feed_id AND c.state = 'active') END END,
-            'owed', (SELECT count(*) FROM owed_pushes p WHERE p.update_id = n.id))))
-    FROM new_rows n JOIN old_rows o ON o.id = n.id
-    WHERE o.completed_at IS NULL AND n.completed_at IS NOT NULL ORDER BY n.id;
+                                                 WHERE c.feed_id = NEW.feed_id AND c.state = 'active') END END,
+            'owed', (SELECT count(*) FROM owed_pushes p WHERE p.update_id = NEW.id))));
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER updates_emit_update AFTER UPDATE ON updates REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION updates_emit_updated();
+CREATE TRIGGER updates_emit_update AFTER UPDATE ON updates
+    FOR EACH ROW WHEN (OLD.completed_at IS NULL AND NEW.completed_at IS NOT NULL) EXECUTE FUNCTION updates_emit_updated();
 
 -- update.refused: a scheduled request refused when its time came.
 CREATE FUNCTION scheduled_updates_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
-    SELECT n.app_id, 'update.refused', 'update', n.id::text, jsonb_strip_nulls(jsonb_build_object(
-        'updateId', n.id, 'route', n.route, 'target', n.target, 'sendAt', n.send_at, 'refusal', n.refusal))
-    FROM new_rows n JOIN old_rows o ON o.id = n.id
-    WHERE o.status <> 'refused' AND n.status = 'refused' ORDER BY n.id;
+    VALUES (NEW.app_id, 'update.refused', 'update', NEW.id::text, jsonb_strip_nulls(jsonb_build_object(
+        'updateId', NEW.id, 'route', NEW.route, 'target', NEW.target, 'sendAt', NEW.send_at, 'refusal', NEW.refusal)));
     RETURN NULL;
 END
 $$;
 CREATE TRIGGER scheduled_updates_emit_update AFTER UPDATE ON scheduled_updates
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduled_updates_emit_updated();
+    FOR EACH ROW WHEN (OLD.status <> 'refused' AND NEW.status = 'refused') EXECUTE FUNCTION scheduled_updates_emit_updated();
 
 -- push.dead_lettered: a push Livecast gave up on.
 CREATE FUNCTION dead_letters_emit_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -278,20 +268,19 @@ CREATE TRIGGER dead_letters_emit_insert AFTER INSERT ON dead_letters REFERENCING
 CREATE FUNCTION apps_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
-    SELECT n.id, t.type, 'app', n.bundle_id, t.data
-    FROM new_rows n JOIN old_rows o ON o.id = n.id
-    CROSS JOIN LATERAL (VALUES
-        ('sending.held', o.sending_held_at IS NULL AND n.sending_held_at IS NOT NULL,
-            jsonb_strip_nulls(jsonb_build_object('reason', n.sending_held_reason, 'heldAt', n.sending_held_at))),
-        ('sending.resumed', o.sending_held_at IS NOT NULL AND n.sending_held_at IS NULL,
-            jsonb_strip_nulls(jsonb_build_object('heldSince', o.sending_held_at, 'reason', o.sending_held_reason)))
+    SELECT NEW.id, t.type, 'app', NEW.bundle_id, t.data
+    FROM (VALUES
+        ('sending.held', OLD.sending_held_at IS NULL AND NEW.sending_held_at IS NOT NULL,
+            jsonb_strip_nulls(jsonb_build_object('reason', NEW.sending_held_reason, 'heldAt', NEW.sending_held_at))),
+        ('sending.resumed', OLD.sending_held_at IS NOT NULL AND NEW.sending_held_at IS NULL,
+            jsonb_strip_nulls(jsonb_build_object('heldSince', OLD.sending_held_at, 'reason', OLD.sending_held_reason)))
     ) AS t(type, happened, data)
-    WHERE t.happened ORDER BY n.id;
+    WHERE t.happened;
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER apps_emit_update AFTER UPDATE ON apps REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION apps_emit_updated();
+CREATE TRIGGER apps_emit_update AFTER UPDATE ON apps
+    FOR EACH ROW WHEN (OLD.sending_held_at IS DISTINCT FROM NEW.sending_held_at) EXECUTE FUNCTION apps_emit_updated();
 
 -- channel.created, channel.retired, channel.missing_at_apns (the reconciler or a push's answer).
 CREATE FUNCTION event_channel_data(c channels) RETURNS jsonb LANGUAGE sql STABLE AS $$
@@ -314,16 +303,15 @@ CREATE TRIGGER channels_emit_insert AFTER INSERT ON channels REFERENCING NEW TAB
 CREATE FUNCTION channels_emit_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO events (app_id, type, subject_kind, subject_id, data)
-    SELECT n.app_id, CASE n.state WHEN 'active' THEN 'channel.created' WHEN 'retired' THEN 'channel.retired'
-                                  ELSE 'channel.missing_at_apns' END,
-        'channel', n.channel_id, event_channel_data(n)
-    FROM new_rows n JOIN old_rows o ON o.id = n.id
-    WHERE o.state <> n.state AND n.state IN ('active', 'retired', 'missing') ORDER BY n.id;
+    VALUES (NEW.app_id, CASE NEW.state WHEN 'active' THEN 'channel.created' WHEN 'retired' THEN 'channel.retired'
+                                       ELSE 'channel.missing_at_apns' END,
+        'channel', NEW.channel_id, event_channel_data(NEW));
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER channels_emit_update AFTER UPDATE ON channels REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION channels_emit_updated();
+CREATE TRIGGER channels_emit_update AFTER UPDATE ON channels
+    FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state AND NEW.state IN ('active', 'retired', 'missing'))
+    EXECUTE FUNCTION channels_emit_updated();
 
 -- An event as the event feed and webhooks show it.
 CREATE FUNCTION event_json(e events) RETURNS jsonb LANGUAGE sql STABLE AS $$
