@@ -17,8 +17,17 @@ struct DispatchFixture {
     /// Runs `body` with a fresh fixture, then judges every push the emulator received, as it arrived: no target
     /// got a timestamp older than one it had accepted (an identical re-send aside), nothing reached a token after
     /// its 410 or a target after its end. A test that sends older pushes on purpose passes `judgesWire: false`.
-    static func with(_ name: String, judgesWire: Bool = true, _ body: (DispatchFixture) async throws -> Void) async throws {
-        try await EmulatorFixture.with({ $0.recordsWire = true }) { emulator in
+    /// - Parameter latency: How long the emulator waits before each answer, as APNs does.
+    static func with(
+        _ name: String,
+        judgesWire: Bool = true,
+        latency: EmulatorLatency = .none,
+        _ body: (DispatchFixture) async throws -> Void
+    ) async throws {
+        try await EmulatorFixture.with({
+            $0.recordsWire = true
+            $0.latency = latency
+        }) { emulator in
             let apns = try emulator.makeClient()
             do {
                 try await StoreFixture.with(name) { store in

@@ -8,10 +8,13 @@ extension Dispatcher.Settings {
     /// - Configuration keys:
     ///   - `retry-deadline` (whole seconds, 1 or more, default 3600): how long a push APNs keeps asking to retry
     ///     stays owed before it is a dead letter; an end is kept while its activity can show.
+    ///   - `fan-out-slice` (whole number, 100 or more, default 50000): a feed's token-based followers per slice; a
+    ///     fan-out to more is split into slices that the workers of every instance walk side by side.
     /// - Throws: ``InvalidSetting`` for a value out of range.
     package init(reader: ConfigReader) throws {
         self.init()
         self.retryDeadline = try reader.seconds("retry-deadline", atLeast: 1, default: self.retryDeadline)
+        self.sliceSize = try reader.wholeNumber("fan-out-slice", atLeast: 100, default: self.sliceSize)
     }
 }
 

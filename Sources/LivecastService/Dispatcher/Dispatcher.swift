@@ -40,9 +40,12 @@ package struct Dispatcher: Sendable {
         /// How long a push APNs keeps asking to retry later (429, 5xx, connection lost) stays owed before it is
         /// given up as a dead letter; an end is kept at least while its activity can show. Defaults to one hour.
         package var retryDeadline: Duration
-        /// Fan-outs of one app sent at once across all dispatchers, so one app's big games leave room for the
-        /// others'. Defaults to 2.
+        /// Fan-outs of one app sent at once across all dispatchers, and slices of its fan-outs sent at once by one
+        /// dispatcher, so one app's big games leave room for the others'. Defaults to 2.
         package var fanOutsPerApp: Int
+        /// A feed's token-based followers per slice: a fan-out to more is split into slices that every instance's
+        /// workers walk side by side (`fan-out-slice`). Defaults to 50,000.
+        package var sliceSize: Int
         /// The wait before the first retry of a push APNs asked to retry later, doubled each try up to
         /// ``maximumRetryBackoff``. Defaults to 0.5 s.
         package var firstRetryBackoff: Duration
@@ -62,6 +65,7 @@ package struct Dispatcher: Sendable {
             fanOutAttempts: Int = 8,
             retryDeadline: Duration = .seconds(3600),
             fanOutsPerApp: Int = 2,
+            sliceSize: Int = 50_000,
             firstRetryBackoff: Duration = .milliseconds(500),
             maximumRetryBackoff: Duration = .seconds(1),
             invalidationGuardShare: Double = 0.5,
@@ -73,6 +77,7 @@ package struct Dispatcher: Sendable {
             self.fanOutAttempts = fanOutAttempts
             self.retryDeadline = retryDeadline
             self.fanOutsPerApp = fanOutsPerApp
+            self.sliceSize = max(sliceSize, 1)
             self.firstRetryBackoff = firstRetryBackoff
             self.maximumRetryBackoff = max(maximumRetryBackoff, firstRetryBackoff)
             self.invalidationGuardShare = invalidationGuardShare
@@ -119,12 +124,12 @@ package struct Dispatcher: Sendable {
         self.outbox = outbox
         self.owedDue = owedDue
         self.logger = logger
-        self.fanOuts = FanOutRunner(tools: tools, pageSize: settings.pageSize, attempts: settings.fanOutAttempts)
+        self.fanOuts = FanOutRunner(tools: tools, pageSize: settings.pageSize, sliceSize: settings.sliceSize, attempts: settings.fanOutAttempts)
         self.quickLane = QuickLane(tools: tools, batchSize: settings.batchSize)
     }
 
     /// Claims and sends one piece of work, under a heartbeat that keeps its claims: a feed's fan-out (to its end,
-    /// unless the claim is lost), or else quick work: each app's due standalone activity updates and owed pushes,
+    /// unless the claim is lost, or until it is split into slices), else a slice of one, or else quick work: each app's due standalone activity updates and owed pushes,
     /// the apps side by side.
     /// - Parameter whenClaimedFanOut: Called once it holds a fan-out, before it runs it (another worker may look for
     ///   more).
@@ -136,6 +141,12 @@ package struct Dispatcher: Sendable {
                 claims.hold(updates: [fanOut.updateID])
                 whenClaimedFanOut()
                 try await self.fanOuts.run(fanOut)
+                return 1
+            }
+            if lane == .any, let slice = try await self.outbox.claimSlice(perApp: self.settings.fanOutsPerApp) {
+                if let id = slice.slice?.id { claims.hold(slice: id) }
+                whenClaimedFanOut()
+                try await self.fanOuts.run(slice)
                 return 1
             }
             return try await self.quickLane.dispatch(holding: claims)

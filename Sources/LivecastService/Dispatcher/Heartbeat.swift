@@ -4,7 +4,7 @@ import NIOPosix
 import PostgresNIO
 import Synchronization
 
-/// The claims one round of a dispatcher holds: the updates and owed pushes it claimed, which its heartbeat renews.
+/// The claims one round of a dispatcher holds: the updates, slices and owed pushes it claimed, which its heartbeat renews.
 ///
 /// Only these, not every claim under the dispatcher's id: the workers of a dispatcher share its id, and a claim
 /// left behind by a round that failed would otherwise be renewed by the other rounds' heartbeats for as long as any
@@ -12,6 +12,7 @@ import Synchronization
 final class RoundClaims: Sendable {
     private struct Held {
         var updates: [Int64] = []
+        var slices: [Int64] = []
         var owedPushes: [Int64] = []
     }
 
@@ -22,13 +23,18 @@ final class RoundClaims: Sendable {
         self.held.withLock { $0.updates.append(contentsOf: updates) }
     }
 
+    /// Adds a slice of an update the round claimed.
+    func hold(slice: Int64) {
+        self.held.withLock { $0.slices.append(slice) }
+    }
+
     /// Adds owed pushes the round claimed.
     func hold(owedPushes: some Sequence<Int64>) {
         self.held.withLock { $0.owedPushes.append(contentsOf: owedPushes) }
     }
 
-    fileprivate var current: (updates: [Int64], owedPushes: [Int64]) {
-        self.held.withLock { ($0.updates, $0.owedPushes) }
+    fileprivate var current: (updates: [Int64], slices: [Int64], owedPushes: [Int64]) {
+        self.held.withLock { ($0.updates, $0.slices, $0.owedPushes) }
     }
 }
 
@@ -46,9 +52,9 @@ extension Dispatcher {
 
     private func beat(_ claims: RoundClaims) async {
         while (try? await MultiThreadedEventLoopGroup.singleton.any().sleep(for: self.settings.lease / 3)) != nil {
-            let (updates, owedPushes) = claims.current
+            let (updates, slices, owedPushes) = claims.current
             do {
-                try await self.outbox.renew(updates: updates, owedPushes: owedPushes)
+                try await self.outbox.renew(updates: updates, slices: slices, owedPushes: owedPushes)
             } catch {
                 self.logger.warning("could not renew the dispatcher's claims", metadata: ["error": "\(error)"])
             }

@@ -7,7 +7,7 @@ extension FanOutRunner {
     /// One broadcast to the feed's live channel, recorded as a delivery; one APNs asks to retry later is owed to
     /// the channel. A retired channel is never sent to.
     func broadcast(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
-        let busy = try await self.outbox.clearOlderOwed(.channel, ofFeed: claim.feedID, after: 0, upTo: claim.updateID, on: connection)
+        let busy = try await self.outbox.clearOlderOwed(.channel, ofFeed: claim.feedID, after: 0, through: .max, upTo: claim.updateID, on: connection)
         let channel = try await self.outbox.liveChannel(ofFeed: claim.feedID, on: connection)
         guard let payload = claim.channelPayload, let channel else {
             try await self.outbox.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
@@ -49,14 +49,28 @@ extension FanOutRunner {
         if claim.event == .end { try await self.outbox.endChannelFollowers(of: claim, on: connection) }
     }
 
-    /// Walks the token-based followers page by page: each page is read and sent under the feed's send lock (so a
-    /// token rotation never crosses it), then checkpointed; an end also ends the page's activities.
+    /// Walks the token-based followers page by page, up to the claim's slice's end if it is a slice: each page is
+    /// read and sent under the feed's send lock (so a token rotation never crosses it), then checkpointed; an end
+    /// also ends the page's activities.
     func sendToFollowers(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
         let (event, timestamp, dismissalDate) = (claim.event, claim.timestamp, claim.dismissalDate)
-        let busy = try await self.outbox.clearOlderOwed(.activity, ofFeed: claim.feedID, after: claim.cursor, upTo: claim.updateID, on: connection)
+        let busy = try await self.outbox.clearOlderOwed(
+            .activity,
+            ofFeed: claim.feedID,
+            after: claim.cursor,
+            through: claim.upperBound,
+            upTo: claim.updateID,
+            on: connection
+        )
         try await self.walkPages(&claim, tokens: .activityTokens, on: connection) { claim in
             try await self.outbox.withSendLocks(SendLocks.feedNamespace, [claim.feedID], on: connection) {
-                let followers = try await self.outbox.followers(ofFeed: claim.feedID, after: claim.cursor, limit: self.pageSize, on: connection)
+                let followers = try await self.outbox.followers(
+                    ofFeed: claim.feedID,
+                    after: claim.cursor,
+                    through: claim.upperBound,
+                    limit: self.pageSize,
+                    on: connection
+                )
                 let targets = followers.map {
                     PageTarget(
                         tokenID: $0.tokenID,

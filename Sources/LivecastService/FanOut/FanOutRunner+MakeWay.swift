@@ -1,7 +1,7 @@
 import LivecastStore
 
 extension FanOutRunner {
-    /// Splits a page's pushes around its busy targets (``Outbox/clearOlderOwed(_:ofFeed:after:upTo:on:)``): the
+    /// Splits a page's pushes around its busy targets (``Outbox/clearOlderOwed(_:ofFeed:after:through:upTo:on:)``): the
     /// ones to send now, and the ones deferred behind an older push in flight, to be owed. A target whose push of
     /// this very update is in flight (a repeated page) gets neither: that push is this one. A push's target is its
     /// ``PageTarget/ownerID``.

@@ -9,12 +9,15 @@ import PostgresNIO
 struct StopAtCheckpoint: Error {}
 
 /// Runs a feed's claimed fan-out: its channel's broadcast and a walk of its token-based followers (an update or an
-/// end), or a walk of its push-to-start audience (a start), page by page, each page checkpointed.
+/// end), or a walk of its push-to-start audience (a start), page by page, each page checkpointed. Followers beyond
+/// one slice are split into slices, which any worker of any instance claims and walks the same way.
 @dynamicMemberLookup
 struct FanOutRunner: Sendable {
     let tools: LaneTools
     /// Followers read and sent per checkpoint.
     let pageSize: Int
+    /// Followers per slice of a split fan-out (``Outbox/split(_:size:on:)``).
+    let sliceSize: Int
     /// Claims in a row without a checkpoint before a fan-out is given up.
     let attempts: Int
 
@@ -39,7 +42,7 @@ struct FanOutRunner: Sendable {
                 } else {
                     self.logger.error("cannot send an app's fan-out", metadata: ["app": "\(claimed.appID)", "error": "\(error)"])
                     try await self.outbox.release(
-                        claimed.updateID,
+                        claimed,
                         status: .pending,
                         retryAfter: RetryPolicy.unusableKeyPause,
                         resetAttempts: true,
@@ -56,24 +59,28 @@ struct FanOutRunner: Sendable {
                 case .start:
                     try await self.sendStarts(&claim, app: app, on: connection)
                 case .update, .end:
-                    if !claim.channelDone { try await self.broadcast(&claim, app: app, on: connection) }
+                    if claim.slice == nil {
+                        if !claim.channelDone { try await self.broadcast(&claim, app: app, on: connection) }
+                        // Split, the followers are the slices' to walk, on any instance.
+                        if try await self.outbox.split(claim, size: self.sliceSize, on: connection) { return }
+                    }
                     try await self.sendToFollowers(&claim, app: app, on: connection)
                 }
-                try await self.outbox.release(claim.updateID, status: .sent, on: connection)
+                try await self.outbox.release(claim, status: .sent, on: connection)
             }
         } catch let lost as LostClaim {
             self.logger.notice("stopped a fan-out another dispatcher took over", metadata: ["update": "\(lost.updateID)"])
         } catch is StopAtCheckpoint {
-            try await self.database.withGuardedConnection { try await self.outbox.release(claimed.updateID, status: .pending, on: $0) }
+            try await self.database.withGuardedConnection { try await self.outbox.release(claimed, status: .pending, on: $0) }
         } catch is SendingHeld {
             // Back to the outbox at its checkpoint, with its tries counted afresh: it waits for the app to resume.
             try await self.database.withGuardedConnection {
-                try await self.outbox.release(claimed.updateID, status: .pending, resetAttempts: true, on: $0)
+                try await self.outbox.release(claimed, status: .pending, resetAttempts: true, on: $0)
             }
         } catch  where StoreError.isConnectionLoss(error) {
             // Its connection went away (PostgreSQL restarted, say): back to the outbox at its checkpoint as soon as
             // the database answers again, instead of when its lease runs out.
-            await self.releaseAfterConnectionLoss(claimed.updateID)
+            await self.releaseAfterConnectionLoss(claimed)
             throw error
         }
     }
@@ -81,17 +88,17 @@ struct FanOutRunner: Sendable {
     /// Puts a fan-out whose connection went away back to the outbox at its checkpoint. The pool can hand out the
     /// lost connection again before it has seen it close, and PostgreSQL may still be restarting: a few tries, a
     /// little apart, then the claim is left to its lease.
-    private func releaseAfterConnectionLoss(_ updateID: Int64) async {
+    private func releaseAfterConnectionLoss(_ claim: FanOutClaim) async {
         for pause in [Duration.milliseconds(50), .milliseconds(250), .seconds(1), .zero] {
             do {
-                try await self.database.withGuardedConnection { try await self.outbox.release(updateID, status: .pending, on: $0) }
+                try await self.database.withGuardedConnection { try await self.outbox.release(claim, status: .pending, on: $0) }
                 return
             } catch  where StoreError.isConnectionLoss(error) && pause > .zero {
                 try? await Task.sleep(for: pause)
             } catch {
                 self.logger.warning(
                     "a fan-out cut off by a lost connection waits for its lease",
-                    metadata: ["update": "\(updateID)", "error": "\(error)"]
+                    metadata: ["update": "\(claim.updateID)", "error": "\(error)"]
                 )
                 return
             }
@@ -100,7 +107,7 @@ struct FanOutRunner: Sendable {
 
     /// Gives a claimed fan-out up: marks it failed and keeps it as a dead letter with the reason.
     private func giveUp(_ claim: FanOutClaim, reason: String, on connection: PostgresConnection) async throws {
-        try await self.outbox.release(claim.updateID, status: .failed, on: connection)
+        try await self.outbox.release(claim, status: .failed, on: connection)
         try await self.recorder.deadLetter(
             [claim.deadLetter(reason: reason)],
             appID: claim.appID,

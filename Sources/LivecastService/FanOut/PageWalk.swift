@@ -12,7 +12,7 @@ struct SentPage: Sendable {
 extension FanOutRunner {
     /// Walks a fan-out from its checkpoint, page by page, until a short page. Each page's failures, owed pushes and
     /// APNs' verdicts on its tokens are recorded, then `finish` runs, then the page is checkpointed. (What older
-    /// updates still owed the targets was dropped before the walk read a token: ``Outbox/clearOlderOwed(_:ofFeed:after:upTo:on:)``.)
+    /// updates still owed the targets was dropped before the walk read a token: ``Outbox/clearOlderOwed(_:ofFeed:after:through:upTo:on:)``.)
     /// - Parameters:
     ///   - sendPage: Reads and sends the page after the claim's cursor; an empty page ends the walk.
     ///   - finish: What a page does once sent and recorded, before its checkpoint.

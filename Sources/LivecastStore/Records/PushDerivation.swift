@@ -26,7 +26,12 @@ struct PushDerivation {
         guard !candidates.isEmpty else { return [] }
         let rows = try await connection.query(
             """
-            SELECT c.n, u.event, u.timestamp, u.stale_date, u.status, u.cursor_id, u.feed_id IS NOT NULL,
+            SELECT c.n, u.event, u.timestamp, u.stale_date, u.status,
+                CASE WHEN u.sliced THEN coalesce(
+                        (SELECT s.cursor_id FROM fan_out_slices s
+                         WHERE s.update_id = u.id AND c.target_id > s.lower_id AND c.target_id <= s.upper_id), u.cursor_id)
+                     ELSE u.cursor_id END,
+                u.feed_id IS NOT NULL,
                 extract(epoch FROM coalesce(u.completed_at, u.created_at))::bigint,
                 d.status, d.reason, extract(epoch FROM d.attempted_at)::bigint,
                 o.attempts, o.last_status, o.last_reason,
@@ -105,7 +110,7 @@ struct PushDerivation {
     /// What the outbox row says of the update as a whole.
     private struct UpdateProgress {
         var status: String
-        /// The last follower (or push-to-start token) a fan-out handled.
+        /// The last follower (or push-to-start token) a fan-out handled; of a split fan-out, the target's slice's.
         var cursor: Int64
         var isFanOut: Bool
         /// Its completion, or its acceptance while unfinished (UNIX seconds).

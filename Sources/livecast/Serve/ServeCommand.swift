@@ -122,6 +122,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var retryDeadline: Int?
 
+    @Option(
+        help: """
+            A feed's token-based followers per slice: a fan-out to more is split into slices that every instance's \
+            workers walk side by side (default: $LIVECAST_FAN_OUT_SLICE, else 50000).
+            """
+    )
+    var fanOutSlice: Int?
+
     @Option(help: "Seconds between reaper passes on the one instance holding the lock (default: $LIVECAST_REAP_INTERVAL, else 60; 0 disables).")
     var reapInterval: Int?
 
@@ -150,6 +158,7 @@ struct ServeCommand: AsyncParsableCommand {
             "max-clock-skew": self.maxClockSkew.map(String.init), "start-registration-timeout": self.startRegistrationTimeout.map(String.init),
             "console-idle-timeout": self.consoleIdleTimeout.map(String.init),
             "dispatch-workers": self.dispatchWorkers.map(String.init), "retry-deadline": self.retryDeadline.map(String.init),
+            "fan-out-slice": self.fanOutSlice.map(String.init),
             "reap-interval": self.reapInterval.map(String.init),
             "webhook-workers": self.webhookWorkers.map(String.init), "webhook-allow-private": self.webhookAllowPrivate ? "true" : nil,
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },

@@ -98,6 +98,10 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
             SELECT u.id, u.event, u.timestamp, u.priority::int, u.status, u.sent_count, u.failed_count,
                 CASE
                     WHEN u.activity_id IS NOT NULL THEN 1
+                    WHEN u.sliced THEN (SELECT count(*)::int FROM fan_out_slices s
+                          JOIN activities a ON a.feed_id = u.feed_id AND a.id > s.cursor_id AND a.id <= s.upper_id
+                            AND a.state IN \(unescaped: ActivityState.runningSQL) AND a.channel_id IS NULL
+                          WHERE s.update_id = u.id AND s.status IN \(unescaped: OutboxStatus.unfinishedSQL))
                     ELSE (SELECT count(*)::int FROM activities a
                           WHERE a.feed_id = u.feed_id AND a.id > u.cursor_id AND a.state IN \(unescaped: ActivityState.runningSQL)
                             AND a.channel_id IS NULL)

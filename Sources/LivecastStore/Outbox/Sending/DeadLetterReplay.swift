@@ -113,14 +113,22 @@ package struct DeadLetterReplay: Sendable {
         return binds
     }
 
-    /// Owes the push again, due now, with a new deadline; a fan-out given up as a whole goes back to the outbox,
-    /// from its checkpoint, with its tries counted afresh. The update no longer counts it as failed.
+    /// Owes the push again, due now, with a new deadline; a fan-out given up as a whole (or a slice of it) goes back
+    /// to the outbox, from its checkpoint, with its tries counted afresh. The update no longer counts it as failed.
     private func requeue(_ updateID: Int64, kind: String, targetID: Int64, on connection: PostgresConnection) async throws {
         if kind == "feed" {
+            // A split fan-out goes on from its slices given up; its update stays theirs (`dispatching`, unclaimed).
             try await connection.query(
                 """
-                UPDATE updates SET status = \(unescaped: OutboxStatus.pending.sql), attempts = 0, claimed_by = NULL, not_before = now(), completed_at = NULL,
-                    failed_count = greatest(failed_count - 1, 0)
+                UPDATE fan_out_slices SET status = \(unescaped: OutboxStatus.pending.sql), attempts = 0, claimed_by = NULL, not_before = now()
+                WHERE update_id = \(updateID) AND status = \(unescaped: OutboxStatus.failed.sql)
+                """,
+                logger: self.logger
+            )
+            try await connection.query(
+                """
+                UPDATE updates SET status = CASE WHEN sliced THEN \(unescaped: OutboxStatus.dispatching.sql) ELSE \(unescaped: OutboxStatus.pending.sql) END,
+                    attempts = 0, claimed_by = NULL, not_before = now(), completed_at = NULL, failed_count = greatest(failed_count - 1, 0)
                 WHERE id = \(updateID) AND status = \(unescaped: OutboxStatus.failed.sql)
                 """,
                 logger: self.logger

@@ -1,6 +1,6 @@
 package import LivecastCore
 
-/// A feed's start, update or end, claimed by one dispatcher, with its checkpoint.
+/// A feed's start, update or end, claimed by one dispatcher, with its checkpoint; or one slice of its followers.
 package struct FanOutClaim: Sendable {
     package var updateID: Int64
     package var appID: Int64
@@ -24,11 +24,26 @@ package struct FanOutClaim: Sendable {
     package var attempts: Int
     /// Whether the update is older than the retry deadline (what is still unsent then is given up).
     package var pastDeadline: Bool
+    /// The slice of the followers this claim walks, when the update was split (``FanOutSlice``); nil for the claim
+    /// of the update itself.
+    package var slice: FanOutSlice?
+
+    /// The last follower this claim may walk: its slice's end, else the last there is.
+    package var upperBound: Int64 { self.slice?.upperID ?? .max }
 
     /// The whole fan-out given up for `reason`.
     package func deadLetter(reason: String) -> DeadLetter {
         DeadLetter(updateID: self.updateID, targetKind: "feed", targetID: self.feedID, reason: reason, attempts: self.attempts)
     }
+}
+
+/// A run of a split fan-out's followers, `(lowerID, upperID]` by activity id, claimed on its own
+/// (`fan_out_slices`, `sql/0036`).
+package struct FanOutSlice: Sendable, Equatable {
+    /// The slice's row.
+    package var id: Int64
+    /// The last follower in the slice.
+    package var upperID: Int64
 }
 
 /// Another dispatcher took over an update this one was sending: its lease ran out.

@@ -27,11 +27,18 @@ package struct AudienceMember: Sendable {
 }
 
 extension Outbox {
-    /// The next page of a feed's token-based followers after `cursor`, in keyset order (``FollowerPage``).
-    package func followers(ofFeed feedID: Int64, after cursor: Int64, limit: Int, on connection: PostgresConnection) async throws -> [Follower] {
+    /// The next page of a feed's token-based followers after `cursor` and up to `upper`, in keyset order
+    /// (``FollowerPage``).
+    package func followers(
+        ofFeed feedID: Int64,
+        after cursor: Int64,
+        through upper: Int64,
+        limit: Int,
+        on connection: PostgresConnection
+    ) async throws -> [Follower] {
         var page: [Follower] = []
         page.reserveCapacity(limit)
-        let statement = FollowerPage(feedID: feedID, after: cursor, limit: limit)
+        let statement = FollowerPage(feedID: feedID, after: cursor, through: upper, limit: limit)
         for try await (activityID, tokenID, token, isUnproven) in try await connection.execute(statement, logger: self.logger) {
             page.append(Follower(activityID: activityID, tokenID: tokenID, token: token, isUnproven: isUnproven))
         }

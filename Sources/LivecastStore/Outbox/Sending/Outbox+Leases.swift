@@ -2,14 +2,23 @@ import LivecastCore
 import PostgresNIO
 
 extension Outbox {
-    /// Renews the lease of these claims of this dispatcher: updates it is sending and owed pushes.
-    package func renew(updates: [Int64], owedPushes: [Int64]) async throws {
+    /// Renews the lease of these claims of this dispatcher: updates it is sending, slices of updates and owed pushes.
+    package func renew(updates: [Int64], slices: [Int64], owedPushes: [Int64]) async throws {
         let lease = self.lease.inSeconds
         if !updates.isEmpty {
             try await self.database.guardedQuery(
                 """
                 UPDATE updates SET not_before = now() + make_interval(secs => \(lease))
                 WHERE id = ANY(\(updates)) AND claimed_by = \(self.claimer) AND status = \(unescaped: OutboxStatus.dispatching.sql)
+                """,
+                logger: self.logger
+            )
+        }
+        if !slices.isEmpty {
+            try await self.database.guardedQuery(
+                """
+                UPDATE fan_out_slices SET not_before = now() + make_interval(secs => \(lease))
+                WHERE id = ANY(\(slices)) AND claimed_by = \(self.claimer) AND status = \(unescaped: OutboxStatus.dispatching.sql)
                 """,
                 logger: self.logger
             )

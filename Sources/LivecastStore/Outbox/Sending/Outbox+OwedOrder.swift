@@ -20,11 +20,13 @@ extension Outbox {
     /// - Parameters:
     ///   - kind: The targets: the feed's activities, or its channel.
     ///   - after: The walk's checkpoint: targets up to it have this update's push or owe it already.
+    ///   - through: The last target the walk will reach: its slice's end (``FanOutClaim/upperBound``).
     /// - Returns: Each busy target, with the update of its push in flight.
     package func clearOlderOwed(
         _ kind: OwedTarget.Kind,
         ofFeed feedID: Int64,
         after cursor: Int64,
+        through upper: Int64,
         upTo updateID: Int64,
         on connection: PostgresConnection
     ) async throws -> [Int64: Int64] {
@@ -33,7 +35,7 @@ extension Outbox {
             WITH older AS (
                 SELECT o.id, o.target_id, o.update_id, o.claimed_by IS NOT NULL AND o.not_before > now() AS in_flight
                 FROM owed_pushes o
-                WHERE o.target_kind = \(kind.rawValue) AND o.target_id > \(cursor)
+                WHERE o.target_kind = \(kind.rawValue) AND o.target_id > \(cursor) AND o.target_id <= \(upper)
                   AND o.update_id IN (SELECT id FROM updates WHERE feed_id = \(feedID) AND id <= \(updateID))
                 FOR UPDATE OF o
             ), cleared AS (

@@ -5,7 +5,7 @@ package import PostgresNIO
 /// The outbox as a dispatcher works it: every statement a dispatcher runs on `updates`, `owed_pushes`,
 /// `dead_letters`, `deliveries` and the rows it reads to send (followers, audiences, channels), named for what it
 /// does. Claims are made under a lease in this dispatcher's name (``claimer``) and renewed by its heartbeat
-/// (``renew(updates:owedPushes:)``); a checkpoint or release of a claim another dispatcher took over is refused.
+/// (``renew(updates:slices:owedPushes:)``); a checkpoint or release of a claim another dispatcher took over is refused.
 ///
 /// What to send and when (the retry backoff, the invalidation guard, which lane claims what) is the service's policy;
 /// this type only reads and writes.

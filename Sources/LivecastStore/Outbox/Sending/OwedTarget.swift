@@ -19,7 +19,7 @@ package struct OwedTarget: Sendable {
     package var status: Int?
     package var reason: String
     /// Not sent yet: an older push to the target was in flight when this update reached it
-    /// (``Outbox/clearOlderOwed(_:ofFeed:after:upTo:on:)``). It is due at once, and goes once that push is answered.
+    /// (``Outbox/clearOlderOwed(_:ofFeed:after:through:upTo:on:)``). It is due at once, and goes once that push is answered.
     package var isDeferred = false
 
     package init(kind: Kind, id: Int64, usesChannelPayload: Bool = false, status: Int? = nil, reason: String, isDeferred: Bool = false) {
