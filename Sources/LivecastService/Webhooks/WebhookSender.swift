@@ -148,6 +148,6 @@ package final class WebhookSender: Sendable {
             return nil
         }
         guard written != nil else { return nil }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

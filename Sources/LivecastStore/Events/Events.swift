@@ -1,4 +1,3 @@
-package import Foundation
 import Logging
 import PostgresNIO
 
@@ -13,7 +12,6 @@ package struct Events: DatabaseBacked {
     package struct Entry: Sendable, Hashable {
         package var cursor: EventCursor
         package var type: String
-        package var occurredAt: Date
         /// The event as JSON text (`event_json`): `id`, `type`, `app`, `occurredAt`, `subject`, `data`.
         package var json: String
     }
@@ -29,7 +27,7 @@ package struct Events: DatabaseBacked {
     package func page(appID: Int64, after cursor: EventCursor, types: [EventType], limit: Int) async throws -> [Entry] {
         let rows = try await self.client.guardedQuery(
             """
-            SELECT e.transaction_id::text, e.id, e.type, e.occurred_at, event_json(e)::text FROM events e
+            SELECT e.transaction_id::text, e.id, e.type, event_json(e)::text FROM events e
             WHERE e.app_id = \(appID)
               AND (e.transaction_id, e.id) > (\(String(cursor.transactionID))::xid8, \(cursor.eventID))
               AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -40,9 +38,9 @@ package struct Events: DatabaseBacked {
             logger: self.logger
         )
         var entries: [Entry] = []
-        for try await (transactionID, id, type, occurredAt, json) in rows.decode((String, Int64, String, Date, String).self) {
+        for try await (transactionID, id, type, json) in rows.decode((String, Int64, String, String).self) {
             let cursor = EventCursor(transactionID: UInt64(transactionID) ?? 0, eventID: id)
-            entries.append(Entry(cursor: cursor, type: type, occurredAt: occurredAt, json: json))
+            entries.append(Entry(cursor: cursor, type: type, json: json))
         }
         return entries
     }
