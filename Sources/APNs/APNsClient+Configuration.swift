@@ -46,7 +46,8 @@ extension APNsClient {
         public var managementEndpoint: Endpoint
         /// PEM files of extra certificates to trust (for an emulator or a proxy). Defaults to none.
         public var additionalTrustRootFiles: [String]
-        /// Connections per endpoint. Defaults to ``defaultConnectionsPerEndpoint``.
+        /// The most connections per endpoint: one opens at first use, another while every stream of those open is
+        /// busy. Defaults to ``defaultConnectionsPerEndpoint``.
         public var connectionsPerEndpoint: Int
         /// The connections per endpoint a configuration starts with: `2`.
         public static let defaultConnectionsPerEndpoint = 2

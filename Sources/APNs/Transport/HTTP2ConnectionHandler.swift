@@ -21,6 +21,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         var closed: (HTTP2ConnectionHandler, [HTTP2Exchange], TransportError) -> Void
         /// Exchanges the server did not process, to send again elsewhere.
         var retry: ([HTTP2Exchange]) -> Void
+        /// Every stream the server allows is busy and exchanges wait (``HTTP2ConnectionStateMachine/isSaturated``).
+        var saturated: () -> Void
     }
 
     let eventLoop: any EventLoop
@@ -155,7 +157,10 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                 self.perform(self.stateMachine.streamIDsExhausted())
                 break
             }
-            guard let exchange = self.stateMachine.admitNext(as: streamID) else { break }
+            guard let exchange = self.stateMachine.admitNext(as: streamID) else {
+                if self.stateMachine.isSaturated { self.events.saturated() }
+                break
+            }
             let value = authorization ?? self.authorization.headerValue()
             authorization = value
             switch session.submitRequest(exchange, authorization: value) {

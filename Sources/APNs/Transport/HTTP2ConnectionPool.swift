@@ -5,9 +5,11 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-/// A fixed number of HTTP/2 connections to one host and port, sharing one `authorization` source.
+/// Up to a set number of HTTP/2 connections to one host and port, sharing one `authorization` source.
 ///
-/// Batches are spread over the connections in one hop per connection. A connection that drains (GOAWAY) or drops
+/// The first request opens one connection; another opens whenever every stream the server allows on a connection
+/// is busy and requests wait, up to the set number, so a quiet app holds one connection and a busy one as many as
+/// it may. Batches are spread over the connections in one hop per connection. A connection that drains (GOAWAY) or drops
 /// is replaced at once (or after a growing, jittered delay while connecting keeps failing), and the requests it
 /// hands back move to the new one.
 final class HTTP2ConnectionPool: Sendable {
@@ -32,6 +34,7 @@ final class HTTP2ConnectionPool: Sendable {
     private let settings: TransportSettings
     private let group: any EventLoopGroup
     private let logger: Logger
+    /// The most connections the pool opens.
     private let connections: Int
     private let state = NIOLockedValueBox(State())
 
@@ -60,8 +63,8 @@ final class HTTP2ConnectionPool: Sendable {
         guard !exchanges.isEmpty else { return }
         let (handlers, start, isShutDown) = self.state.withLockedValue { state in
             if state.slots.isEmpty, !state.isShutDown {
-                // Connections are made on first use.
-                state.slots = (0..<self.connections).map { _ in self.makeSlot(failures: 0, previousError: nil) }
+                // The first connection is made on first use.
+                state.slots = [self.makeSlot(failures: 0, previousError: nil)]
             }
             let start = state.next
             state.next &+= 1
@@ -85,6 +88,14 @@ final class HTTP2ConnectionPool: Sendable {
     func resend(_ exchanges: [HTTP2Exchange]) {
         for exchange in exchanges { exchange.resetForRetry() }
         self.submit(exchanges)
+    }
+
+    /// Opens one more connection, unless the pool has as many as it may: a connection's streams are all busy.
+    private func grow() {
+        self.state.withLockedValue { state in
+            guard !state.isShutDown, !state.slots.isEmpty, state.slots.count < self.connections else { return }
+            state.slots.append(self.makeSlot(failures: 0, previousError: nil))
+        }
     }
 
     /// Closes every connection; what is unanswered fails with ``TransportError/Code/shutdown``.
@@ -117,7 +128,8 @@ final class HTTP2ConnectionPool: Sendable {
             events: HTTP2ConnectionHandler.Events(
                 draining: { [self] handler, retry in self.replace(handler, retry: retry, error: nil) },
                 closed: { [self] handler, retry, error in self.replace(handler, retry: retry, error: error) },
-                retry: { [self] exchanges in self.resend(exchanges) }
+                retry: { [self] exchanges in self.resend(exchanges) },
+                saturated: { [self] in self.grow() }
             )
         )
         let identity = ObjectIdentifier(handler)

@@ -18,6 +18,13 @@ extension HTTP2ConnectionStateMachine {
         return exchange
     }
 
+    /// Whether every stream the server allows is in flight and more exchanges wait, after the server raised its
+    /// limit from the one stream of an unauthenticated connection: another connection would carry them sooner.
+    var isSaturated: Bool {
+        guard case .active(let active) = self.state else { return false }
+        return active.streamLimit > 1 && active.streams.count >= active.streamLimit && !active.queue.isEmpty
+    }
+
     /// nghttp2 did not take the exchange just admitted as `streamID`.
     mutating func submissionFailed(streamID: Int32, _ failure: SubmissionFailure) -> Action {
         guard case .active(var active) = self.state, let exchange = active.streams[streamID] else {
