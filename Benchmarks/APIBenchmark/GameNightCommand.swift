@@ -17,8 +17,9 @@ struct GameNightOptions: ParsableArguments {
 
     @Option(
         help: """
-            A directory for the servers' output (gamenight-serve-N.out, .err), the process ids of the servers and \
-            PostgreSQL (gamenight-serve-N.pid, gamenight-postgres.pid), the master key and the emulator's certificate.
+            A directory for the servers' output (gamenight-serve-N.out, .err; scale-serve-N.… for `scale`), the process \
+            ids of the servers and PostgreSQL (gamenight-serve-N.pid, gamenight-postgres.pid), the master key and the \
+            emulator's certificate.
             """
     )
     var work: String
