@@ -3,14 +3,20 @@
 #
 #   scripts/bench.sh            release build, full size (several minutes after the build); no game night
 #   scripts/bench.sh --smoke    debug build, a few thousand requests and a few seconds of API load: checks the
-#                               benchmarks run, not the speed; then the small game night (CI runs it)
+#                               benchmarks run, not the speed; then the small game night and the small scale run
+#                               (CI runs it)
 #   scripts/bench.sh --fanout   the fan-out figures alone
 #   scripts/bench.sh --api      the HTTP API figures alone (with --smoke: their small version)
 #   scripts/bench.sh --emulator the emulator against nghttpd alone
 #   scripts/bench.sh --gamenight  the brownout and the game night alone, full size (about five minutes after the
 #                               build; with --smoke: the small game night, about a minute)
+#   scripts/bench.sh --scale    one feed update's fan-out through 1, 2 and 3 instances, and 1 with 6 connections,
+#                               full size (over a quarter of an hour after the build: 2 connections of 100 streams
+#                               answered after 40 ms carry at most 5,000 pushes/s, so 1,000,000 followers take 200 s
+#                               on one instance; with --smoke: the small run, about a minute)
 #
-# Any section fails the run (exit 1) when its requests fail; the game night also when the wire breaks a rule.
+# Any section fails the run (exit 1) when its requests fail; the game night and the scale run also when the wire
+# breaks a rule.
 #
 # APNs client: Livecast's client (one event-loop thread, like h2load's default of one) and h2load post the same
 # Live Activity pushes to nghttpd (Debian's nghttp2-server) serving a file, with 1, 2 and 4 connections, 100
@@ -49,11 +55,23 @@
 # a rotated-away token pushed after its rotation, or an API call failed after retries. Before it (full size only),
 # issue #44's brownout on the same rig: 3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes
 # refused, no kill and no restart; it also fails when an update takes over 15 s to reach every follower.
+# Scale (livecast-api-benchmark scale, issue #53): its own throwaway PostgreSQL (provisioned with the CLI, as above)
+# and the APNs emulator answering each push after 40 ms, advertising 100 streams per connection, answering 200 to any
+# token and recording the wire. One feed per run, each with 1,000,000 token followers of its own (--smoke: 10,000),
+# made before the first run (the followers with `livecast tokens import`). Each run starts N `livecast serve` on the
+# database, 2 APNs connections each: N = 1, 2, 3, then one instance with 6 connections (--smoke: 1 and 2, with fan-out
+# slices of 2,500 followers; else the server's default slice); posts its feed's update and times it from the 202 to
+# the last follower's push on the wire: seconds, pushes/s, the ratio to the one-instance run, each instance's peak
+# resident memory (VmHWM), followers lost and violations (a follower pushed the update twice, a push out of order,
+# any other push). It fails on a lost follower or a violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api" section_given=false
 gamenight_preset=full
+# The scale section's sizes: followers per run, the instance counts (2 APNs connections each), the connection counts
+# run on one instance too, and the followers per fan-out slice (empty: the server's default).
+scale_followers=1000000 scale_instances=1,2,3 scale_compare_connections=6 scale_slice=
 # The API section's sizes: seconds of load, the registrations' connections (each count beside as many pgbench
 # clients), activities, the update rate offered, the sustained rate and the connections it and the max rate load
 # with, the fan-out's followers, broadcasts (at a rate, over feeds), imported rows (in batches).
@@ -66,27 +84,35 @@ for option in "$@"; do
         api_seconds=2 api_register_connections="4 16" api_register_rounds=1 api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
         api_feeds=10 api_broadcast_warm_up=2 api_import_rows=2000 api_import_batch=1000
         gamenight_preset=smoke
+        scale_followers=10000 scale_instances=1,2 scale_compare_connections=none scale_slice=2500
         ;;
     --fanout) sections=fanout section_given=true ;;
     --api) sections=api section_given=true ;;
     --emulator) sections=emulator section_given=true ;;
     --gamenight) sections=gamenight section_given=true ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api | --emulator | --gamenight]" >&2; exit 2 ;;
+    --scale) sections=scale section_given=true ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api | --emulator | --gamenight | --scale]" >&2; exit 2 ;;
     esac
 done
-# The small game night is part of the smoke run (CI's chaos scenario); the full one runs only when asked for.
-if [[ $gamenight_preset == smoke && $section_given == false ]]; then sections+=" gamenight"; fi
+# The small game night and the small scale run are part of the smoke run (CI's chaos scenario, and the fan-out across
+# instances judged); the full ones run only when asked for.
+if [[ $gamenight_preset == smoke && $section_given == false ]]; then sections+=" gamenight scale"; fi
 
 scripts/prerequisites.sh --bench
 # The benchmark targets are in the package only when asked for (Package.swift).
 export LIVECAST_BENCHMARKS=1
 
 swift build -c "$configuration" --product livecast >&2
-if [[ $sections != api && $sections != gamenight ]]; then
+# The sections that need the APNs sinks (nghttpd, the emulator under h2load) and their benchmarks.
+sinks=false
+if [[ $sections == *client* || $sections == *emulator* || $sections == *fanout* ]]; then sinks=true; fi
+if [[ $sinks == true ]]; then
     swift build -c "$configuration" --product livecast-client-benchmark >&2
     swift build -c "$configuration" --product livecast-fanout-benchmark >&2
 fi
-if [[ $sections == *api* || $sections == *gamenight* ]]; then swift build -c "$configuration" --product livecast-api-benchmark >&2; fi
+if [[ $sections == *api* || $sections == *gamenight* || $sections == *scale* ]]; then
+    swift build -c "$configuration" --product livecast-api-benchmark >&2
+fi
 bin="$(swift build -c "$configuration" --show-bin-path)"
 livecast="$bin/livecast"
 
@@ -99,8 +125,8 @@ cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     # The API benchmark's `livecast serve`, should the benchmark have died without stopping it.
     if [[ -f $work/serve.pid ]]; then kill "$(cat "$work/serve.pid")" 2>/dev/null || true; fi
-    # The game night's servers and PostgreSQL, likewise.
-    for pid_file in "$work"/gamenight/*.pid; do
+    # The game nights' and the scale run's servers and PostgreSQL, likewise.
+    for pid_file in "$work"/gamenight-*/*.pid "$work"/scale/*.pid; do
         if [[ -f $pid_file ]]; then kill "$(cat "$pid_file")" 2>/dev/null || true; fi
     done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -109,7 +135,7 @@ cleanup() {
 trap cleanup EXIT
 
 openssl ecparam -genkey -name prime256v1 -noout | openssl pkcs8 -topk8 -nocrypt -out "$work/key.p8"
-if [[ $sections != api && $sections != gamenight ]]; then
+if [[ $sinks == true ]]; then
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/nghttpd-key.pem" \
     -out "$work/nghttpd-cert.pem" -days 1 -subj /CN=localhost 2>/dev/null
 token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
@@ -370,5 +396,25 @@ else
     gamenight brownout "Brownout (3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes refused; target: 15 s)"
     echo
     gamenight full "Game night (two servers, one killed, PostgreSQL restarted, 20 % of pushes refused)"
+fi
+fi
+
+if [[ $sections == *scale* ]]; then
+[[ $sections == scale ]] || echo
+scale_options=(--followers "$scale_followers" --instances "$scale_instances" --compare-connections "$scale_compare_connections")
+if [[ -n $scale_slice ]]; then scale_options+=(--slice "$scale_slice"); fi
+status=0
+# Its notes (the import, each run's figures and anything counted against it) go to standard error as it goes.
+table=$("$bin/livecast-api-benchmark" scale --livecast "$livecast" --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" \
+    --work "$work/scale" "${scale_options[@]}") || status=$?
+slice_label="the server's default"
+if [[ -n $scale_slice ]]; then slice_label="$scale_slice followers"; fi
+echo "Fan-out across instances: one feed update to $scale_followers token followers per run ($configuration build;"
+echo "emulator: 40 ms, 100 streams per connection; slice: $slice_label; judged at the wire)"
+sed 's/^/  /' <<<"$table"
+if [[ $status != 0 ]]; then
+    echo "scripts/bench.sh: the scale run failed (a follower lost, a violation, or the reason above); its servers' last words:" >&2
+    for err in "$work/scale"/scale-serve-*.err; do [[ -f $err ]] && tail -10 "$err" >&2; done
+    exit 1
 fi
 fi

@@ -6,7 +6,7 @@ import Synchronization
 /// What the game night needs to start its stack: unlike the other modes, it makes its own database (it restarts it),
 /// so it takes no API key and no `DATABASE_URL`.
 struct GameNightOptions: ParsableArguments {
-    @Option(help: "The livecast executable: its `migrate`, `apps add` and `keys create` provision the database, its `serve` runs twice.")
+    @Option(help: "The livecast executable: its `migrate`, `apps add` and `keys create` provision the database, its `serve` runs each instance.")
     var livecast: String
 
     @Option(help: "The app's signing key, TEAMID:KEYID:PATH of its .p8 file, which the in-process APNs emulator trusts.")
@@ -17,28 +17,30 @@ struct GameNightOptions: ParsableArguments {
 
     @Option(
         help: """
-            A directory for the servers' output (gamenight-serve-N.out, .err), the process ids of the servers and \
-            PostgreSQL (gamenight-serve-N.pid, gamenight-postgres.pid), the master key and the emulator's certificate.
+            A directory for the servers' output (gamenight-serve-N.out, .err; scale-serve-N.… for `scale`), the process \
+            ids of the servers and PostgreSQL (gamenight-serve-N.pid, gamenight-postgres.pid), the master key and the \
+            emulator's certificate.
             """
     )
     var work: String
 }
 
-/// `gamenight`: a game played through two instances while everything goes wrong, judged at the wire.
+/// `gamenight`: a game played through several instances (two by default) while everything goes wrong, judged at the
+/// wire.
 struct GameNightCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gamenight",
-        abstract: "Play a game through two instances under faults and judge what reached APNs, push by push.",
+        abstract: "Play a game through several instances under faults and judge what reached APNs, push by push.",
         discussion: """
             Starts a throwaway PostgreSQL (provisioned with the CLI: migrate, apps add, keys create), the APNs emulator \
-            in this process recording the wire, and two `livecast serve` on that database. Creates a feed with a Most \
-            Recent Message channel and registers --followers token followers, then posts --rate updates a second for \
-            --seconds, alternating between the instances, and the end. From the first update the emulator refuses \
-            --failure-share of the pushes (503, now and then a GOAWAY or a dropped connection) and three followers' \
-            tokens answer 410; --rotations followers report a new token and --late-fans join during the game; one \
-            instance is killed (SIGKILL) at --kill-at and started again --restart-after later; PostgreSQL restarts at \
-            --postgres-restart-at, down for --postgres-down. The client retries a call answered 429, 502, 503, 504 or \
-            not at all on the other instance, up to 8 tries. After the end it waits until the wire is quiet, judges the wire records, and \
+            in this process recording the wire, and --instances `livecast serve` on that database. Creates a feed with a \
+            Most Recent Message channel and registers --followers token followers, then posts --rate updates a second \
+            for --seconds, to the instances in turn (round robin), and the end. From the first update the emulator \
+            refuses --failure-share of the pushes (503, now and then a GOAWAY or a dropped connection) and three \
+            followers' tokens answer 410; --rotations followers report a new token and --late-fans join during the \
+            game; one instance (the second) is killed (SIGKILL) at --kill-at and started again --restart-after later; \
+            PostgreSQL restarts at --postgres-restart-at, down for --postgres-down. The client retries a call answered \
+            429, 502, 503, 504 or not at all on the next instance, up to 8 tries. After the end it waits until the wire is quiet, judges the wire records, and \
             prints `gamenight followers=… updates=… requests=… accepted=… ordering_violations=… sent_after_410=… \
             sent_after_end=… wasted=… convergence_p50=… convergence_p99=… convergence_max=… end_p100=… \
             followers_not_final=… channel_final=… rotated_old_token_after=… registrations_failed=… updates_failed=… \
@@ -52,6 +54,9 @@ struct GameNightCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var stack: GameNightOptions
+
+    @Option(help: "The `livecast serve` instances on the database, 2 or more; the calls go round them.")
+    var instances = 2
 
     @Option(help: "The sizes to start from: full (4,000 followers, 4 updates/s for 90 s) or smoke (300, 2/s for 25 s).")
     var preset: GameNightSizes.Preset = .full
@@ -114,15 +119,16 @@ struct GameNightCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let problem = self.sizes.problem { throw ValidationError(problem) }
+        guard self.instances >= 2 else { throw ValidationError("--instances must be at least 2: the game kills one and goes on with the others") }
     }
 
     func run() async throws {
         let sizes = self.sizes
         var passed = false
-        try await GameNightStack.run(self.stack, instances: 2) { stack in
+        try await GameNightStack.run(self.stack, instances: self.instances) { stack in
             let game = GameNightGame(stack: stack, sizes: sizes)
             Self.note(
-                "\(sizes.followers) followers, \(sizes.updates) updates at \(sizes.rate)/s over \(sizes.seconds) s on 2 instances, "
+                "\(sizes.followers) followers, \(sizes.updates) updates at \(sizes.rate)/s over \(sizes.seconds) s on \(self.instances) instances, "
                     + "\(sizes.rotations) rotations, \(sizes.lateFans) late fans"
             )
             let outcome = try await game.play()
@@ -156,7 +162,7 @@ struct GameNightCommand: AsyncParsableCommand {
                 try GameNightRecording(records: records, ledger: game.ledger, outcome: outcome).write(to: save)
             }
             if report.errors > 0 {
-                for instance in 0..<2 { Self.note("instance \(instance)'s last words:\n\(stack.serveErrors(instance, lines: 10))") }
+                for instance in 0..<self.instances { Self.note("instance \(instance)'s last words:\n\(stack.serveErrors(instance, lines: 10))") }
             }
             passed = report.failures.isEmpty
         }

@@ -4,7 +4,7 @@ import NIOHTTP1
 import Synchronization
 
 /// The game night itself, through the API: a feed with a Most Recent Message channel and its token followers, then
-/// updates alternating between the instances while APNs browns out, three followers' tokens answer `410`, followers
+/// updates posted to the instances in turn while APNs browns out, three followers' tokens answer `410`, followers
 /// rotate their tokens, late fans join, an instance is killed and restarted and PostgreSQL restarts; then the end.
 /// Everything the API answered goes in ``ledger``.
 struct GameNightGame: Sendable {
@@ -58,7 +58,7 @@ struct GameNightGame: Sendable {
             for fan in 0..<self.sizes.lateFans {
                 group.addTask {
                     try await clock.sleep(until: start + .seconds(self.moment(fan, of: self.sizes.lateFans, from: 0.1, to: 0.85)))
-                    await self.registerFollower(self.sizes.followers + fan, isLateFan: true, on: fan % 2)
+                    await self.registerFollower(self.sizes.followers + fan, isLateFan: true, on: fan % self.instances)
                 }
             }
             if let killAt = self.sizes.killAt {
@@ -109,14 +109,14 @@ struct GameNightGame: Sendable {
         return "channel:\(channelID)"
     }
 
-    /// Registers the followers, a few calls at a time, alternating between the instances.
+    /// Registers the followers, a few calls at a time, spread over the instances in turn.
     private func registerFollowers() async throws {
         let next = NextIndex(limit: self.sizes.followers)
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<self.registrationConcurrency {
                 group.addTask {
                     while let index = next.take() {
-                        await self.registerFollower(index, isLateFan: false, on: worker % 2)
+                        await self.registerFollower(index, isLateFan: false, on: worker % self.instances)
                     }
                 }
             }
@@ -165,7 +165,7 @@ struct GameNightGame: Sendable {
     private func rotate(_ index: Int, turn: Int) async {
         let activityID = self.ledger.followers[index].activityID
         let token = Self.randomToken()
-        let answer = await self.stack.client.call(self.activity(activityID, token: token), on: turn % 2)
+        let answer = await self.stack.client.call(self.activity(activityID, token: token), on: turn % self.instances)
         guard answer.isSuccess else {
             self.ledger.fail(.registration, "rotating the token of \(activityID)", answer)
             return
@@ -173,7 +173,7 @@ struct GameNightGame: Sendable {
         self.ledger.rotate(index, to: token, at: answer.answeredAt)
     }
 
-    /// Posts update `index` to instance `index % 2`.
+    /// Posts update `index` to instance `index` modulo the instances.
     private func postUpdate(_ index: Int) async {
         let contentState = Self.contentState(index)
         if let posted = await self.post("updates", index: index, contentState: contentState, naming: "update \(index)") {
@@ -188,7 +188,7 @@ struct GameNightGame: Sendable {
         }
     }
 
-    /// Posts `contentState` to the feed's `route` (`updates` or `end`) on instance `index % 2`, with an
+    /// Posts `contentState` to the feed's `route` (`updates` or `end`) on instance `index` modulo the instances, with an
     /// `Idempotency-Key`, so that a retry of a call whose answer was lost is answered from the first.
     /// - Returns: What was posted, or `nil` when the call failed (kept in the ledger under `label`).
     private func post(_ route: String, index: Int, contentState: [String: Int], naming label: String) async -> GameNightLedger.Posted? {
@@ -198,7 +198,7 @@ struct GameNightGame: Sendable {
             json: #"{"contentState":\#(Self.json(contentState))}"#,
             headers: ["idempotency-key": "\(self.feedKey)-\(route)-\(index)"]
         )
-        let answer = await self.stack.client.call(request, on: index % 2)
+        let answer = await self.stack.client.call(request, on: index % self.instances)
         guard answer.isSuccess, let timestamp = Self.timestamp(of: answer) else {
             self.ledger.fail(.update, label, answer)
             return nil
@@ -216,6 +216,9 @@ struct GameNightGame: Sendable {
     }
 
     // MARK: Helpers
+
+    /// How many instances the calls go round.
+    private var instances: Int { self.stack.client.instances }
 
     /// The content state of update `index` (the end's is `index` = the update count): each one different.
     static func contentState(_ index: Int) -> [String: Int] {

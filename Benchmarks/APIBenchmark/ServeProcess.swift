@@ -50,6 +50,16 @@ struct ServeProcess: Sendable {
         try? FileManager.default.removeItem(atPath: self.pidFile)
     }
 
+    /// The server's peak resident memory so far (`VmHWM` in `/proc/PID/status`), in bytes; `nil` when the system
+    /// does not tell (not Linux, or the process has gone).
+    var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(self.program.processID)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1_024
+    }
+
     /// Stops the server: SIGTERM, then SIGKILL if it still runs after 30 s.
     func stop() async {
         await Self.stop(self.program, pidFile: self.pidFile)
