@@ -54,7 +54,10 @@
 # push out of order, sent after a 410 or after an accepted end, a follower or the channel not showing the final end,
 # a rotated-away token pushed after its rotation, or an API call failed after retries. Before it (full size only),
 # issue #44's brownout on the same rig: 3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes
-# refused, no kill and no restart; it also fails when an update takes over 15 s to reach every follower.
+# refused, no kill and no restart; it also fails when an update takes over 15 s to reach every follower. After it
+# (full size only), issue #53's game night on three servers: 20,000 followers, APNs answering after 40 ms, the same
+# faults, kill and restart. Every game night's fan-outs are split into slices of a quarter of its followers
+# (`--fan-out-slice`), so the servers walk each update side by side, crossing the kill and the restart.
 # Scale (livecast-api-benchmark scale, issue #53): its own throwaway PostgreSQL (provisioned with the CLI, as above)
 # and the APNs emulator answering each push after 40 ms, advertising 100 streams per connection, answering 200 to any
 # token and recording the wire. One feed per run, each with 1,000,000 token followers of its own (--smoke: 10,000),
@@ -362,16 +365,18 @@ fi
 for line in "$activities" "$updates" "$sustained" "$max_updates" "$max_priority10" "$max_keyed" "$broadcast" "$fanout" "$import"; do succeeded "$line"; done
 fi
 
-gamenight() { # PRESET TITLE: runs one game night and prints its figures
-    local status=0 line
-    line=$("$bin/livecast-api-benchmark" gamenight --preset "$1" --livecast "$livecast" \
-        --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" --work "$work/gamenight-$1" | tail -1) || status=$?
+gamenight() { # PRESET TITLE [OPTIONS...]: runs one game night and prints its figures
+    local status=0 line preset=$1 title=$2 run=$1
+    shift 2
+    if (($# > 0)); then run="$preset-$(($#))"; fi
+    line=$("$bin/livecast-api-benchmark" gamenight --preset "$preset" --livecast "$livecast" \
+        --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" --work "$work/gamenight-$run" "$@" | tail -1) || status=$?
     if [[ $line != "gamenight "* ]]; then
-        echo "scripts/bench.sh: the game night ($1) did not finish; its servers' last words:" >&2
-        for err in "$work/gamenight-$1"/gamenight-serve-*.err; do [[ -f $err ]] && tail -10 "$err" >&2; done
+        echo "scripts/bench.sh: the game night ($run) did not finish; its servers' last words:" >&2
+        for err in "$work/gamenight-$run"/gamenight-serve-*.err; do [[ -f $err ]] && tail -10 "$err" >&2; done
         exit 1
     fi
-    echo "$2 ($configuration build; judged at the wire)"
+    echo "$title ($configuration build; judged at the wire)"
     row() { printf '  %-46s %s\n' "$@"; }
     row "followers (late fans included), updates" "$(field "$line" followers), $(field "$line" updates) and the end"
     row "pushes on the wire" "$(field "$line" requests) ($(field "$line" accepted) accepted, $(field "$line" wasted) wasted)"
@@ -384,7 +389,7 @@ gamenight() { # PRESET TITLE: runs one game night and prints its figures
     row "API calls failed after retries" \
         "$(field "$line" registrations_failed) registrations, $(field "$line" updates_failed) updates ($(field "$line" client_retries) retries)"
     row "verdict" "$(field "$line" verdict)"
-    [[ $status == 0 ]] || { echo "scripts/bench.sh: the game night ($1) failed (the reasons are above)" >&2; exit 1; }
+    [[ $status == 0 ]] || { echo "scripts/bench.sh: the game night ($run) failed (the reasons are above)" >&2; exit 1; }
 }
 
 if [[ $sections == *gamenight* ]]; then
@@ -396,6 +401,9 @@ else
     gamenight brownout "Brownout (3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes refused; target: 15 s)"
     echo
     gamenight full "Game night (two servers, one killed, PostgreSQL restarted, 20 % of pushes refused)"
+    echo
+    gamenight full "Game night, three servers (20,000 followers in slices of 5,000, APNs answering after 40 ms, one killed, PostgreSQL restarted, 20 % refused)" \
+        --instances 3 --followers 20000 --latency-ms 40
 fi
 fi
 

@@ -94,6 +94,17 @@ struct GameNightCommand: AsyncParsableCommand {
     @Option(help: "Fail when an update takes longer to converge, in seconds; 0 for no limit (brownout: 15, else none).")
     var maxConvergence: Double?
 
+    @Option(help: "Milliseconds the emulator waits before each answer, as APNs does (default: none).")
+    var latencyMs = 0
+
+    @Option(
+        help: """
+            Followers per fan-out slice on every instance (serve's --fan-out-slice); default: a quarter of the followers, \
+            at least 100, so the game's fan-outs are split and walked by every instance.
+            """
+    )
+    var fanOutSlice: Int?
+
     @Option(help: "Seconds to wait after the end for the wire to go quiet.")
     var settleTimeout = 300.0
 
@@ -119,16 +130,24 @@ struct GameNightCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let problem = self.sizes.problem { throw ValidationError(problem) }
+        guard self.latencyMs >= 0, self.fanOutSlice ?? 100 >= 100 else {
+            throw ValidationError("--latency-ms cannot be negative, and --fan-out-slice must be at least 100 (as serve's)")
+        }
         guard self.instances >= 2 else { throw ValidationError("--instances must be at least 2: the game kills one and goes on with the others") }
     }
 
     func run() async throws {
         let sizes = self.sizes
         var passed = false
-        try await GameNightStack.run(self.stack, instances: self.instances) { stack in
+        var emulator = APNsEmulator.Configuration(acceptsUnknownTokens: true, recordsWire: true)
+        emulator.latency = EmulatorLatency(base: .milliseconds(self.latencyMs))
+        let slice = self.fanOutSlice ?? max(100, sizes.followers / 4)
+        try await GameNightStack.run(self.stack, instances: self.instances, emulator: emulator, serveFlags: ["--fan-out-slice", String(slice)]) {
+            stack in
             let game = GameNightGame(stack: stack, sizes: sizes)
             Self.note(
-                "\(sizes.followers) followers, \(sizes.updates) updates at \(sizes.rate)/s over \(sizes.seconds) s on \(self.instances) instances, "
+                "\(sizes.followers) followers (slices of \(slice)), \(sizes.updates) updates at \(sizes.rate)/s over \(sizes.seconds) s on "
+                    + "\(self.instances) instances, \(self.latencyMs) ms APNs latency, "
                     + "\(sizes.rotations) rotations, \(sizes.lateFans) late fans"
             )
             let outcome = try await game.play()

@@ -58,12 +58,15 @@ final class GameNightStack: Sendable {
     ///     Defaults to `true`.
     ///   - emulator: The emulator's behaviour; the stack adds the app's signing key to its trusted keys. Defaults to
     ///     accepting any device token and recording the wire.
+    ///   - serveFlags: `livecast serve` flags every instance gets beyond the stack's own, such as `--fan-out-slice`.
+    ///     Defaults to none.
     static func run(
         _ options: GameNightOptions,
         label: String = "gamenight",
         instances: Int,
         startsInstances: Bool = true,
         emulator emulatorConfiguration: APNsEmulator.Configuration = APNsEmulator.Configuration(acceptsUnknownTokens: true, recordsWire: true),
+        serveFlags: [String] = [],
         _ body: (GameNightStack) async throws -> Void
     ) async throws {
         try FileManager.default.createDirectory(atPath: options.work, withIntermediateDirectories: true)
@@ -86,12 +89,13 @@ final class GameNightStack: Sendable {
                 let caFile = "\(options.work)/emulator.pem"
                 try emulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
                 // BenchmarkStack's flags: no rate limit, no reaper pass, no connection closed for idling.
-                let serveArguments = [
-                    "--database-url", databaseURL, "--master-key-file", masterKeyFile,
-                    "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate-limit", "1000000000", "--rate-burst", "1000000000",
-                    "--reap-interval", "0", "--http-idle-timeout", "86400", "--apns-push-url", "https://localhost:\(emulator.pushPort)",
-                    "--apns-management-url", "https://localhost:\(emulator.managementPort)", "--apns-ca-file", caFile,
-                ]
+                let serveArguments =
+                    [
+                        "--database-url", databaseURL, "--master-key-file", masterKeyFile,
+                        "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate-limit", "1000000000", "--rate-burst", "1000000000",
+                        "--reap-interval", "0", "--http-idle-timeout", "86400", "--apns-push-url", "https://localhost:\(emulator.pushPort)",
+                        "--apns-management-url", "https://localhost:\(emulator.managementPort)", "--apns-ca-file", caFile,
+                    ] + serveFlags
                 let stack = GameNightStack(
                     emulator: emulator,
                     client: client,

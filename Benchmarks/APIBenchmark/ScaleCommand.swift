@@ -19,7 +19,7 @@ struct ScaleCommand: AsyncParsableCommand {
             of its own (the feeds through the API, the followers with `livecast tokens import`, then ANALYZE with the \
             psql on PATH). Then, for each count in --instances, and for one instance with each of \
             --compare-connections, starts that many `livecast serve` on the database (--apns-connections each; \
-            LIVECAST_FAN_OUT_SLICE=--slice when given), posts its feed's update, waits until every follower has accepted it and the wire has been quiet for 2 s \
+            --fan-out-slice SLICE when given), posts its feed's update, waits until every follower has accepted it and the wire has been quiet for 2 s \
             (at most --timeout), reads each instance's peak resident memory (VmHWM), and stops them. Prints a table: \
             seconds from the 202 to the last follower's push on the wire, pushes a second, their ratio to the run of \
             one instance with --connections, the peaks in MiB per instance, followers lost (never reached), and \
@@ -48,7 +48,7 @@ struct ScaleCommand: AsyncParsableCommand {
     @Option(help: "MAX_CONCURRENT_STREAMS the emulator advertises per connection.")
     var streams = 100
 
-    @Option(help: "Followers per fan-out slice, for every instance (LIVECAST_FAN_OUT_SLICE); the server's default when absent.")
+    @Option(help: "Followers per fan-out slice, for every instance (serve's --fan-out-slice); the server's default when absent.")
     var slice: Int?
 
     @Option(help: "Seconds to wait, after an update's 202, for its last push.")
@@ -66,15 +66,13 @@ struct ScaleCommand: AsyncParsableCommand {
         guard (self.compareConnections.values + [self.connections]).allSatisfy({ (1...64).contains($0) }) else {
             throw ValidationError("--connections and --compare-connections must be between 1 and 64, as serve's --apns-connections")
         }
-        guard self.latencyMs >= 0, self.streams >= 1, self.slice ?? 1 >= 1 else {
-            throw ValidationError("--latency-ms cannot be negative, and --streams and --slice must be positive")
+        guard self.latencyMs >= 0, self.streams >= 1, self.slice ?? 100 >= 100 else {
+            throw ValidationError("--latency-ms cannot be negative, and --streams positive, and --slice at least 100 (as serve's --fan-out-slice)")
         }
         guard self.shapes.count <= 4_096 else { throw ValidationError("at most 4,096 runs") }
     }
 
     func run() async throws {
-        // Every serve inherits this process's environment; set before anything else here reads it.
-        if let slice { setenv("LIVECAST_FAN_OUT_SLICE", String(slice), 1) }
         var emulator = APNsEmulator.Configuration(
             maximumConcurrentStreams: self.streams,
             acceptsUnknownTokens: true,
@@ -84,11 +82,18 @@ struct ScaleCommand: AsyncParsableCommand {
         let shapes = self.shapes
         Self.note(
             "\(self.followers) followers per run; emulator: \(self.latencyMs) ms, \(self.streams) streams per connection; slice: "
-                + (ProcessInfo.processInfo.environment["LIVECAST_FAN_OUT_SLICE"] ?? "the server's default")
+                + (self.slice.map(String.init) ?? "the server's default")
         )
         var passed = false
         let mostInstances = shapes.map(\.instances).max() ?? 1
-        try await GameNightStack.run(self.stack, label: "scale", instances: mostInstances, startsInstances: false, emulator: emulator) { stack in
+        try await GameNightStack.run(
+            self.stack,
+            label: "scale",
+            instances: mostInstances,
+            startsInstances: false,
+            emulator: emulator,
+            serveFlags: self.slice.map { ["--fan-out-slice", String($0)] } ?? []
+        ) { stack in
             let followers = ScaleFollowers(stack: stack, bundleId: self.stack.bundleId, count: self.followers)
             try await followers.seed(runs: shapes.count, work: self.stack.work)
             var results: [ScaleRun.Result] = []
