@@ -56,8 +56,8 @@
 # issue #44's brownout on the same rig: 3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes
 # refused, no kill and no restart; it also fails when an update takes over 15 s to reach every follower. After it
 # (full size only), issue #53's game night on three servers: 20,000 followers, APNs answering after 40 ms, the same
-# faults, kill and restart. Every game night's fan-outs are split into slices of a quarter of its followers
-# (`--fan-out-slice`), so the servers walk each update side by side, crossing the kill and the restart.
+# faults, kill and restart. The small game night splits its fan-outs into slices of 100 followers
+# (`--fan-out-slice`), so both servers walk each update side by side, across the kill and the restart.
 # Scale (livecast-api-benchmark scale, issue #53): its own throwaway PostgreSQL (provisioned with the CLI, as above)
 # and the APNs emulator answering each push after 40 ms, advertising 100 streams per connection, answering 200 to any
 # token and recording the wire. One feed per run, each with 1,000,000 token followers of its own (--smoke: 10,000),
@@ -396,13 +396,14 @@ if [[ $sections == *gamenight* ]]; then
 [[ $sections == gamenight ]] || echo
 # Each has its own PostgreSQL (it restarts it), app and key, and two servers: only the signing key is shared.
 if [[ $gamenight_preset == smoke ]]; then
-    gamenight smoke "Game night, small (two servers, one killed, PostgreSQL restarted, 20 % of pushes refused)"
+    gamenight smoke "Game night, small (two servers, slices of 100 followers, one killed, PostgreSQL restarted, 20 % of pushes refused)" \
+        --fan-out-slice 100
 else
     gamenight brownout "Brownout (3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes refused; target: 15 s)"
     echo
     gamenight full "Game night (two servers, one killed, PostgreSQL restarted, 20 % of pushes refused)"
     echo
-    gamenight full "Game night, three servers (20,000 followers in slices of 5,000, APNs answering after 40 ms, one killed, PostgreSQL restarted, 20 % refused)" \
+    gamenight full "Game night, three servers (20,000 followers, APNs answering after 40 ms, one killed, PostgreSQL restarted, 20 % refused)" \
         --instances 3 --followers 20000 --latency-ms 40
 fi
 fi

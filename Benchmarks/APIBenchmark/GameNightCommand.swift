@@ -97,12 +97,7 @@ struct GameNightCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds the emulator waits before each answer, as APNs does (default: none).")
     var latencyMs = 0
 
-    @Option(
-        help: """
-            Followers per fan-out slice on every instance (serve's --fan-out-slice); default: a quarter of the followers, \
-            at least 100, so the game's fan-outs are split and walked by every instance.
-            """
-    )
+    @Option(help: "Followers per fan-out slice on every instance (serve's --fan-out-slice, 100 or more); default: the server's.")
     var fanOutSlice: Int?
 
     @Option(help: "Seconds to wait after the end for the wire to go quiet.")
@@ -141,12 +136,11 @@ struct GameNightCommand: AsyncParsableCommand {
         var passed = false
         var emulator = APNsEmulator.Configuration(acceptsUnknownTokens: true, recordsWire: true)
         emulator.latency = EmulatorLatency(base: .milliseconds(self.latencyMs))
-        let slice = self.fanOutSlice ?? max(100, sizes.followers / 4)
-        try await GameNightStack.run(self.stack, instances: self.instances, emulator: emulator, serveFlags: ["--fan-out-slice", String(slice)]) {
-            stack in
+        let sliceFlags = self.fanOutSlice.map { ["--fan-out-slice", String($0)] } ?? []
+        try await GameNightStack.run(self.stack, instances: self.instances, emulator: emulator, serveFlags: sliceFlags) { stack in
             let game = GameNightGame(stack: stack, sizes: sizes)
             Self.note(
-                "\(sizes.followers) followers (slices of \(slice)), \(sizes.updates) updates at \(sizes.rate)/s over \(sizes.seconds) s on "
+                "\(sizes.followers) followers (slices: \(self.fanOutSlice.map(String.init) ?? "the server's")), \(sizes.updates) updates at \(sizes.rate)/s over \(sizes.seconds) s on "
                     + "\(self.instances) instances, \(self.latencyMs) ms APNs latency, "
                     + "\(sizes.rotations) rotations, \(sizes.lateFans) late fans"
             )
