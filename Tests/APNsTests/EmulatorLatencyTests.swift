@@ -80,3 +80,26 @@ import Testing
         }
     }
 }
+
+/// An answer waiting out the latency when its connection drops never reaches the client: the wire log does not count
+/// it as answered, so a judge does not take the client's re-send for a push after a `410` it never saw.
+@Suite struct LostAnswerTests {
+    @Test func anAnswerLostWithItsConnectionIsNotLoggedAsAnswered() async throws {
+        let token = String(repeating: "ab", count: 32)
+        try await ClientFixture.with(emulator: {
+            $0.latency = EmulatorLatency(base: .milliseconds(300))
+            $0.recordsWire = true
+        }) { fixture in
+            let emulator = fixture.emulator.emulator
+            emulator.setFaults(FaultPlan(unregisteredTokens: [token: Int(Date().timeIntervalSince1970 * 1000)]))
+            let push = DevicePush(deviceToken: token, bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
+            async let outcome = fixture.client.send(push)
+            // The 410 is decided on arrival and waits 300 ms; the connection drops meanwhile.
+            try await Task.sleep(for: .milliseconds(150))
+            #expect(emulator.dropConnections() == 1)
+            #expect(await outcome.status == 410, "the client sent it again and got the answer")
+            let records = emulator.wireRecords.filter { $0.target == "device:\(token)" }
+            #expect(records.map(\.status) == [nil, 410], "the lost answer is not logged: \(records.map(\.status))")
+        }
+    }
+}

@@ -209,9 +209,12 @@ final class EmulatorConnectionHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     /// Sends an answer that waited out the latency, unless the connection closed meanwhile (after our GOAWAY it still
-    /// goes: its request was processed).
+    /// goes: its request was processed); then the wire log no longer counts it as answered.
     private func answerLater(_ response: EmulatorResponse, on streamID: Int32) {
-        guard self.closing != .now, let session = self.session else { return }
+        guard self.closing != .now, let session = self.session else {
+            self.responder.answerLost(response)
+            return
+        }
         session.submitResponse(streamID: streamID, status: response.status, headers: response.headers, body: response.body)
         self.flushSession()
     }

@@ -13,6 +13,9 @@ struct EmulatorResponse {
     var connectionAction: ConnectionAction?
     /// The APNs reason of an error answer made by ``apnsError(_:headers:)``, for the wire log.
     var apnsReason: String?
+    /// The request's entry in the wire log, when it was recorded: an answer that never leaves (its connection closed
+    /// while it waited out the latency) is taken back from it (``EmulatorResponder/answerLost(_:)``).
+    var wireSequence: Int?
 
     init(status: Int, headers: [(String, String)] = [], body: ByteBuffer = ByteBuffer(), connectionAction: ConnectionAction? = nil) {
         self.status = status

@@ -14,11 +14,19 @@ extension EmulatorResponder {
             return answer()
         }
         let sequence = wire.arrive(target: target, body: WireBody(Array(request.body.readableBytesView)))
-        let response = answer()
+        var response = answer()
         if response.isAnswered {
             wire.answer(sequence, status: response.status, reason: response.status == 200 ? nil : response.apnsReason)
+            response.wireSequence = sequence
         }
         return response
+    }
+
+    /// Takes back a recorded answer that never left: its connection closed while it waited out the latency, so the
+    /// client saw no answer (and may send the request again), as after a dropped connection.
+    func answerLost(_ response: EmulatorResponse) {
+        guard let wire = self.state.wire, let sequence = response.wireSequence else { return }
+        wire.answer(sequence, status: nil, reason: nil)
     }
 
     /// `device:<lowercase token>` for a device push, `channel:<apns-channel-id>` for a broadcast, `nil` otherwise.
