@@ -12,7 +12,8 @@ extension LivecastAPI {
             let parameters = request.uri.queryParameters
             let limit = try Self.pageLimit(parameters)
             let after = try parameters.get("after").map { text throws(StoreError) in try EventCursor(parsing: text, field: "after") } ?? .start
-            let names = parameters.getAll("types").flatMap { $0.split(separator: ",").map { String($0) } }
+            // An empty name (`types=`, `a,,b`) is refused as unknown, not read as no filter.
+            let names = parameters.getAll("types").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map { String($0) } }
             let types = try EventType.parse(names, field: "types")
             let events = Events(client: self.database, logger: self.logger)
             let entries = try await events.page(appID: scope.appID, after: after, types: types, limit: limit + 1)
