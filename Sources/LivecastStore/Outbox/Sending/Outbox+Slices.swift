@@ -69,25 +69,24 @@ extension Outbox {
     /// followers no older update's unfinished slice covers: a follower gets one update at a time, in order. A slice
     /// whose lease ran out is taken over from its checkpoint.
     package func claimSlice(perApp: Int) async throws -> FanOutClaim? {
-        let unfinished = "('pending', 'dispatching')"
         let rows = try await self.database.guardedQuery(
             """
             WITH next AS (
                 SELECT s.id FROM fan_out_slices s
-                WHERE s.status IN \(unescaped: unfinished) AND s.not_before <= now()
+                WHERE s.status IN \(unescaped: OutboxStatus.unfinishedSQL) AND s.not_before <= now()
                   AND NOT EXISTS (SELECT 1 FROM apps h WHERE h.id = s.app_id AND h.sending_held_at IS NOT NULL)
                   AND NOT EXISTS (
                       SELECT 1 FROM fan_out_slices e
-                      WHERE e.feed_id = s.feed_id AND e.update_id < s.update_id AND e.status IN \(unescaped: unfinished)
+                      WHERE e.feed_id = s.feed_id AND e.update_id < s.update_id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL)
                         AND e.lower_id < s.upper_id AND s.lower_id < e.upper_id)
                   AND (SELECT count(*) FROM fan_out_slices d
-                       WHERE d.app_id = s.app_id AND d.claimed_by = \(self.claimer) AND d.status = 'dispatching' AND d.not_before > now())
+                       WHERE d.app_id = s.app_id AND d.claimed_by = \(self.claimer) AND d.status = \(unescaped: OutboxStatus.dispatching.sql) AND d.not_before > now())
                       < \(perApp)
                 ORDER BY s.update_id, s.lower_id
                 LIMIT 1
                 FOR UPDATE OF s SKIP LOCKED
             )
-            UPDATE fan_out_slices s SET status = 'dispatching', claimed_by = \(self.claimer), attempts = s.attempts + 1,
+            UPDATE fan_out_slices s SET status = \(unescaped: OutboxStatus.dispatching.sql), claimed_by = \(self.claimer), attempts = s.attempts + 1,
                 not_before = now() + make_interval(secs => \(self.lease.inSeconds))
             FROM next, updates u, feeds f
             WHERE s.id = next.id AND u.id = s.update_id AND f.id = s.feed_id
@@ -113,7 +112,7 @@ extension Outbox {
         guard status != .pending else {
             try await connection.query(
                 """
-                UPDATE fan_out_slices SET status = 'pending', claimed_by = NULL, not_before = now() + make_interval(secs => \(delay.inSeconds)),
+                UPDATE fan_out_slices SET status = \(unescaped: OutboxStatus.pending.sql), claimed_by = NULL, not_before = now() + make_interval(secs => \(delay.inSeconds)),
                     attempts = CASE WHEN \(resetAttempts) THEN 0 ELSE attempts END
                 WHERE id = \(slice.id) AND claimed_by = \(self.claimer)
                 """,
@@ -137,7 +136,7 @@ extension Outbox {
                     status = CASE WHEN EXISTS (SELECT 1 FROM fan_out_slices s WHERE s.update_id = u.id AND s.status = \(unescaped: OutboxStatus.failed.sql))
                                   THEN \(unescaped: OutboxStatus.failed.sql) ELSE \(unescaped: OutboxStatus.sent.sql) END
                 WHERE u.id = \(updateID) AND u.sliced AND u.completed_at IS NULL
-                  AND NOT EXISTS (SELECT 1 FROM fan_out_slices s WHERE s.update_id = u.id AND s.status IN ('pending', 'dispatching'))
+                  AND NOT EXISTS (SELECT 1 FROM fan_out_slices s WHERE s.update_id = u.id AND s.status IN \(unescaped: OutboxStatus.unfinishedSQL))
                 """,
                 logger: self.logger
             )
