@@ -36,15 +36,17 @@ extension LivecastAPI {
         }
         if let sendAt = decoded.sendAt, sendAt > now {
             if let kept = try await self.keptAnswer(scope, idempotencyKey) { return Self.accepted(kept, replayed: true) }
-            return try await self.schedule(
-                route,
-                target: target,
-                body: (body, decoded),
-                sendAt: sendAt,
-                now: now,
-                scope: scope,
-                idempotencyKey: idempotencyKey
-            )
+            return try await self.replayingRace(scope, idempotencyKey) {
+                try await self.schedule(
+                    route,
+                    target: target,
+                    body: (body, decoded),
+                    sendAt: sendAt,
+                    now: now,
+                    scope: scope,
+                    idempotencyKey: idempotencyKey
+                )
+            }
         }
         let prepared: PreparedUpdate
         do {
@@ -52,12 +54,14 @@ extension LivecastAPI {
         } catch {
             return try await self.replay(refusedWith: error, scope, idempotencyKey)
         }
-        let accepted = try await self.store(prepared)
-        if accepted.priorityDowngraded, !accepted.isReplay {
-            Counter(label: "livecast_priority_downgrades_total").increment()
+        return try await self.replayingRace(scope, idempotencyKey) {
+            let accepted = try await self.store(prepared)
+            if accepted.priorityDowngraded, !accepted.isReplay {
+                Counter(label: "livecast_priority_downgrades_total").increment()
+            }
+            // A request with an idempotency key had its answer kept with the update, in the same transaction.
+            return Self.accepted(accepted.answer, replayed: accepted.isReplay)
         }
-        // A request with an idempotency key had its answer kept with the update, in the same transaction.
-        return Self.accepted(accepted.answer, replayed: accepted.isReplay)
     }
 
     /// The answer kept for a retried request that was refused before the outbox, by a check its first request passed
@@ -66,6 +70,20 @@ extension LivecastAPI {
     private func replay(refusedWith refusal: any Error, _ scope: AppScope, _ idempotencyKey: IdempotencyKey?) async throws -> Response {
         guard let kept = try await self.keptAnswer(scope, idempotencyKey) else { throw refusal }
         return Self.accepted(kept, replayed: true)
+    }
+
+    /// Runs `store`; should it lose a race to a request with the same idempotency key (a client's retry sent while
+    /// its first try was still being stored, `409 conflict`), answers what that request kept instead.
+    private func replayingRace(
+        _ scope: AppScope,
+        _ idempotencyKey: IdempotencyKey?,
+        _ store: () async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await store()
+        } catch let error as StoreError where error.code == .conflict && idempotencyKey != nil {
+            return try await self.replay(refusedWith: error, scope, idempotencyKey)
+        }
     }
 
     /// The answer kept for the app's request with this idempotency key on the same route and target, if any.
