@@ -64,16 +64,22 @@ extension Outbox {
     }
 
     /// Owed pushes settled for good (delivered, refused, superseded, given up, or without a live target): no longer
-    /// owed. Delivered and refused ones count as sent and failed targets of their updates. Whatever older updates
-    /// still owe the targets of the ones that were sent, delivered or not, goes too: those targets have had a newer
-    /// push, so an older one would arrive out of order. Starts are kept: each is a different activity's.
+    /// owed. Delivered and refused ones count as sent and failed targets of their updates, unless the claim was taken
+    /// over (then its new claimer counts them). Whatever older updates still owe the targets of the ones that were
+    /// sent, delivered or not, goes too, taken over or not: those targets have had a newer push, so an older one would
+    /// arrive out of order. Starts are kept: each is a different activity's.
     package func settle(_ settled: [OwedClaim], delivered: [OwedClaim], failed: [OwedClaim], on connection: PostgresConnection) async throws {
         guard !settled.isEmpty else { return }
-        try await connection.query(
-            "DELETE FROM owed_pushes WHERE id = ANY(\(settled.map(\.id))) AND claimed_by = \(self.claimer)",
+        let removed = try await connection.query(
+            "DELETE FROM owed_pushes WHERE id = ANY(\(settled.map(\.id))) AND claimed_by = \(self.claimer) RETURNING id",
             logger: self.logger
         )
-        let counted = delivered.map { ($0.updateID, 1, 0) } + failed.map { ($0.updateID, 0, 1) }
+        var ours = Set<Int64>()
+        for try await id in removed.decode(Int64.self) { ours.insert(id) }
+        // Only the pushes still ours count: a claim taken over is counted by the claimer that took it.
+        let counted =
+            delivered.filter { ours.contains($0.id) }.map { ($0.updateID, 1, 0) }
+            + failed.filter { ours.contains($0.id) }.map { ($0.updateID, 0, 1) }
         if !counted.isEmpty {
             try await connection.query(
                 """
