@@ -107,28 +107,37 @@ public final class APNsClient: Sendable {
     }
 
     /// Sends many device pushes at once over the pool and reports each outcome, in the order given.
+    ///
+    /// At most 500 requests per connection (``Configuration/connectionsPerEndpoint``) of a batch are made and handed to
+    /// the connections at once; the rest are made as answers come in, so a batch of thousands keeps every stream busy
+    /// without holding every request in memory.
     public func send(_ pushes: [DevicePush]) async -> [APNsOutcome] {
-        // Pushes of a batch usually share topic, type and priority: look their template up once.
+        // Pushes of a batch usually share topic, type and priority: look their template up once per run of equal ones.
+        var templates: [HeaderTemplate] = []
+        templates.reserveCapacity(pushes.count)
         var last: (key: DeviceTemplateKey, template: HeaderTemplate)?
-        return await self.exchange(pushes.count, on: self.pushPool) { index, deadline, completion in
-            let push = pushes[index]
+        for push in pushes {
             let key = DeviceTemplateKey(pushType: push.pushType, bundleID: push.bundleID, priority: push.priority)
-            if last?.key != key {
-                last = (
-                    key,
-                    self.template(
-                        "POST",
-                        self.pushPool.endpoint,
-                        [("apns-push-type", push.pushType.headerValue), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
-                    )
-                )
+            if let last, last.key == key {
+                templates.append(last.template)
+                continue
             }
+            let template = self.template(
+                "POST",
+                self.pushPool.endpoint,
+                [("apns-push-type", push.pushType.headerValue), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
+            )
+            last = (key, template)
+            templates.append(template)
+        }
+        return await self.exchange(pushes.count, on: self.pushPool) { [templates] index, deadline, completion in
+            let push = pushes[index]
             var extra: [(String, String)] = []
             if let expiration = push.expiration { extra.append(("apns-expiration", String(expiration))) }
             if let apnsID = push.apnsID { extra.append(("apns-id", apnsID)) }
             if let collapseID = push.collapseID { extra.append(("apns-collapse-id", collapseID)) }
             return HTTP2Exchange(
-                template: last!.template,
+                template: templates[index],
                 path: "/3/device/\(push.deviceToken)",
                 extraHeaders: extra,
                 body: push.payload,
@@ -137,6 +146,10 @@ public final class APNsClient: Sendable {
             )
         }
     }
+
+    /// The most requests of one batch made and handed to the connections at once: 500 for each connection, the most
+    /// streams APNs has been seen to allow on one.
+    private var batchWindow: Int { max(self.configuration.connectionsPerEndpoint, 1) * 500 }
 
     /// What makes device pushes share constant headers.
     private struct DeviceTemplateKey: Equatable {
@@ -213,12 +226,12 @@ public final class APNsClient: Sendable {
 
     // MARK: - Plumbing
 
-    /// Builds `count` exchanges, submits them as one batch and waits for every outcome. An answer of
+    /// Builds `count` exchanges, submits them (at most ``batchWindow`` at once) and waits for every outcome. An answer of
     /// `ExpiredProviderToken` may send a request once more (``ProviderTokenAuthorization``).
     private func exchange(
         _ count: Int,
         on pool: HTTP2ConnectionPool,
-        make: (Int, NIODeadline, @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void) -> HTTP2Exchange
+        make: @escaping @Sendable (Int, NIODeadline, @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void) -> HTTP2Exchange
     ) async -> [APNsOutcome] {
         guard count > 0 else { return [] }
         let deadline =
@@ -229,17 +242,24 @@ public final class APNsClient: Sendable {
             )
         return await withCheckedContinuation { continuation in
             let collector = OutcomeCollector(count: count, continuation: continuation)
-            let exchanges = (0..<count).map { index in
-                make(index, deadline) { exchange, result in
-                    let outcome = APNsOutcome.from(result)
-                    if self.authorization.mayResend(exchange, answered: outcome) {
-                        pool.submit([exchange.resend()])
-                    } else {
-                        collector.record(outcome, at: index)
+            let window = BatchWindow(count: count, size: self.batchWindow)
+            @Sendable func submit(_ indices: Range<Int>) {
+                guard !indices.isEmpty else { return }
+                pool.submit(
+                    indices.map { index in
+                        make(index, deadline) { exchange, result in
+                            let outcome = APNsOutcome.from(result)
+                            if self.authorization.mayResend(exchange, answered: outcome) {
+                                pool.submit([exchange.resend()])
+                            } else {
+                                collector.record(outcome, at: index)
+                                submit(window.answered())
+                            }
+                        }
                     }
-                }
+                )
             }
-            pool.submit(exchanges)
+            submit(window.first)
             // The transport ends every exchange by its deadline; should one ever be dropped on the way, the caller
             // still gets an answer for it shortly after.
             collector.watch(self.eventLoopGroup.any().scheduleTask(deadline: deadline + .seconds(5)) { collector.expire() })
@@ -272,6 +292,44 @@ extension APNsClient: Service {
     public func run() async {
         try? await gracefulShutdown()
         await self.shutdown()
+    }
+}
+
+/// Which of a batch's requests to make next. At most `size` are out at once; the rest are made as answers come in, a
+/// few at a time, so that the pool is handed several per hop rather than one.
+private final class BatchWindow: Sendable {
+    private struct Progress {
+        /// The first request not made yet.
+        var next: Int
+        /// Answers since the last requests were made.
+        var answered = 0
+    }
+
+    /// The requests made at once, at the start.
+    let first: Range<Int>
+    private let count: Int
+    private let refill: Int
+    private let progress: Mutex<Progress>
+
+    init(count: Int, size: Int) {
+        self.count = count
+        self.first = 0..<min(count, size)
+        self.refill = max(1, min(64, size / 8))
+        self.progress = Mutex(Progress(next: self.first.upperBound))
+    }
+
+    /// Counts an answer, and returns the requests to make now: as many as were answered, once that is a refill's worth
+    /// or covers every request left; otherwise none.
+    func answered() -> Range<Int> {
+        self.progress.withLock { progress in
+            progress.answered += 1
+            let waiting = self.count - progress.next
+            guard waiting > 0, progress.answered >= min(self.refill, waiting) else { return 0..<0 }
+            let made = progress.next..<progress.next + min(progress.answered, waiting)
+            progress.next = made.upperBound
+            progress.answered = 0
+            return made
+        }
     }
 }
 

@@ -29,7 +29,8 @@ package struct Dispatcher: Sendable {
     package struct Settings: Sendable {
         /// Standalone activity updates (and owed pushes) claimed at once per app. Defaults to 500.
         package var batchSize: Int
-        /// Followers read and sent per checkpoint. Defaults to 5,000.
+        /// Followers read and sent per checkpoint. Defaults to 2,000: with the APNs client's window of 500 requests a
+        /// connection, enough to keep its streams busy, and two pages of it held at once stay small.
         package var pageSize: Int
         /// How long a claim holds without a heartbeat before another dispatcher may take it over. The heartbeat
         /// renews it every third of this. Defaults to 10 s.
@@ -60,7 +61,7 @@ package struct Dispatcher: Sendable {
 
         package init(
             batchSize: Int = 500,
-            pageSize: Int = 5000,
+            pageSize: Int = 2000,
             lease: Duration = .seconds(10),
             fanOutAttempts: Int = 8,
             retryDeadline: Duration = .seconds(3600),
