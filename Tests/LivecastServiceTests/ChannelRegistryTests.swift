@@ -50,7 +50,7 @@ import Testing
         try await self.withRegistry("channels_create") { store, emulator, registry in
             try await self.feed(store, "game-1")
             let channel = try await registry.create(appID: store.appID, bundleID: Self.bundleID, storagePolicy: 1, feedKey: "game-1")
-            #expect(channel.state == "active")
+            #expect(channel.state == .active)
             #expect(emulator.emulator.devices().isEmpty)
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID) == [channel.channelID])
             #expect(try await registry.list(appID: store.appID).map(\.channelID) == [channel.channelID])
@@ -64,13 +64,13 @@ import Testing
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID).count == 1)
 
             let retired = try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: false)
-            #expect(retired.state == "retired")
+            #expect(retired.state == .retired)
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID).isEmpty)
             // Retiring again changes nothing; the registry keeps the retired channel.
             #expect(
-                try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: false).state == "retired"
+                try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: false).state == .retired
             )
-            #expect(try await registry.get(appID: store.appID, channelID: channel.channelID)?.state == "retired")
+            #expect(try await registry.get(appID: store.appID, channelID: channel.channelID)?.state == .retired)
         }
     }
 
@@ -86,7 +86,7 @@ import Testing
             }
             #expect(try await registry.listAtAPNs(bundleID: Self.bundleID) == [channel.channelID])
             #expect(
-                try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: true).state == "retired"
+                try await registry.retire(appID: store.appID, bundleID: Self.bundleID, channelID: channel.channelID, force: true).state == .retired
             )
         }
     }
@@ -148,7 +148,7 @@ import Testing
             #expect(atAPNs.count == 1)
             let recorded = try await registry.list(appID: store.appID)
             #expect(recorded.map(\.channelID) == atAPNs)
-            #expect(recorded.map(\.state) == ["orphan"])
+            #expect(recorded.map(\.state) == [.orphan])
         }
     }
 }

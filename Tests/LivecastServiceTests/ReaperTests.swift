@@ -157,7 +157,7 @@ import Testing
                 apns: fixture.apns,
                 logger: fixture.store.logger
             )
-            #expect(try await registry.get(appID: fixture.store.appID, channelID: channelID)?.state == "retired")
+            #expect(try await registry.get(appID: fixture.store.appID, channelID: channelID)?.state == .retired)
             #expect(try await fixture.reaper().pass().allSatisfy { $0.isEmpty })
         }
     }

@@ -46,7 +46,7 @@ import Testing
                 apns: fixture.apns,
                 logger: fixture.store.logger
             )
-            #expect(try await registry.get(appID: fixture.store.appID, channelID: gone)?.state == "missing")
+            #expect(try await registry.get(appID: fixture.store.appID, channelID: gone)?.state == .missing)
             #expect(Set(try await registry.listAtAPNs(bundleID: EmulatorFixture.bundleID)) == [live, unknown, recordedOrphan])
 
             let cleaned = try await reconciler.reconcile(
@@ -62,8 +62,8 @@ import Testing
                 ]
             )
             #expect(try await registry.listAtAPNs(bundleID: EmulatorFixture.bundleID) == [live])
-            #expect(try await registry.get(appID: fixture.store.appID, channelID: recordedOrphan)?.state == "retired")
-            #expect(try await registry.get(appID: fixture.store.appID, channelID: live)?.state == "active")
+            #expect(try await registry.get(appID: fixture.store.appID, channelID: recordedOrphan)?.state == .retired)
+            #expect(try await registry.get(appID: fixture.store.appID, channelID: live)?.state == .active)
 
             let settled = try await reconciler.reconcile(
                 appID: fixture.store.appID,

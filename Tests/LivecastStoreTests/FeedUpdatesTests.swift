@@ -77,7 +77,7 @@ import Testing
             #expect(third.coalesced && third.timestamp == self.now + 1)
             #expect(try await self.rows(fixture).map(\.status) == ["superseded", "pending", "pending"])
             let feed = try await Feeds(client: fixture.client, logger: fixture.logger).get(appID: fixture.appID, feedKey: "game-1")
-            #expect(feed?.state == "active" && feed?.lastTimestamp == Int64(self.now + 1))
+            #expect(feed?.state == .active && feed?.lastTimestamp == Int64(self.now + 1))
             #expect(feed?.contentState?.text == #"{"home":3}"#)
         }
     }

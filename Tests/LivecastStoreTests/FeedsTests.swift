@@ -20,7 +20,7 @@ import Testing
             )
             let (created, isNew) = try await feeds.put(definition)
             #expect(isNew)
-            #expect(created.state == "created")
+            #expect(created.state == .created)
             // Kept byte for byte, spacing included.
             #expect(created.attributes.text == #"{"homeTeam": "Giants",  "awayTeam": "Dodgers"}"#)
             definition.attributes = try RawJSON(validating: #"{"homeTeam": "Jets"}"#)

@@ -43,7 +43,7 @@ struct ChannelBody: Encodable {
         self.channelId = channel.channelID
         self.storagePolicy = StoragePolicyName(apnsValue: channel.storagePolicy).rawValue
         self.feed = channel.feedKey
-        self.state = channel.state
+        self.state = channel.state.rawValue
         self.followers = channel.followers
     }
 }

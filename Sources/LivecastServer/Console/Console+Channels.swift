@@ -56,12 +56,12 @@ extension Console {
         let rows: [[String: Any]] = registry.json["channels"].items.map { channel in
             var row = ConsoleView.object(channel)
             let channelID = channel["channelId"]?.stringValue ?? ""
-            let state = channel["state"]?.stringValue ?? ""
+            let state = channel["state"]?.stringValue.flatMap(ChannelState.init(rawValue:))
             row["id"] = channelID
             if let feed = channel["feed"]?.stringValue { row["feedPath"] = InProcessAPI.segment(feed) }
             // Unknown while APNs' list could not be read: not marked missing.
-            row["atAPNs"] = !apns.isSuccess || atAPNs.contains(channelID) || state == ChannelState.retired.rawValue
-            row["retirable"] = state != ChannelState.retired.rawValue
+            row["atAPNs"] = !apns.isSuccess || atAPNs.contains(channelID) || state == .retired
+            row["retirable"] = state != .retired
             return row
         }
         var page = ConsolePage(template: "channels", title: "Channels", section: .channels)

@@ -125,7 +125,7 @@ extension Console {
         ]
         if let superseded = targets?["superseded"]?.intValue, superseded > 0 { update["superseded"] = superseded }
         if let time = ConsoleView.time(json["timestamp"]?.intValue.map(Int64.init)) { update["time"] = time }
-        if status == OutboxStatus.pending.rawValue || status == OutboxStatus.dispatching.rawValue { update["live"] = true }
+        if let status = OutboxStatus(rawValue: status), [.pending, .dispatching].contains(status) { update["live"] = true }
         return update
     }
 }

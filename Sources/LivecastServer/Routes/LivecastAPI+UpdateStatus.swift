@@ -35,8 +35,12 @@ extension LivecastAPI {
                 }
                 throw APIError.notFound("no update \(updateID)", field: "updateId")
             }
-            guard scheduled.status == "cancelled" else {
-                throw APIError(.conflict, code: "conflict", "update \(updateID) was \(scheduled.status) at its sendAt and cannot be cancelled")
+            guard scheduled.status == .cancelled else {
+                throw APIError(
+                    .conflict,
+                    code: "conflict",
+                    "update \(updateID) was \(scheduled.status.rawValue) at its sendAt and cannot be cancelled"
+                )
             }
             return try .json(scheduled)
         }

@@ -34,14 +34,14 @@ package struct ChannelReconciler: Sendable {
         var result = ChannelReconciliation(bundleID: bundleID, environment: environment)
         result.atAPNs = atAPNs.count
         let recorded = try await self.channels.recorded(appID: appID)
-        result.activeInRegistry = recorded.values.filter { $0.state == ChannelState.active.rawValue }.count
+        result.activeInRegistry = recorded.values.filter { $0.state == .active }.count
 
         for channelID in atAPNs.sorted() {
             let row = recorded[channelID]
             switch row?.state {
-            case ChannelState.active.rawValue?:
+            case .active?:
                 continue
-            case ChannelState.orphan.rawValue?:
+            case .orphan?:
                 var finding = ChannelReconciliation.Finding(kind: .recordedOrphan, channelID: channelID, action: "kept")
                 if deleteOrphans {
                     do {
@@ -63,10 +63,10 @@ package struct ChannelReconciler: Sendable {
         let settled = listedAt.addingTimeInterval(-60)
         for (channelID, row) in recorded.sorted(by: { $0.key < $1.key }) where !atAPNs.contains(channelID) && row.createdAt < settled {
             switch row.state {
-            case ChannelState.active.rawValue:
+            case .active:
                 try await self.channels.mark(appID: appID, channelID: channelID, from: .active, to: .missing)
                 result.findings.append(.init(kind: .missingAtAPNs, channelID: channelID, feedKey: row.feedKey, action: "marked missing"))
-            case ChannelState.orphan.rawValue:
+            case .orphan:
                 try await self.channels.mark(appID: appID, channelID: channelID, from: .orphan, to: .retired)
                 result.findings.append(.init(kind: .recordedOrphanGone, channelID: channelID, feedKey: row.feedKey, action: "marked retired"))
             default:
@@ -79,7 +79,7 @@ package struct ChannelReconciler: Sendable {
     /// Deletes an orphan at APNs, unless the registry took it up as active meanwhile. - Returns: what was done.
     private func deleteOrphan(appID: Int64, bundleID: String, channelID: String) async -> String {
         do {
-            if try await self.channels.recorded(appID: appID, channelID: channelID)[channelID]?.state == ChannelState.active.rawValue {
+            if try await self.channels.recorded(appID: appID, channelID: channelID)[channelID]?.state == .active {
                 return "kept: the registry recorded it meanwhile"
             }
         } catch {

@@ -45,7 +45,7 @@ package struct ChannelRegistry: Sendable {
                 channelID: channelID,
                 storagePolicy: storagePolicy,
                 feedKey: feedKey,
-                state: ChannelState.active.rawValue,
+                state: .active,
                 followers: 0
             )
         } catch {
@@ -89,7 +89,7 @@ package struct ChannelRegistry: Sendable {
         guard var channel = try await self.channels.get(appID: appID, channelID: channelID) else {
             throw StoreError(.notFound, "no channel \(channelID)", field: "channelId")
         }
-        if channel.state == ChannelState.retired.rawValue { return channel }
+        if channel.state == .retired { return channel }
         guard force || channel.followers == 0 else {
             throw StoreError(
                 .conflict,
@@ -100,7 +100,7 @@ package struct ChannelRegistry: Sendable {
         let (outcome, deleted) = await self.deleteAtAPNs(bundleID: bundleID, channelID: channelID)
         guard deleted else { throw APNsRefusal("APNs did not delete the channel: \(outcome)") }
         try await self.channels.markRetired(appID: appID, channelID: channelID)
-        channel.state = ChannelState.retired.rawValue
+        channel.state = .retired
         return channel
     }
 

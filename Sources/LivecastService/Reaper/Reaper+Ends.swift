@@ -16,7 +16,7 @@ extension Reaper {
         return try await self.forEachCandidate({
             try await self.reaping.staleActivities(app.id, now: now, staleGrace: self.policy.staleGrace, after: $0, limit: $1)
         }) { candidate in
-            if candidate.state == ActivityState.starting.rawValue { return try await self.reaping.markEnded(activityID: candidate.id, by: .reaper) }
+            if candidate.state == .starting { return try await self.reaping.markEnded(activityID: candidate.id, by: .reaper) }
             var end = ActivityUpdates.Request(appID: app.id, activityKey: candidate.key, event: .end)
             end.content.dismissalDate = now + Int(self.policy.staleDismissalDelay.wholeSeconds)
             end.endedBy = .reaper
@@ -33,7 +33,7 @@ extension Reaper {
         }) { candidate in
             // Nothing reaches an activity without a token alone, nor one follower of a channel: the device ends
             // them at 8 hours by itself; the store stops counting them as running.
-            if candidate.state == ActivityState.starting.rawValue || (candidate.followsFeed && candidate.onChannel) {
+            if candidate.state == .starting || (candidate.followsFeed && candidate.onChannel) {
                 return try await self.reaping.markEnded(activityID: candidate.id, by: .lifetime)
             }
             if candidate.followsFeed {

@@ -44,9 +44,9 @@ extension Activities {
 
     /// What the plain rows are judged against, the activities and tokens locked.
     private struct Known {
-        var feeds: [AppKey: (id: Int64, attributesType: String, state: String)] = [:]
-        var channels: [AppKey: (id: Int64, state: String)] = [:]
-        var activities: [AppKey: (id: Int64, state: String, attributesType: String)] = [:]
+        var feeds: [AppKey: (id: Int64, attributesType: String, state: FeedState)] = [:]
+        var channels: [AppKey: (id: Int64, state: ChannelState)] = [:]
+        var activities: [AppKey: (id: Int64, state: ActivityState, attributesType: String)] = [:]
         var tokenHolders: [AppKey: (activityID: Int64, isLive: Bool)] = [:]
     }
 
@@ -63,18 +63,18 @@ extension Activities {
                 let registration = row.registration
                 var feedID: Int64 = 0
                 if let feed = row.feed {
-                    guard let found = known.feeds[feed], found.attributesType == registration.attributesType, found.state != FeedState.ended.rawValue
+                    guard let found = known.feeds[feed], found.attributesType == registration.attributesType, found.state != .ended
                     else { continue }
                     feedID = found.id
                 }
                 var channelRowID: Int64 = 0
                 if let channel = row.channel {
-                    guard let found = known.channels[channel], found.state == ChannelState.active.rawValue else { continue }
+                    guard let found = known.channels[channel], found.state == .active else { continue }
                     channelRowID = found.id
                 }
                 let holder = row.appToken.flatMap { known.tokenHolders[$0] }
                 if let activity = known.activities[row.key] {
-                    guard ActivityState(rawValue: activity.state)?.isRunning == true, activity.attributesType == registration.attributesType,
+                    guard activity.state.isRunning, activity.attributesType == registration.attributesType,
                         row.token == nil || (holder?.activityID == activity.id && holder?.isLive == true)
                     else { continue }
                     refreshed.append(registration, id: activity.id)
@@ -116,7 +116,7 @@ extension Activities {
                 SELECT r.app_id, r.activity_key, r.attributes_type, nullif(r.feed_id, 0), nullif(r.channel_id, 0),
                        CASE WHEN r.device_set THEN r.device_id END, CASE WHEN r.user_set THEN r.user_id END,
                        CASE WHEN r.os_set THEN r.os_version END,
-                       CASE WHEN r.token_set OR r.channel_id <> 0 THEN 'active' ELSE 'starting' END
+                       CASE WHEN r.token_set OR r.channel_id <> 0 THEN \(unescaped: ActivityState.active.sql) ELSE \(unescaped: ActivityState.starting.sql) END
                 FROM unnest(\(created.appIDs)::bigint[], \(created.keys)::text[], \(created.attributesTypes)::text[], \(created.feedIDs)::bigint[],
                             \(created.channelRowIDs)::bigint[], \(created.deviceIDs.values)::text[], \(created.deviceIDs.isSet)::bool[],
                             \(created.userIDs.values)::text[], \(created.userIDs.isSet)::bool[],
@@ -147,7 +147,7 @@ extension Activities {
             """,
             logger: self.logger
         )
-        for try await (appID, key, id, attributesType, state) in feedRows.decode((Int64, String, Int64, String, String).self) {
+        for try await (appID, key, id, attributesType, state) in feedRows.decode((Int64, String, Int64, String, FeedState).self) {
             known.feeds[AppKey(appID: appID, key: key)] = (id, attributesType, state)
         }
         let channels = rows.compactMap(\.channel)
@@ -158,7 +158,7 @@ extension Activities {
             """,
             logger: self.logger
         )
-        for try await (appID, key, id, state) in channelRows.decode((Int64, String, Int64, String).self) {
+        for try await (appID, key, id, state) in channelRows.decode((Int64, String, Int64, ChannelState).self) {
             known.channels[AppKey(appID: appID, key: key)] = (id, state)
         }
         let activityRows = try await connection.query(
@@ -171,7 +171,7 @@ extension Activities {
             """,
             logger: self.logger
         )
-        for try await (appID, key, id, state, attributesType) in activityRows.decode((Int64, String, Int64, String, String).self) {
+        for try await (appID, key, id, state, attributesType) in activityRows.decode((Int64, String, Int64, ActivityState, String).self) {
             known.activities[AppKey(appID: appID, key: key)] = (id, state, attributesType)
         }
         let tokens = rows.compactMap(\.appToken)

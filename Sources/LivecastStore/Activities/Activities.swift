@@ -107,14 +107,14 @@ package struct Activities: DatabaseBacked {
             """,
             logger: self.logger
         )
-        var activity: (id: Int64, state: String, attributesType: String, deviceID: String?)?
-        for try await row in existing.decode((Int64, String, String, String?).self) { activity = row }
+        var activity: (id: Int64, state: ActivityState, attributesType: String, deviceID: String?)?
+        for try await row in existing.decode((Int64, ActivityState, String, String?).self) { activity = row }
         let activityID: Int64
         if let activity {
             if let device, activity.deviceID != device.deviceID {
                 throw StoreError(.notFound, "no activity \(registration.activityKey) on this device", field: "activityId")
             }
-            guard ActivityState(rawValue: activity.state)?.isRunning == true else {
+            guard activity.state.isRunning else {
                 throw StoreError(.conflict, "the activity has ended", field: "activityId")
             }
             guard activity.attributesType == registration.attributesType else {
@@ -136,7 +136,7 @@ package struct Activities: DatabaseBacked {
                 INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
                 VALUES (\(appID), \(registration.activityKey), \(registration.attributesType), \(feedID), \(channelRowID),
                         \(registration.deviceID), \(registration.userID), \(registration.osVersion),
-                        \(token == nil && channelRowID == nil ? ActivityState.starting.rawValue : ActivityState.active.rawValue))
+                        \(token == nil && channelRowID == nil ? ActivityState.starting : ActivityState.active))
                 RETURNING id
                 """,
                 logger: self.logger
@@ -262,8 +262,8 @@ package struct Activities: DatabaseBacked {
             "SELECT id, state FROM channels WHERE app_id = \(registration.appID) AND channel_id = \(channelID)",
             logger: self.logger
         )
-        for try await (id, state) in rows.decode((Int64, String).self) {
-            guard state == ChannelState.active.rawValue else { throw StoreError(.conflict, "the channel is \(state)", field: "channelId") }
+        for try await (id, state) in rows.decode((Int64, ChannelState).self) {
+            guard state == .active else { throw StoreError(.conflict, "the channel is \(state)", field: "channelId") }
             return id
         }
         throw StoreError(.notFound, "no channel \(channelID)", field: "channelId")

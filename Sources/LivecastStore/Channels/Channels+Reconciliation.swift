@@ -5,8 +5,7 @@ import PostgresNIO
 extension Channels {
     /// A channel as reconciliation compares it with APNs'.
     package struct Recorded: Sendable, Hashable {
-        /// `active`, `orphan`, `retired` or `missing`.
-        package var state: String
+        package var state: ChannelState
         /// The feed it belongs to, if any.
         package var feedKey: String?
         package var createdAt: Date
@@ -22,7 +21,7 @@ extension Channels {
             logger: self.logger
         )
         var recorded: [String: Recorded] = [:]
-        for try await (id, state, feedKey, createdAt) in rows.decode((String, String, String?, Date).self) {
+        for try await (id, state, feedKey, createdAt) in rows.decode((String, ChannelState, String?, Date).self) {
             recorded[id] = Recorded(state: state, feedKey: feedKey, createdAt: createdAt)
         }
         return recorded
@@ -32,8 +31,8 @@ extension Channels {
     package func mark(appID: Int64, channelID: String, from: ChannelState, to: ChannelState) async throws {
         try await self.client.guardedQuery(
             """
-            UPDATE channels SET state = \(to.rawValue), retired_at = CASE WHEN \(to.rawValue) = \(unescaped: ChannelState.retired.sql) THEN now() ELSE retired_at END
-            WHERE app_id = \(appID) AND channel_id = \(channelID) AND state = \(from.rawValue)
+            UPDATE channels SET state = \(to), retired_at = CASE WHEN \(to == .retired) THEN now() ELSE retired_at END
+            WHERE app_id = \(appID) AND channel_id = \(channelID) AND state = \(from)
             """,
             logger: self.logger
         )

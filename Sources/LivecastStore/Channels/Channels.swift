@@ -13,12 +13,11 @@ package struct Channels: DatabaseBacked {
         package var storagePolicy: Int
         /// The feed it belongs to, if any.
         package var feedKey: String?
-        /// `active`, `orphan`, `retired` or `missing`.
-        package var state: String
+        package var state: ChannelState
         /// Running activities subscribed to it.
         package var followers: Int
 
-        package init(channelID: String, storagePolicy: Int, feedKey: String?, state: String, followers: Int) {
+        package init(channelID: String, storagePolicy: Int, feedKey: String?, state: ChannelState, followers: Int) {
             self.channelID = channelID
             self.storagePolicy = storagePolicy
             self.feedKey = feedKey
@@ -113,7 +112,7 @@ package struct Channels: DatabaseBacked {
             logger: self.logger
         )
         var channels: [Channel] = []
-        for try await (id, policy, feedKey, state, followers) in rows.decode((String, Int, String?, String, Int).self) {
+        for try await (id, policy, feedKey, state, followers) in rows.decode((String, Int, String?, ChannelState, Int).self) {
             channels.append(Channel(channelID: id, storagePolicy: policy, feedKey: feedKey, state: state, followers: followers))
         }
         return channels

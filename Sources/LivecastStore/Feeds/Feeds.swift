@@ -41,8 +41,7 @@ package struct Feeds: DatabaseBacked {
         package var attributesType: String
         package var attributes: RawJSON
         package var contentState: RawJSON?
-        /// `created`, `active` or `ended`.
-        package var state: String
+        package var state: FeedState
         /// The last accepted timestamp (UNIX seconds).
         package var lastTimestamp: Int64?
         /// How long after an update the activity turns stale, if the feed says.
@@ -99,7 +98,7 @@ package struct Feeds: DatabaseBacked {
             try container.encode(self.attributesType, forKey: .attributesType)
             try container.encode(self.attributes, forKey: .attributes)
             try container.encodeIfPresent(self.contentState, forKey: .contentState)
-            try container.encode(self.state, forKey: .state)
+            try container.encode(self.state.rawValue, forKey: .state)
             try container.encodeIfPresent(self.lastTimestamp, forKey: .lastTimestamp)
             try container.encodeIfPresent(self.staleAfter?.wholeSeconds, forKey: .staleAfterSeconds)
             try container.encodeIfPresent(self.channelID, forKey: .channelID)
@@ -138,8 +137,8 @@ package struct Feeds: DatabaseBacked {
                     "SELECT attributes_type, attributes, state FROM feeds WHERE app_id = \(definition.appID) AND feed_key = \(definition.feedKey) FOR UPDATE",
                     logger: self.logger
                 )
-                var existing: (attributesType: String, attributes: String, state: String)?
-                for try await row in rows.decode((String, String, String).self) { existing = row }
+                var existing: (attributesType: String, attributes: String, state: FeedState)?
+                for try await row in rows.decode((String, String, FeedState).self) { existing = row }
                 guard let existing else {
                     try await connection.query(
                         """
@@ -154,7 +153,7 @@ package struct Feeds: DatabaseBacked {
                 guard existing.attributesType == definition.attributesType else {
                     throw StoreError(.conflict, "the feed's attributes type is \(existing.attributesType)", field: "attributesType")
                 }
-                guard existing.state == FeedState.created.rawValue || existing.attributes == definition.attributes.text else {
+                guard existing.state == .created || existing.attributes == definition.attributes.text else {
                     throw StoreError(.conflict, "the feed has started: its attributes can no longer change", field: "attributes")
                 }
                 try await connection.query(
@@ -248,7 +247,7 @@ package struct Feeds: DatabaseBacked {
                     attributesType: try cells[2].decode(String.self),
                     attributes: try RawJSON(validating: try cells[3].decode(String.self)),
                     contentState: try cells[4].decode(String?.self).map { try RawJSON(validating: $0) },
-                    state: try cells[5].decode(String.self),
+                    state: try cells[5].decode(FeedState.self),
                     lastTimestamp: try cells[6].decode(Int64?.self),
                     staleAfter: try cells[7].decode(Int?.self).map { Duration.seconds($0) },
                     channelID: try cells[8].decode(String?.self),

@@ -9,7 +9,7 @@ extension Reaping {
         package var id: Int64
         package var key: String
         /// `starting` or `active`.
-        package var state: String
+        package var state: ActivityState
         package var followsFeed: Bool
         package var onChannel: Bool
     }
@@ -80,7 +80,7 @@ extension Reaping {
     private func candidates(_ query: PostgresQuery) async throws -> [Candidate] {
         var page: [Candidate] = []
         let rows = try await self.client.guardedQuery(query, logger: self.logger)
-        for try await (id, key, state, followsFeed, onChannel) in rows.decode((Int64, String, String, Bool, Bool).self) {
+        for try await (id, key, state, followsFeed, onChannel) in rows.decode((Int64, String, ActivityState, Bool, Bool).self) {
             page.append(Candidate(id: id, key: key, state: state, followsFeed: followsFeed, onChannel: onChannel))
         }
         return page

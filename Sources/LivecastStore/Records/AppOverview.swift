@@ -42,7 +42,7 @@ package struct AppOverview: Sendable, Hashable {
             SELECT a.bundle_id, a.environment,
                 (SELECT count(*)::int FROM unfinished_updates u WHERE u.app_id = a.id),
                 (SELECT extract(epoch FROM now() - min(u.created_at))::bigint FROM unfinished_updates u WHERE u.app_id = a.id),
-                (SELECT count(*)::int FROM scheduled_updates s WHERE s.app_id = a.id AND s.status = 'scheduled'),
+                (SELECT count(*)::int FROM scheduled_updates s WHERE s.app_id = a.id AND s.status = \(unescaped: ScheduledStatus.scheduled.sql)),
                 (SELECT count(*)::int FROM channels c WHERE c.app_id = a.id AND c.state <> \(unescaped: ChannelState.retired.sql)),
                 (SELECT count(*)::int FROM dead_letters d WHERE d.app_id = a.id AND d.replayed_at IS NULL),
                 extract(epoch FROM a.reaped_at)::bigint, a.reap_summary,

@@ -1,3 +1,5 @@
+import PostgresNIO
+
 /// Where a Live Activity is in its life (`activities.state`): `starting → active → ended → dismissed`.
 package enum ActivityState: String, Sendable, CaseIterable, StoredState {
     /// Started by a push-to-start, its device's app not yet heard from.

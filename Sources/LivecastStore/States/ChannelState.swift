@@ -1,3 +1,5 @@
+import PostgresNIO
+
 /// Where a broadcast channel of the registry is (`channels.state`).
 package enum ChannelState: String, Sendable, CaseIterable, StoredState {
     /// Live at APNs and in use: broadcasts go to it.

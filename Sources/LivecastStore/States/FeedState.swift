@@ -1,3 +1,5 @@
+import PostgresNIO
+
 /// Where a feed is in its life (`feeds.state`): `created → active → ended`.
 package enum FeedState: String, Sendable, CaseIterable, StoredState {
     /// Defined, not started.

@@ -1,3 +1,5 @@
+import PostgresNIO
+
 /// Where an update stands in the outbox: `updates.status`.
 package enum OutboxStatus: String, Sendable, CaseIterable, StoredState {
     /// Accepted and waiting to be claimed (or put back, to retry later).

@@ -92,7 +92,7 @@ package struct WebhookDeliveries: Sendable {
                 SELECT w.id FROM webhook_endpoints w
                 WHERE w.enabled AND w.next_attempt_at <= now()
                   AND (w.claimed_by IS NULL OR w.lease_until < now())
-                  AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = 'pending')
+                  AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = \(unescaped: WebhookDeliveryState.pending.sql))
                 ORDER BY w.next_attempt_at
                 LIMIT 1
                 FOR UPDATE SKIP LOCKED
@@ -125,7 +125,7 @@ package struct WebhookDeliveries: Sendable {
         let deliveries = try await self.database.guardedQuery(
             """
             SELECT d.id, e.id, event_json(e)::text FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-            WHERE d.endpoint_id = \(batch.endpointID) AND d.state = 'pending'
+            WHERE d.endpoint_id = \(batch.endpointID) AND d.state = \(unescaped: WebhookDeliveryState.pending.sql)
             ORDER BY d.id
             LIMIT \(limit)
             """,
@@ -191,16 +191,16 @@ package struct WebhookDeliveries: Sendable {
                 UPDATE webhook_deliveries d
                 SET attempts = d.attempts + 1,
                     state = CASE WHEN d.created_at < now() - make_interval(secs => \(giveUpAfter.inSeconds))
-                                 THEN 'failed' ELSE 'pending' END,
+                                 THEN \(unescaped: WebhookDeliveryState.failed.sql) ELSE \(unescaped: WebhookDeliveryState.pending.sql) END,
                     failed_at = CASE WHEN d.created_at < now() - make_interval(secs => \(giveUpAfter.inSeconds))
                                      THEN now() END,
                     last_error = \(reason)
-                WHERE d.id = ANY(\(batch.deliveries.map(\.id))) AND d.state = 'pending'
+                WHERE d.id = ANY(\(batch.deliveries.map(\.id))) AND d.state = \(unescaped: WebhookDeliveryState.pending.sql)
                   AND d.endpoint_id IN (SELECT id FROM mine)
                 RETURNING d.state
             )
             SELECT (SELECT count(*) FROM mine)::int, (SELECT count(*) FROM tried)::int,
-                (SELECT count(*) FROM tried WHERE state = 'failed')::int
+                (SELECT count(*) FROM tried WHERE state = \(unescaped: WebhookDeliveryState.failed.sql))::int
             """,
             logger: self.logger
         )
@@ -230,7 +230,7 @@ package struct WebhookDeliveries: Sendable {
         let rows = try await self.database.guardedQuery(
             """
             SELECT endpoint_id, count(*)::int, extract(epoch FROM now() - min(created_at))::float8
-            FROM webhook_deliveries WHERE state = 'pending'
+            FROM webhook_deliveries WHERE state = \(unescaped: WebhookDeliveryState.pending.sql)
             GROUP BY endpoint_id
             """,
             logger: self.logger

@@ -147,7 +147,7 @@ package struct WebhookEndpoints: DatabaseBacked {
             """
             SELECT d.id, event_json(e)::text, d.attempts, coalesce(d.failed_at, d.created_at), d.last_error
             FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-            WHERE d.endpoint_id = \(id) AND d.state = 'failed' AND d.id > \(after ?? 0)
+            WHERE d.endpoint_id = \(id) AND d.state = \(unescaped: WebhookDeliveryState.failed.sql) AND d.id > \(after ?? 0)
             ORDER BY d.id LIMIT \(limit)
             """,
             logger: self.logger
@@ -169,8 +169,8 @@ package struct WebhookEndpoints: DatabaseBacked {
                 UPDATE webhook_endpoints SET next_attempt_at = least(next_attempt_at, now())
                 WHERE app_id = \(appID) AND id = \(id) RETURNING id
             ), replayed AS (
-                UPDATE webhook_deliveries SET state = 'pending', attempts = 0, failed_at = NULL, created_at = now()
-                WHERE endpoint_id = (SELECT id FROM endpoint) AND state = 'failed' RETURNING id
+                UPDATE webhook_deliveries SET state = \(unescaped: WebhookDeliveryState.pending.sql), attempts = 0, failed_at = NULL, created_at = now()
+                WHERE endpoint_id = (SELECT id FROM endpoint) AND state = \(unescaped: WebhookDeliveryState.failed.sql) RETURNING id
             )
             SELECT (SELECT count(*) FROM replayed)::int FROM endpoint
             """,
@@ -194,13 +194,13 @@ package struct WebhookEndpoints: DatabaseBacked {
             """
             SELECT w.id, w.url, w.event_types, w.enabled, w.created_at, w.updated_at,
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END,
-                (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = 'pending')::int,
+                (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = \(unescaped: WebhookDeliveryState.pending.sql))::int,
                 oldest.created_at, extract(epoch FROM now() - oldest.created_at)::bigint,
-                (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = 'failed')::int,
+                (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = \(unescaped: WebhookDeliveryState.failed.sql))::int,
                 w.consecutive_failures, w.next_attempt_at, w.last_success_at, w.last_failure_at, w.last_failure
             FROM webhook_endpoints w
             LEFT JOIN LATERAL (
-                SELECT d.created_at FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = 'pending' ORDER BY d.id LIMIT 1
+                SELECT d.created_at FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = \(unescaped: WebhookDeliveryState.pending.sql) ORDER BY d.id LIMIT 1
             ) oldest ON true
             WHERE w.app_id = \(appID) AND (\(id)::uuid IS NULL OR w.id = \(id))
             ORDER BY w.created_at, w.id

@@ -7,7 +7,7 @@ import PostgresNIO
 struct ActivityTarget: UpdateTarget {
     var id: Int64
     /// The state of its channel, for a channel-based activity.
-    var channelState: String?
+    var channelState: ChannelState?
     /// The later of its own last timestamp and its feed's.
     var lastTimestamp: Int?
     /// Its feed's content state, for a follower.
@@ -33,18 +33,18 @@ struct ActivityTarget: UpdateTarget {
             logger: logger
         )
         var found: Row?
-        for try await row in rows.decode((Int64, String, Int?, String?, Int64?).self) { found = Row(row) }
+        for try await row in rows.decode((Int64, ActivityState, Int?, ChannelState?, Int64?).self) { found = Row(row) }
         guard let activity = found else { throw StoreError(.notFound, "no activity \(activityKey)", field: "activityId") }
         try activity.checkTakesUpdates(asFollower: asFollower)
         // A follower's feed is read FOR SHARE: a feed end accepted meanwhile is seen, one accepted later waits.
-        var feed: (state: String, lastTimestamp: Int?, contentState: String?)?
+        var feed: (state: FeedState, lastTimestamp: Int?, contentState: String?)?
         if let feedID = activity.feedID {
             let feeds = try await connection.query(
                 "SELECT state, last_timestamp, content_state FROM feeds WHERE id = \(feedID) FOR SHARE",
                 logger: logger
             )
-            for try await row in feeds.decode((String, Int?, String?).self) { feed = row }
-            guard feed?.state != FeedState.ended.rawValue else {
+            for try await row in feeds.decode((FeedState, Int?, String?).self) { feed = row }
+            guard feed?.state != .ended else {
                 throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId")
             }
         }
@@ -69,12 +69,12 @@ struct ActivityTarget: UpdateTarget {
     /// An activity's row as its lock reads it: `a.id, a.state, a.last_timestamp, c.state, a.feed_id`.
     struct Row {
         var id: Int64
-        var state: String
+        var state: ActivityState
         var lastTimestamp: Int?
-        var channelState: String?
+        var channelState: ChannelState?
         var feedID: Int64?
 
-        init(_ row: (Int64, String, Int?, String?, Int64?)) {
+        init(_ row: (Int64, ActivityState, Int?, ChannelState?, Int64?)) {
             (self.id, self.state, self.lastTimestamp, self.channelState, self.feedID) = row
         }
 
@@ -88,7 +88,7 @@ struct ActivityTarget: UpdateTarget {
                     field: "activityId"
                 )
             }
-            guard ActivityState(rawValue: self.state)?.isRunning == true else {
+            guard self.state.isRunning else {
                 throw StoreError(.activityEnded, "the activity has ended", field: "activityId")
             }
         }
@@ -98,7 +98,7 @@ struct ActivityTarget: UpdateTarget {
             if asFollower, self.channelState != nil {
                 throw StoreError(.conflict, "a channel-based follower cannot be ended alone: a broadcast ends every follower", field: "activityId")
             }
-            if let channelState = self.channelState, channelState != ChannelState.active.rawValue {
+            if let channelState = self.channelState, channelState != .active {
                 throw StoreError(.channelRetired, "the activity's channel is \(channelState): nothing can reach it", field: "activityId")
             }
         }
@@ -146,7 +146,7 @@ struct ActivityTarget: UpdateTarget {
             )
             UPDATE activities SET last_timestamp = \(payload.timestamp),
                 stale_date = CASE WHEN \(isEnd) THEN stale_date ELSE coalesce(\(payload.staleDate), stale_date) END,
-                state = CASE WHEN \(isEnd) THEN 'ended' ELSE state END,
+                state = CASE WHEN \(isEnd) THEN \(unescaped: ActivityState.ended.sql) ELSE state END,
                 ended_at = CASE WHEN \(isEnd) THEN now() ELSE ended_at END,
                 dismissal_date = CASE WHEN \(isEnd) THEN \(payload.dismissalDate) ELSE dismissal_date END
             FROM superseded

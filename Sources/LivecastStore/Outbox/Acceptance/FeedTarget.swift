@@ -8,7 +8,7 @@ struct FeedTarget: UpdateTarget {
     var attributesType: String
     var attributes: String
     var contentState: String?
-    var state: String
+    var state: FeedState
     var lastTimestamp: Int?
     var staleAfterSeconds: Int?
     /// The APNs id of the feed's live channel.
@@ -27,7 +27,7 @@ struct FeedTarget: UpdateTarget {
             """,
             logger: logger
         )
-        for try await row in rows.decode((Int64, String, String, String?, String, Int?, Int?, String?, Bool).self) {
+        for try await row in rows.decode((Int64, String, String, String?, FeedState, Int?, Int?, String?, Bool).self) {
             let feed = FeedTarget(
                 id: row.0,
                 attributesType: row.1,
@@ -39,7 +39,7 @@ struct FeedTarget: UpdateTarget {
                 channelID: row.7,
                 hasTokenFollowers: row.8
             )
-            guard feed.state != FeedState.ended.rawValue else { throw StoreError(.feedEnded, "the feed \(feedKey) has ended", field: "feedKey") }
+            guard feed.state != .ended else { throw StoreError(.feedEnded, "the feed \(feedKey) has ended", field: "feedKey") }
             return feed
         }
         throw StoreError(.notFound, "no feed \(feedKey)", field: "feedKey")
@@ -91,7 +91,7 @@ struct FeedTarget: UpdateTarget {
         try await connection.query(
             """
             UPDATE feeds SET last_timestamp = \(payload.timestamp), content_state = coalesce(\(payload.contentState?.text), content_state),
-                state = CASE WHEN \(isEnd) THEN 'ended' ELSE 'active' END,
+                state = CASE WHEN \(isEnd) THEN \(unescaped: FeedState.ended.sql) ELSE \(unescaped: FeedState.active.sql) END,
                 ended_at = CASE WHEN \(isEnd) THEN now() END, updated_at = now(),
                 ended_by = CASE WHEN \(isEnd) THEN coalesce(nullif(current_setting('livecast.ended_by', true), ''), 'backend') END
             WHERE id = \(self.id)

@@ -27,7 +27,7 @@ struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
         ), recorded AS (
             UPDATE activities a SET last_timestamp = r.timestamp,
                 stale_date = CASE WHEN r.event = 'end' THEN a.stale_date ELSE coalesce(r.stale_date, a.stale_date) END,
-                state = CASE WHEN r.event = 'end' THEN 'ended' ELSE a.state END,
+                state = CASE WHEN r.event = 'end' THEN \(ActivityState.ended.sql) ELSE a.state END,
                 ended_at = CASE WHEN r.event = 'end' THEN now() ELSE a.ended_at END,
                 dismissal_date = CASE WHEN r.event = 'end' THEN r.dismissal_date ELSE a.dismissal_date END
             FROM r

@@ -20,7 +20,7 @@ struct LockActivitiesStatement: PostgresPreparedStatement {
         """
 
     /// The request's place (from 1), then `ActivityTarget.Row`'s columns, then the clock in UNIX seconds.
-    typealias Row = (Int, Int64, String, Int?, String?, Int64?, Int)
+    typealias Row = (Int, Int64, ActivityState, Int?, ChannelState?, Int64?, Int)
 
     var appIDs: [Int64]
     var activityKeys: [String]

@@ -21,8 +21,7 @@ package struct ScheduledUpdates: DatabaseBacked {
     /// Where a scheduled request stands.
     package struct Status: Sendable, Hashable, Encodable {
         package var id: Int64
-        /// `scheduled`, `cancelled`, `accepted` (in the outbox as ``updateID``) or `refused` (``refusal`` says why).
-        package var status: String
+        package var status: ScheduledStatus
         package var sendAt: Int64
         package var updateID: Int64?
         package var refusal: String?
@@ -33,6 +32,14 @@ package struct ScheduledUpdates: DatabaseBacked {
             case id = "updateId"
             case status, sendAt
             case refusal = "reason"
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.id, forKey: .id)
+            try container.encode(self.status.rawValue, forKey: .status)
+            try container.encode(self.sendAt, forKey: .sendAt)
+            try container.encodeIfPresent(self.refusal, forKey: .refusal)
         }
     }
 
@@ -86,7 +93,7 @@ package struct ScheduledUpdates: DatabaseBacked {
             """,
             logger: self.logger
         )
-        for try await (status, sendAt, updateID, refusal) in rows.decode((String, Int64, Int64?, String?).self) {
+        for try await (status, sendAt, updateID, refusal) in rows.decode((ScheduledStatus, Int64, Int64?, String?).self) {
             return Status(id: id, status: status, sendAt: sendAt, updateID: updateID, refusal: refusal)
         }
         return nil
@@ -98,8 +105,8 @@ package struct ScheduledUpdates: DatabaseBacked {
     package func cancel(id: Int64, appID: Int64) async throws -> Status? {
         let rows = try await self.client.guardedQuery(
             """
-            UPDATE scheduled_updates SET status = 'cancelled', done_at = now()
-            WHERE id = \(id) AND app_id = \(appID) AND status = 'scheduled'
+            UPDATE scheduled_updates SET status = \(unescaped: ScheduledStatus.cancelled.sql), done_at = now()
+            WHERE id = \(id) AND app_id = \(appID) AND status = \(unescaped: ScheduledStatus.scheduled.sql)
             RETURNING id
             """,
             logger: self.logger
@@ -117,7 +124,7 @@ package struct ScheduledUpdates: DatabaseBacked {
             let rows = try await connection.query(
                 """
                 SELECT id, app_id, route, target, body, extract(epoch FROM send_at)::bigint FROM scheduled_updates
-                WHERE status = 'scheduled' AND send_at <= now()
+                WHERE status = \(unescaped: ScheduledStatus.scheduled.sql) AND send_at <= now()
                 ORDER BY send_at, id LIMIT 1
                 FOR UPDATE SKIP LOCKED
                 """,
@@ -131,12 +138,12 @@ package struct ScheduledUpdates: DatabaseBacked {
             switch try await send(entry) {
             case .success(let updateID):
                 try await connection.query(
-                    "UPDATE scheduled_updates SET status = 'accepted', update_id = \(updateID), done_at = now() WHERE id = \(entry.id)",
+                    "UPDATE scheduled_updates SET status = \(unescaped: ScheduledStatus.accepted.sql), update_id = \(updateID), done_at = now() WHERE id = \(entry.id)",
                     logger: self.logger
                 )
             case .failure(let refusal):
                 try await connection.query(
-                    "UPDATE scheduled_updates SET status = 'refused', refusal = \(refusal.reason), done_at = now() WHERE id = \(entry.id)",
+                    "UPDATE scheduled_updates SET status = \(unescaped: ScheduledStatus.refused.sql), refusal = \(refusal.reason), done_at = now() WHERE id = \(entry.id)",
                     logger: self.logger
                 )
             }

@@ -10,8 +10,7 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
     /// The timestamp it goes out with (UNIX seconds).
     package var timestamp: Int64
     package var priority: Int
-    /// `pending`, `dispatching`, `sent`, `superseded` or `failed`.
-    package var status: String
+    package var status: OutboxStatus
     /// Targets not handled yet: the activity while the update waits, or a feed's running followers past the
     /// dispatcher's checkpoint (and its channel until broadcast); and targets still owed a push APNs asked to
     /// retry later.
@@ -44,7 +43,7 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
         try container.encode(self.event, forKey: .event)
         try container.encode(self.timestamp, forKey: .timestamp)
         try container.encode(self.priority, forKey: .priority)
-        try container.encode(self.status, forKey: .status)
+        try container.encode(self.status.rawValue, forKey: .status)
         var targets = container.nestedContainer(keyedBy: TargetKeys.self, forKey: .targets)
         try targets.encode(self.pending, forKey: .pending)
         try targets.encode(self.sent, forKey: .sent)
@@ -116,7 +115,7 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
             logger: logger
         )
         var statuses: [UpdateStatus] = []
-        for try await row in rows.decode((Int64, String, Int64, Int, String, Int64, Int64, Int, Int).self) {
+        for try await row in rows.decode((Int64, String, Int64, Int, OutboxStatus, Int64, Int64, Int, Int).self) {
             statuses.append(
                 UpdateStatus(
                     updateID: row.0,
@@ -124,9 +123,9 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
                     timestamp: row.2,
                     priority: row.3,
                     status: row.4,
-                    pending: ([OutboxStatus.pending.rawValue, OutboxStatus.dispatching.rawValue].contains(row.4) ? row.7 : 0) + row.8,
+                    pending: ([.pending, .dispatching].contains(row.4) ? row.7 : 0) + row.8,
                     sent: row.5,
-                    superseded: row.4 == OutboxStatus.superseded.rawValue ? row.7 : 0,
+                    superseded: row.4 == .superseded ? row.7 : 0,
                     failed: row.6,
                     failedByReason: [:]
                 )

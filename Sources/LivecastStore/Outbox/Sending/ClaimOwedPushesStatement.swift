@@ -33,9 +33,9 @@ struct ClaimOwedPushesStatement: PostgresPreparedStatement {
                 EXISTS (SELECT 1 FROM owed_pushes newer
                         WHERE newer.target_kind = o.target_kind AND newer.target_id = o.target_id AND newer.update_id > o.update_id)
                 OR EXISTS (SELECT 1 FROM updates later WHERE later.feed_id = u.feed_id AND later.id > u.id
-                             AND later.event <> 'start' AND later.status <> 'superseded')
+                             AND later.event <> 'start' AND later.status <> \(OutboxStatus.superseded.sql))
                 OR EXISTS (SELECT 1 FROM updates later WHERE later.activity_id = u.activity_id AND later.id > u.id
-                             AND later.status <> 'superseded'))
+                             AND later.status <> \(OutboxStatus.superseded.sql)))
         """
 
     /// `OwedClaim`'s fields, in its order; the payload as text.
