@@ -45,6 +45,9 @@ package struct LivecastAPI: Sendable {
         /// Whether a webhook endpoint's URL may name an address of this host, the private network or the link-local
         /// range (``WebhookURL``). Defaults to `false`.
         package var webhookAllowPrivate: Bool
+        /// How long `GET /ready` serves its answer again before asking PostgreSQL anew (``ReadinessCache``).
+        /// Defaults to 1 second.
+        package var readinessLifetime: Duration
 
         package init(
             rateLimit: RateLimit = .perKey,
@@ -57,7 +60,8 @@ package struct LivecastAPI: Sendable {
             clientLimits: ClientLimits = .init(),
             consoleIdleTimeout: Duration = ConsoleSessions.defaultIdleTimeout,
             masterKey: MasterKey? = nil,
-            webhookAllowPrivate: Bool = false
+            webhookAllowPrivate: Bool = false,
+            readinessLifetime: Duration = .seconds(1)
         ) {
             self.rateLimit = rateLimit
             self.failedAuthenticationLimit = failedAuthenticationLimit
@@ -70,6 +74,7 @@ package struct LivecastAPI: Sendable {
             self.consoleIdleTimeout = consoleIdleTimeout
             self.masterKey = masterKey
             self.webhookAllowPrivate = webhookAllowPrivate
+            self.readinessLifetime = readinessLifetime
         }
     }
 
@@ -85,8 +90,8 @@ package struct LivecastAPI: Sendable {
     let pushToStartRegistrar: PushToStartRegistrar
     /// Accepts concurrent updates and ends of standalone activities together.
     let activityUpdates: ActivityUpdateQueue
-    /// `/ready`'s answer for a second.
-    let readinessCache = ReadinessCache()
+    /// `/ready`'s answer, kept for ``Configuration/readinessLifetime``.
+    let readinessCache: ReadinessCache
     /// The bulk imports running on this instance.
     let importSlots = ImportSlots()
     /// Failed authentications per client address, the API's and the console's together (an unknown session
@@ -122,6 +127,7 @@ package struct LivecastAPI: Sendable {
         self.pushToStartRegistrar = PushToStartRegistrar(client: database, logger: logger)
         self.activityUpdates = ActivityUpdateQueue(client: database, logger: logger)
         self.failedAuthentications = RateLimiter(configuration: configuration.failedAuthenticationLimit)
+        self.readinessCache = ReadinessCache(lifetime: configuration.readinessLifetime)
         self.configuration = configuration
         self.logger = logger
     }

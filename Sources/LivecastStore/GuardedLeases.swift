@@ -85,6 +85,11 @@ package struct GuardedLeasePatience: Sendable {
     /// How long the lease lets its body run on after a look found the connection closed.
     package let closedFor: TimeAmount
 
+    package init(check: TimeAmount, closedFor: TimeAmount) {
+        self.check = check
+        self.closedFor = closedFor
+    }
+
     /// For a body of several statements, or of work between them: one that finished its statements before the close
     /// (a transaction committed) has ten seconds to return its result, even on a machine too busy to run it at once.
     package static let body = Self(check: .seconds(1), closedFor: .seconds(10))

@@ -69,8 +69,8 @@ import Testing
         #expect(try await server.waitForLine("listening on 127.0.0.1:\(port)"), "stderr: \(server.stderr)")
         #expect(try await server.waitForLine("metrics on 127.0.0.1:\(metricsPort)"), "stderr: \(server.stderr)")
         var exported = ""
-        for _ in 0..<40 where !exported.contains("livecast_reaper_last_run_timestamp_seconds") {
-            try await Task.sleep(for: .milliseconds(250))
+        for _ in 0..<100 where !exported.contains("livecast_reaper_last_run_timestamp_seconds") {
+            try await Task.sleep(for: .milliseconds(100))
             exported = try await ExternalProcess.run("curl", ["-s", "http://127.0.0.1:\(metricsPort)/metrics"]).stdout
         }
         #expect(exported.contains("livecast_reaper_last_run_timestamp_seconds"), "\(exported)")

@@ -7,6 +7,7 @@ import LivecastCore
 import LivecastService
 import LivecastStore
 import LivecastTesting
+import PostgresNIO
 import Testing
 
 @testable import LivecastServer
@@ -217,7 +218,8 @@ import Testing
             #expect(registered.status == .created, "\(registered.text)")
             let early = try await client.send(.get, "\(app)/feeds/game-1", key: fixture.key(.operator))
             #expect(early.json["starts"]?["sent"]?.intValue == 3)
-            try await Task.sleep(for: .milliseconds(1500))
+            // The registration timeout (1 s) passes: the starts moved back, not waited for.
+            try await fixture.client.query("UPDATE feed_starts SET started_at = started_at - interval '1.5 seconds'")
             let late = try await client.send(.get, "\(app)/feeds/game-1", key: fixture.key(.operator))
             #expect(late.json["starts"]?["sent"]?.intValue == 3)
             #expect(late.json["starts"]?["unregistered"]?.intValue == 2, "\(late.text)")

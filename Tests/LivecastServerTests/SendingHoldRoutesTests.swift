@@ -13,7 +13,8 @@ import Testing
 /// `/ready`, and resumed by an admin.
 @Suite struct SendingHoldRoutesTests {
     @Test func aHeldAppIsReportedAndResumedByAnAdmin() async throws {
-        try await APIFixture.with("sending_hold_routes") { fixture, client in
+        // /ready asks anew each time, so that it shows the resume at once.
+        try await APIFixture.with("sending_hold_routes", configuration: .init(readinessLifetime: .zero)) { fixture, client in
             let app = "/v1/apps/com.example.game"
             try await fixture.client.query(
                 "UPDATE apps SET sending_held_at = now(), sending_held_reason = '25 of 30 pushes in one batch were answered Unregistered' WHERE id = \(fixture.store.appID)"
@@ -31,7 +32,6 @@ import Testing
             #expect(resumed.json["sendingHeld"] == nil)
             let again = try await client.send(.post, "\(app)/sending:resume", key: fixture.key(.admin))
             #expect(again.status == .conflict && again.errorCode == "conflict")
-            try await Task.sleep(for: .milliseconds(1100))  // the kept answer ages out
             let readyAfter = try await fixture.readyWithDetail()
             #expect(readyAfter["detail"]?["sendingHeld"] == nil, "\(readyAfter)")
         }

@@ -46,8 +46,7 @@ import Testing
             #expect(await appClients.unusableKeyCount == 1)
 
             // Past the retry deadline it is given up with the reason.
-            try await Task.sleep(for: .milliseconds(1200))
-            try await fixture.store.client.query("UPDATE updates SET not_before = now() WHERE id = \(broken.updateID)")
+            try await fixture.ageUpdate(broken.updateID, bySeconds: 1.2)
             let hasty = Dispatcher(
                 database: fixture.store.client,
                 clientForApp: clientForApp,

@@ -47,7 +47,7 @@ import Testing
             let deadline = ContinuousClock.now + .seconds(300)
             while ContinuousClock.now < deadline {
                 if try await self.unfinished(fixture, updates.map(\.updateID)).isEmpty { break }
-                try await Task.sleep(for: .milliseconds(500))
+                try await Task.sleep(for: .milliseconds(100))
             }
             await group.triggerGracefulShutdown()
             try await running.value

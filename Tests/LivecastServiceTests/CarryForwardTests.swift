@@ -80,19 +80,23 @@ import Testing
             fixture.emulator.emulator.setFaults(Self.refuseEverything)
             let update = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             #expect(try await dispatcher.dispatchOnce() == 1)
-            try await Task.sleep(for: .milliseconds(1500))
-            try await self.makeOwedDue(fixture)
+            try await fixture.ageOwedPushes(bySeconds: 1.5)
             #expect(try await dispatcher.dispatchOnce() == followers.count)
             #expect(try await fixture.owed(update: update.updateID) == 0)
             #expect(try await self.deadLetters(fixture, update: update.updateID) == ["ServiceUnavailable": followers.count])
             #expect(try await fixture.counts(update.updateID) == (0, followers.count))
 
             let end = try await FeedUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
-                .init(appID: fixture.store.appID, feedKey: "game-1", event: .end, contentState: try RawJSON(validating: #"{"home":9}"#))
+                .init(
+                    appID: fixture.store.appID,
+                    feedKey: "game-1",
+                    event: .end,
+                    contentState: try RawJSON(validating: #"{"home":9}"#),
+                    timestamp: fixture.now + 1  // a second on: not held back as coalesced with the update
+                )
             )
             #expect(try await dispatcher.dispatchOnce() == 1)
-            try await Task.sleep(for: .milliseconds(1500))
-            try await self.makeOwedDue(fixture)
+            try await fixture.ageOwedPushes(bySeconds: 1.5)
             #expect(try await dispatcher.dispatchOnce() == followers.count)
             #expect(try await self.deadLetters(fixture, update: end.updateID).isEmpty, "an end was given up while its activity can show")
             #expect(try await fixture.owed(update: end.updateID) == followers.count)
@@ -164,7 +168,7 @@ import Testing
             // Past the one-second deadline, an update APNs keeps refusing is a dead letter.
             fixture.emulator.emulator.setFaults(Self.refuseEverything)
             let third = try await update(3, at: fixture.now + 2)
-            try await Task.sleep(for: .milliseconds(1200))
+            try await fixture.ageUpdate(third.updateID, bySeconds: 1.2)
             let hasty = fixture.dispatcher(Dispatcher.Settings(batchSize: 5, pageSize: 100, retryDeadline: .seconds(1)))
             #expect(try await hasty.dispatchOnce() == 1)
             #expect(try await fixture.status(third.updateID) == "failed")

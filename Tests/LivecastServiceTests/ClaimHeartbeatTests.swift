@@ -57,7 +57,11 @@ import Testing
             )
             let workA = Task { try await dispatcherA.dispatchOnce() }
             while try await fixture.status(update.updateID) != "dispatching" { try await Task.sleep(for: .milliseconds(20)) }
-            try await Task.sleep(for: .seconds(4))  // a heartbeat or more has renewed the lease
+            // A heartbeat renews the lease (the claim's not_before moves on).
+            let claimedUntil = try await Self.leaseEnd(update.updateID, fixture)
+            try await eventually(within: .seconds(30), "a heartbeat renewing the lease") {
+                try await Self.leaseEnd(update.updateID, fixture) > claimedUntil
+            }
             // Its heartbeat stops with its task; its connections (one waiting on the lock) are cut, as a crash cuts them.
             workA.cancel()
             try await databaseA.kill(from: fixture)
@@ -123,5 +127,14 @@ import Testing
             #expect(try await running.value == 1)
             #expect(try await fixture.status(busy.updateID) == "sent")
         }
+    }
+
+    /// When the update's claim runs out unless renewed (its `not_before`), in microseconds since the epoch.
+    private static func leaseEnd(_ updateID: Int64, _ fixture: DispatchFixture) async throws -> Int64 {
+        let rows = try await fixture.store.client.query(
+            "SELECT (extract(epoch FROM not_before) * 1000000)::bigint FROM updates WHERE id = \(updateID)"
+        )
+        for try await end in rows.decode(Int64.self) { return end }
+        throw TestFailure("no update \(updateID)")
     }
 }

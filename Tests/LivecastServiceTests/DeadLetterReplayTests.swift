@@ -85,8 +85,7 @@ import Testing
         fixture.emulator.emulator.setFaults(Self.refuseEverything)
         let update = try await fixture.update(feed: "game-1", home: home, timestamp: fixture.now)
         #expect(try await dispatcher.dispatchOnce() == 1)
-        try await Task.sleep(for: .milliseconds(1500))
-        try await fixture.store.client.query("UPDATE owed_pushes SET not_before = now()")
+        try await fixture.ageOwedPushes(bySeconds: 1.5)
         #expect(try await dispatcher.dispatchOnce() > 0)
         return update.updateID
     }

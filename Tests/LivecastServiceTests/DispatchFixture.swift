@@ -198,7 +198,6 @@ struct DispatchFixture {
         return started
     }
 
-    /// How far a fan-out has checkpointed: the last follower or audience row it finished.
     /// How many pushes an update still owes.
     func owed(update updateID: Int64) async throws -> Int {
         let rows = try await self.store.client.query("SELECT count(*)::int FROM owed_pushes WHERE update_id = \(updateID)")
@@ -206,6 +205,7 @@ struct DispatchFixture {
         return 0
     }
 
+    /// How far a fan-out has checkpointed: the last follower or audience row it finished.
     func cursor(_ updateID: Int64) async throws -> Int64 {
         let rows = try await self.store.client.query("SELECT cursor_id FROM updates WHERE id = \(updateID)")
         for try await cursor in rows.decode(Int64.self) { return cursor }

@@ -33,7 +33,8 @@ import Testing
             let running = Task { try await group.run() }
             _ = try await fixture.update(feed: "game-1", home: 1, timestamp: fixture.now)
             _ = try await fixture.update(feed: "game-2", home: 1, timestamp: fixture.now)
-            try await Task.sleep(for: .milliseconds(500))  // the fan-outs are claimed and waiting
+            // The worker that takes fan-outs (the other takes only quick work) has claimed one and waits for its lock.
+            try await SendLockHolder.waitForWaiters(fixture)
             let delivery = try await ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger).accept(
                 .init(appID: fixture.store.appID, activityKey: "delivery-1", event: .update, contentState: try RawJSON(validating: #"{"home":5}"#))
             )

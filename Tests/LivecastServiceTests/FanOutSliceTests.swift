@@ -76,8 +76,9 @@ import Testing
                 try await dead.checkpoint(&claim, cursor: half, sent: 100, failed: 0, on: connection)
             }
 
-            // Once its lease has run out, another dispatcher takes the slice over from that checkpoint.
-            try await Task.sleep(for: .seconds(1.2))
+            // Once its lease has run out (moved to now, not waited for), another dispatcher takes the slice over
+            // from that checkpoint.
+            try await fixture.store.client.query("UPDATE fan_out_slices SET not_before = now() WHERE id = \(slice.id)")
             let survivor = fixture.dispatcher(Self.settings)
             #expect(try await Self.drain(survivor, until: update.updateID, in: fixture) == 2)
             #expect(try await fixture.status(update.updateID) == "sent")

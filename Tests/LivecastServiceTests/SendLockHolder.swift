@@ -22,4 +22,19 @@ enum SendLockHolder {
         for await _ in held { break }
         return task
     }
+
+    /// Waits until `count` sessions of the fixture's database wait for an advisory lock another holds (a send lock):
+    /// the condition a test of the lock waits on, not a fixed sleep.
+    static func waitForWaiters(_ fixture: DispatchFixture, count: Int = 1) async throws {
+        try await eventually("\(count) sessions waiting for a send lock") {
+            let rows = try await fixture.store.client.query(
+                """
+                SELECT count(*)::int FROM pg_locks
+                WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """
+            )
+            for try await waiting in rows.decode(Int.self) { return waiting >= count }
+            return false
+        }
+    }
 }

@@ -64,7 +64,7 @@ import Testing
             }
             for await _ in locked.stream { break }
             let sending = Task { try await dispatcher.drain() }
-            try await Task.sleep(for: .seconds(1))
+            try await SendLockHolder.waitForWaiters(fixture)
             #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(0)]), "sent while the rotation held the lock")
             commit.continuation.yield()
             try await rotation.value
@@ -93,7 +93,7 @@ import Testing
                         .init(appID: fixture.store.appID, activityKey: "a1", attributesType: "GameAttributes", feedKey: "game-1", pushToken: newToken)
                     )
                 }
-                try await Task.sleep(for: .milliseconds(800))
+                try await SendLockHolder.waitForWaiters(fixture)
                 #expect(try await self.liveTokens(fixture, activity: "a1") == [oldToken], "the rotation did not wait for the send")
                 try await sender.query(
                     "SELECT pg_advisory_unlock_shared(\(SendLocks.feedNamespace), \(SendLocks.key(feedID)))",

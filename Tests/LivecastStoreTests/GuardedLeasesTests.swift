@@ -98,11 +98,14 @@ import Testing
     @Test func aBodyThatFinishedItsStatementsBeforeTheCloseStillReturnsItsResult() async throws {
         try await StoreFixture.with("guarded_result") { fixture in
             let lines = LogLines()
-            let answer = try await fixture.client.withGuardedConnection(logger: lines.logger(label: "test.lease")) { connection in
+            // The lease looks every 20 ms; the body still works for 200 ms after the close.
+            let patience = GuardedLeasePatience(check: .milliseconds(20), closedFor: .seconds(10))
+            let answer = try await fixture.client.withGuardedConnection(logger: lines.logger(label: "test.lease"), patience: patience) {
+                connection in
                 let value = try await connection.query("SELECT 42", logger: fixture.logger).collect().first?.decode(Int.self)
                 try await Self.terminate(connection, fixture)
                 // Still working when the lease first finds its connection closed.
-                try await Task.sleep(for: .seconds(2))
+                try await Task.sleep(for: .milliseconds(200))
                 return value
             }
             #expect(answer == 42)

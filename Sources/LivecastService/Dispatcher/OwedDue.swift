@@ -5,13 +5,20 @@ import Synchronization
 /// one-second poll on top would double the wait. Owed pushes another instance wrote are found by the poll.
 final class OwedDue: Sendable {
     private let earliest = Mutex<ContinuousClock.Instant?>(nil)
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    /// - Parameter now: The clock; the continuous clock's now unless a test moves time itself.
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.now = now
+    }
 
     /// Notes pushes owed again after these delays, in seconds.
     func note(delays: some Sequence<Double>) {
         guard let delay = delays.min() else { return }
-        let due = ContinuousClock.now + .seconds(max(delay, 0))
+        let now = self.now()
+        let due = now + .seconds(max(delay, 0))
         self.earliest.withLock { earliest in
-            if let current = earliest, current > .now, current <= due { return }
+            if let current = earliest, current > now, current <= due { return }
             earliest = due
         }
     }
@@ -20,7 +27,7 @@ final class OwedDue: Sendable {
     func wait(atMost limit: Duration) -> Duration {
         self.earliest.withLock { earliest in
             guard let due = earliest else { return limit }
-            let wait = due - .now
+            let wait = due - self.now()
             guard wait > .zero else {
                 earliest = nil
                 return .zero
