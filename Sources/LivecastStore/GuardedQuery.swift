@@ -17,6 +17,12 @@ extension PostgresClient {
         }
     }
 
+    /// Asks PostgreSQL the cheapest question there is (`SELECT 1`), as ``guardedQuery(_:logger:file:line:)`` runs a
+    /// statement: it returns once the server has answered, and throws what kept it from answering.
+    package func ping(logger: Logger) async throws {
+        try await self.guardedQuery("SELECT 1", logger: logger)
+    }
+
     /// Runs a prepared statement as ``guardedQuery(_:logger:file:line:)`` runs a query, and returns its rows once
     /// they have all arrived, decoded.
     package func guardedExecute<Statement: PostgresPreparedStatement>(

@@ -43,33 +43,19 @@ package final class DatabaseWatch: Service, Sendable {
     /// Where the server listens, to tell one that refuses connections from one that is slow.
     private let address: (host: String?, port: Int?, unixSocketPath: String?)
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state: Mutex<DatabaseWatchStateMachine<Waiting>>
 
-    /// Work waiting on the database: how to answer it at once, and until when it may wait.
+    /// Work waiting on the database: how to answer it at once, and the task doing it (cancelled when it is late or
+    /// the database unreachable).
     private struct Waiting {
         var answer: @Sendable (any Error) -> Void
-        /// `nil` for unbounded work.
-        var deadline: ContinuousClock.Instant?
-        /// The task doing the work, cancelled when it is late.
-        var work: Task<Void, Never>?
-        /// When the watch found the database unreachable while this bounded work still ran, and cancelled it.
-        var abandonedAt: ContinuousClock.Instant?
+        var task: Task<Void, Never>?
     }
 
     /// How long bounded work cancelled because the database is unreachable has to end before it is answered that
     /// nobody can tell whether it was kept: work still queued withdraws at once, but a group commit it is part of
     /// may already be committing.
     static let abandonedWorkGrace: Duration = .seconds(1)
-
-    private struct State {
-        var isReachable = true
-        var lastError: String?
-        /// When the database last answered: a probe, or a request's work that succeeded.
-        var lastAnswer = ContinuousClock.now
-        /// The work waiting on the database, by ticket.
-        var waiting: [Int: Waiting] = [:]
-        var nextTicket = 0
-    }
 
     /// - Parameters:
     ///   - database: The configuration of the service's PostgreSQL; the probe connects with it on its own.
@@ -83,13 +69,16 @@ package final class DatabaseWatch: Service, Sendable {
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.address = (database.host, database.port, database.unixSocketPath)
         self.logger = logger
+        self.state = Mutex(
+            DatabaseWatchStateMachine(now: .now, unansweredPatience: Self.unansweredPatience, abandonedWorkGrace: Self.abandonedWorkGrace)
+        )
     }
 
     /// Whether the last probe was answered (`true` until the first one says otherwise).
     package var isReachable: Bool { self.state.withLock { $0.isReachable } }
 
     /// Why the last probe failed, while the database is unreachable.
-    package var lastError: String? { self.state.withLock { $0.isReachable ? nil : $0.lastError } }
+    package var lastError: String? { self.state.withLock { $0.unreachableReason } }
 
     /// How often work past ``waitTimeout`` is looked for.
     static let lateWorkInterval: Duration = .milliseconds(100)
@@ -129,13 +118,8 @@ package final class DatabaseWatch: Service, Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let answer = OneAnswer(continuation)
             let deadline = isBounded ? ContinuousClock.now + self.waitTimeout : nil
-            let ticket: Int? = self.state.withLock { state in
-                guard state.isReachable else { return nil }
-                state.nextTicket += 1
-                state.waiting[state.nextTicket] = Waiting(answer: { answer.resume(throwing: $0) }, deadline: deadline)
-                return state.nextTicket
-            }
-            guard let ticket else {
+            let waiting = Waiting(answer: { answer.resume(throwing: $0) })
+            guard let ticket = self.state.withLock({ $0.admit(waiting, deadline: deadline) }) else {
                 answer.resume(throwing: APIError.databaseUnavailable)
                 return
             }
@@ -145,20 +129,16 @@ package final class DatabaseWatch: Service, Sendable {
             let task = Task(executorPreference: currentTaskExecutorPreference()) {
                 do {
                     let result = try await work()
-                    self.state.withLock { state in
-                        state.waiting.removeValue(forKey: ticket)
-                        state.lastAnswer = .now
-                    }
+                    self.state.withLock { $0.succeeded(ticket, at: .now) }
                     answer.resume(returning: result)
                 } catch {
-                    let waiting = self.state.withLock { $0.waiting.removeValue(forKey: ticket) }
                     // Cancelled because the database is unreachable: unless its commit was in doubt, nothing of it
                     // was written (a failed group commit is rolled back).
-                    let abandoned = waiting?.abandonedAt != nil && !(error is CommitInDoubt)
+                    let abandoned = self.state.withLock { $0.failed(ticket) } && !(error is CommitInDoubt)
                     answer.resume(throwing: abandoned ? APIError.databaseUnavailable : error)
                 }
             }
-            self.state.withLock { $0.waiting[ticket]?.work = task }
+            self.state.withLock { $0.update(ticket) { $0.task = task } }
         }
     }
 
@@ -167,27 +147,15 @@ package final class DatabaseWatch: Service, Sendable {
     /// Also answers bounded work cancelled because the database is unreachable, and still running after
     /// ``abandonedWorkGrace``, that nobody can tell whether it was kept (``APIError/commitInDoubt``).
     private func answerLateWork() {
-        let now = ContinuousClock.now
-        let (late, inDoubt): ([Waiting], [Waiting]) = self.state.withLock { state in
-            let inDoubt = state.waiting.filter { $0.value.abandonedAt.map { $0 + Self.abandonedWorkGrace <= now } ?? false }
-            let late = state.waiting.filter { $0.value.abandonedAt == nil && ($0.value.deadline.map { $0 <= now } ?? false) }
-            for ticket in Array(late.keys) + Array(inDoubt.keys) { state.waiting.removeValue(forKey: ticket) }
-            return (Array(late.values), Array(inDoubt.values))
-        }
-        for waiting in late {
+        let found = self.state.withLock { $0.takeLateWork(at: .now) }
+        for waiting in found.late {
             waiting.answer(APIError.databaseTimedOut)
-            waiting.work?.cancel()
+            waiting.task?.cancel()
         }
-        for waiting in inDoubt { waiting.answer(APIError.commitInDoubt) }
+        for waiting in found.inDoubt { waiting.answer(APIError.commitInDoubt) }
     }
 
-    /// What a probe found.
-    private enum Probe: Sendable {
-        case answered
-        /// No connection, or the server is shutting down or starting up (SQLSTATE classes 08 and 57).
-        case refused(String)
-        case unanswered
-    }
+    private typealias Probe = DatabaseWatchStateMachine<Waiting>.Probe
 
     /// Asks `SELECT 1`, giving it ``probeTimeout``. PostgresNIO's pool keeps a query waiting while it cannot connect,
     /// so an unanswered probe then tries a bare connection: refused means down.
@@ -202,7 +170,7 @@ package final class DatabaseWatch: Service, Sendable {
             let answer = OneAnswer<Probe>(continuation)
             let deadline = Task {
                 try await Task.sleep(for: Self.probeTimeout)
-                answer.resume(returning: .unanswered)
+                answer.resume(returning: Self.unanswered)
             }
             let refusalCheck = Task {
                 try await Task.sleep(for: Self.refusalCheckDelay)
@@ -214,7 +182,7 @@ package final class DatabaseWatch: Service, Sendable {
                     refusalCheck.cancel()
                 }
                 do {
-                    try await self.client.guardedQuery("SELECT 1", logger: self.logger)
+                    try await self.client.ping(logger: self.logger)
                     answer.resume(returning: .answered)
                 } catch let error as PSQLError where error.code == .server {
                     // The server answered, if only to refuse (too many clients, say), unless it is going away.
@@ -223,11 +191,11 @@ package final class DatabaseWatch: Service, Sendable {
                     answer.resume(returning: goingAway ? .refused(String(reflecting: error)) : .answered)
                 } catch {
                     // A connection that failed or timed out: whether it was refused is for a bare connection to say.
-                    answer.resume(returning: .unanswered)
+                    answer.resume(returning: Self.unanswered)
                 }
             }
         }
-        return probe ?? .unanswered
+        return probe ?? Self.unanswered
     }
 
     /// Whether a bare connection to the server's address is refused (nothing listens there). A connection that opens,
@@ -254,47 +222,23 @@ package final class DatabaseWatch: Service, Sendable {
         return false
     }
 
+    /// A probe with no answer within ``probeTimeout``.
+    private static let unanswered = Probe.unanswered("PostgreSQL did not answer a probe within \(probeTimeout)")
+
+    /// Records a probe's outcome; on the way to unreachable, cancels bounded work (withdrawn from the pool's queue
+    /// or the group commit's, it ends at once and answers 503; already in a group commit, it answers what the commit
+    /// did, ``abandonedWorkGrace``) and answers unbounded work now (work that also calls APNs goes on: what APNs did
+    /// is still recorded once PostgreSQL is back).
     private func record(_ probe: Probe) {
-        let error: String?
-        let patience: Duration
-        switch probe {
-        case .answered: (error, patience) = (nil, .zero)
-        case .refused(let reason): (error, patience) = (reason, .zero)
-        case .unanswered: (error, patience) = ("no answer to SELECT 1 within \(Self.probeTimeout)", Self.unansweredPatience)
+        let after = self.state.withLock { $0.record(probe, at: .now) }
+        switch after.change {
+        case .becameUnreachable(let error):
+            self.logger.error("PostgreSQL is unreachable; requests are answered 503", metadata: ["error": "\(error)"])
+        case .becameReachable: self.logger.info("PostgreSQL answers again")
+        case nil: break
         }
-        let (waiting, changed, reachable) = self.state.withLock { state -> ([Waiting], Bool, Bool) in
-            let now = ContinuousClock.now
-            if error == nil { state.lastAnswer = now }
-            let reachable = error == nil || state.lastAnswer.duration(to: now) < patience
-            let changed = state.isReachable != reachable
-            state.isReachable = reachable
-            state.lastError = error
-            guard !reachable else { return ([], changed, reachable) }
-            // Bounded work is cancelled and answers for itself (below); unbounded work is answered now.
-            let unbounded = state.waiting.filter { $0.value.deadline == nil }
-            for ticket in unbounded.keys { state.waiting.removeValue(forKey: ticket) }
-            var cancelled: [Waiting] = []
-            for (ticket, waiting) in state.waiting where waiting.abandonedAt == nil {
-                state.waiting[ticket]?.abandonedAt = now
-                cancelled.append(waiting)
-            }
-            return (Array(unbounded.values) + cancelled, changed, reachable)
-        }
-        if changed, !reachable {
-            self.logger.error("PostgreSQL is unreachable; requests are answered 503", metadata: ["error": "\(error ?? "")"])
-        } else if changed {
-            self.logger.info("PostgreSQL answers again")
-        }
-        for work in waiting {
-            if work.deadline != nil {
-                // Withdrawn from the pool's queue or the group commit's, it ends at once and answers 503; already
-                // in a group commit, it answers what the commit did (`abandonedWorkGrace`).
-                work.work?.cancel()
-            } else {
-                // Work that also calls APNs goes on: what APNs did is still recorded once PostgreSQL is back.
-                work.answer(APIError.databaseUnavailable)
-            }
-        }
+        for work in after.cancel { work.task?.cancel() }
+        for work in after.answerUnavailable { work.answer(APIError.databaseUnavailable) }
     }
 }
 
