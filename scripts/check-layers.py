@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Checks that LivecastService holds no SQL (issue #45): the store (LivecastStore) exposes named queries and the
-service keeps the policy, so every statement lives in one module. Fails, naming file:line, on a `SELECT`,
-`INSERT INTO`, `DELETE FROM` or `UPDATE <table> [alias] SET` in Sources/LivecastService, in code or in a string
-literal, across lines too, and on a `.query(` called with a string literal. Comments do not count.
-Run from the repository's root; exits 1 when it finds any."""
+"""Checks that only the store holds SQL (issues #45 and #55): LivecastStore exposes named queries, and the service,
+the server and the CLI keep the policy, so every statement lives in one module. Fails, naming file:line, on a
+`SELECT`, `INSERT INTO`, `DELETE FROM` or `UPDATE <table> [alias] SET` in Sources/LivecastService,
+Sources/LivecastServer or Sources/livecast, in code or in a string literal, across lines too, and on a `.query(`
+called with a string literal. Comments do not count. Run from the repository's root; exits 1 when it finds any."""
 import glob
 import re
 import sys
 
-ROOT = "Sources/LivecastService"
+ROOTS = ["Sources/LivecastService", "Sources/LivecastServer", "Sources/livecast"]
 
 STATEMENTS = [
     ("SELECT", re.compile(r"\bSELECT\s")),
@@ -50,7 +50,7 @@ def without_comments(text):
 
 
 findings = []
-for path in sorted(glob.glob(f"{ROOT}/**/*.swift", recursive=True)):
+for path in sorted(path for root in ROOTS for path in glob.glob(f"{root}/**/*.swift", recursive=True)):
     with open(path) as source:
         text = without_comments(source.read())
     for name, pattern in STATEMENTS:
@@ -59,5 +59,5 @@ for path in sorted(glob.glob(f"{ROOT}/**/*.swift", recursive=True)):
             findings.append((path, line, name))
 for path, line, name in sorted(findings):
     print(f"scripts/check-layers.py: {path}:{line}: {name}: SQL belongs in LivecastStore, behind a named query", file=sys.stderr)
-print(f"layers: {len(findings)} SQL statements in {ROOT}")
+print(f"layers: {len(findings)} SQL statements in {', '.join(ROOTS)}")
 sys.exit(1 if findings else 0)

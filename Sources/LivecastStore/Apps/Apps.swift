@@ -154,6 +154,17 @@ package struct Apps: Sendable {
         try await self.apps("SELECT \(unescaped: Self.columns) FROM apps ORDER BY bundle_id, environment")
     }
 
+    /// The apps that have recorded a channel (any state), by bundle id and environment: those a reconciliation of
+    /// every app compares with APNs.
+    package func withChannels() async throws -> [App] {
+        try await self.apps(
+            """
+            SELECT \(unescaped: Self.columns) FROM apps WHERE EXISTS (SELECT 1 FROM channels c WHERE c.app_id = apps.id)
+            ORDER BY bundle_id, environment
+            """
+        )
+    }
+
     /// One app by id, or `nil`.
     package func app(id: Int64) async throws -> App? {
         try await self.apps("SELECT \(unescaped: Self.columns) FROM apps WHERE id = \(id)").first

@@ -37,7 +37,7 @@ extension ChannelsCommand {
             let overrides = try self.apns.overrides(settings)
             let failed = try await self.database.withClient(settings, logger: .disabled) { client in
                 let apps = Apps(client: client, masterKey: masterKey, logger: .disabled)
-                let selected = try await self.apps(apps, client: client)
+                let selected = try await self.apps(apps)
                 let clients = AppClients(apps: apps, overrides: overrides, logger: .disabled)
                 var failed = false
                 for app in selected {
@@ -59,15 +59,13 @@ extension ChannelsCommand {
             if failed { throw ExitCode.failure }
         }
 
-        private func apps(_ apps: Apps, client: PostgresClient) async throws -> [Apps.App] {
+        private func apps(_ apps: Apps) async throws -> [Apps.App] {
             if let bundleId {
                 let matching = try await apps.apps(bundleID: bundleId).filter { self.environment == nil || $0.environment == self.environment }
                 guard !matching.isEmpty else { throw ValidationError("no app \(bundleId)\(self.environment.map { " in \($0)" } ?? "")") }
                 return matching
             }
-            var withChannels: Set<Int64> = []
-            for try await id in try await client.query("SELECT DISTINCT app_id FROM channels").decode(Int64.self) { withChannels.insert(id) }
-            return try await apps.list().filter { withChannels.contains($0.id) }
+            return try await apps.withChannels()
         }
     }
 }
