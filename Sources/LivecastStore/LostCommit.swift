@@ -42,7 +42,7 @@ enum LostCommit {
     }
 
     /// What to answer for one update whose transaction's commit was lost
-    /// (``OutboxRules/transaction(_:logger:file:line:ifCommitLost:_:)``): the update, when the outbox holds it (a
+    /// (``OutboxStatements/transaction(_:logger:file:line:ifCommitLost:_:)``): the update, when the outbox holds it (a
     /// transaction still in progress reads as not kept, so the writer must not write it again); the loss when it does
     /// not; ``CommitInDoubt`` when PostgreSQL does not answer. A replay wrote nothing, and is answered as it is.
     static func keptUpdate(client: PostgresClient, logger: Logger) -> @Sendable (AcceptedUpdate, any Error) async throws -> AcceptedUpdate {

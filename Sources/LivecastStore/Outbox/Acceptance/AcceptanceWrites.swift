@@ -9,7 +9,7 @@ protocol AcceptanceWrites: Sendable {
     associatedtype Target: UpdateTarget
 
     /// Reads and locks the targets of `requests`, and reads the database's clock
-    /// (``OutboxRules/databaseNow(on:logger:)``).
+    /// (``OutboxStatements/databaseNow(on:logger:)``).
     /// - Returns: Each request's target, or why it takes no update, by the index of its request; and the database's
     ///   time in UNIX seconds, when a target was found.
     func lock(_ requests: IndexedRequests<Kind>, on connection: PostgresConnection, logger: Logger) async throws -> LockedTargets<Target>
@@ -42,7 +42,7 @@ struct SingleTargetWrites<Kind, Target: UpdateTarget>: AcceptanceWrites {
         guard let index = requests.first?.index else { return ([], nil) }
         do {
             let target = try await self.lockTarget(connection)
-            return ([(index, .success(target))], try await OutboxRules.databaseNow(on: connection, logger: logger))
+            return ([(index, .success(target))], try await OutboxStatements.databaseNow(on: connection, logger: logger))
         } catch {
             return ([(index, .failure(error))], nil)
         }

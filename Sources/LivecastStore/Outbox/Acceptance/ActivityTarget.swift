@@ -117,7 +117,7 @@ struct ActivityTarget: UpdateTarget {
 
     /// Supersedes the activity's pending updates: a newer one replaces them.
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        try await OutboxRules.supersede(
+        try await OutboxStatements.supersede(
             """
             UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
             WHERE activity_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql)

@@ -47,7 +47,7 @@ enum ActivityUpdateBatch {
         logger: Logger
     ) async -> [Result<AcceptedUpdate, any Error>] {
         do {
-            let answers: UpdateAcceptance.Answers = try await OutboxRules.transaction(
+            let answers: UpdateAcceptance.Answers = try await OutboxStatements.transaction(
                 client,
                 logger: logger,
                 ifCommitLost: { answers, loss in

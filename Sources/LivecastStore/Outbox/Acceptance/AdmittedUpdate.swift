@@ -26,7 +26,7 @@ struct AdmittedUpdate<Target: UpdateTarget> {
             requestedPriority: priority,
             sentPriority: priority,
             idempotencyKey: content.idempotencyKey,
-            coalesced: coalesced
+            coalesced: coalesced && target.coalesces
         )
         try self.encode(timestamp: timestamp)
     }
@@ -36,7 +36,7 @@ struct AdmittedUpdate<Target: UpdateTarget> {
     /// - Throws: ``StoreError`` `payloadTooLarge` or `invalid`.
     mutating func encode(timestamp: Int) throws {
         (self.row.content, self.row.payload, self.dismissalDateClamped) = try self.target.payload(for: self.content, at: timestamp)
-        self.target.address(&self.row)
+        try self.target.address(&self.row)
     }
 
     /// What its caller is told once its row is written.

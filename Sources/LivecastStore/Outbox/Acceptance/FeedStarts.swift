@@ -65,7 +65,9 @@ package struct FeedStarts: DatabaseBacked {
 
     package init(database: Database) { self.database = database }
 
-    /// Checks and stores a start, timed on the database's clock.
+    /// Checks and stores a start, timed on the database's clock, by the rules every update follows
+    /// (``UpdateAcceptance``): it is never coalesced, and its target is the feed with the audience
+    /// (``FeedStartTarget``).
     /// - Throws: ``StoreError``: `notFound` feed; `feedEnded`; `staleTimestamp`; `payloadTooLarge`; `invalid` for an
     ///   empty or oversized audience, a bad priority or payload rule. Nothing is written when it throws.
     package func start(_ request: Request) async throws -> AcceptedUpdate {
@@ -74,66 +76,16 @@ package struct FeedStarts: DatabaseBacked {
                 throw StoreError(.invalid, "the audience lists 1 to \(Audience.maximumListed) non-empty ids", field: "audience")
             }
         }
-        let priority = try OutboxRules.priority(requested: request.priority, hasAlert: true)
-        return try await OutboxRules.transaction(
-            self.client,
-            logger: self.logger,
-            ifCommitLost: LostCommit.keptUpdate(client: self.client, logger: self.logger)
-        ) { connection in
-            if let replay = try await OutboxRules.replay(
-                appID: request.appID,
-                idempotencyKey: request.idempotencyKey,
-                on: connection,
-                logger: self.logger
-            ) {
-                return replay
-            }
-            return try await self.start(request, priority: priority, on: connection)
+        var content = UpdateContent(event: .start, contentState: request.contentState, timestamp: request.timestamp)
+        content.staleDate = request.staleDate
+        content.alert = request.alert
+        content.relevanceScore = request.relevanceScore
+        content.priority = request.priority
+        content.idempotencyKey = request.idempotencyKey
+        let start = UpdateRequest<FeedStarts>(appID: request.appID, targetKey: request.feedKey, content: content)
+        return try await UpdateAcceptance.accept(start, client: self.client, logger: self.logger) { [logger] connection in
+            let feed = try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: logger)
+            return FeedStartTarget(feed: feed, audience: request.audience)
         }
-    }
-
-    private func start(_ request: Request, priority: Int, on connection: PostgresConnection) async throws -> AcceptedUpdate {
-        let feed = try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: self.logger)
-        let now = try await OutboxRules.databaseNow(on: connection, logger: self.logger)
-        let (timestamp, _) = try OutboxRules.timestamp(requested: request.timestamp, last: feed.lastTimestamp, now: now)
-        var payload = LiveActivityPayload.start(
-            timestamp: timestamp,
-            attributesType: feed.attributesType,
-            attributes: try RawJSON(validating: feed.attributes),
-            contentState: request.contentState,
-            alert: request.alert
-        )
-        payload.staleDate = feed.staleDate(requested: request.staleDate, timestamp: timestamp)
-        payload.relevanceScore = request.relevanceScore
-        payload.inputPushToken = true
-        let tokenForm = String(decoding: try OutboxRules.encode(payload, for: .device), as: UTF8.self)
-        var channelForm: String?
-        if let channelID = feed.channelID {
-            payload.inputPushToken = false
-            payload.inputPushChannel = channelID
-            channelForm = String(decoding: try OutboxRules.encode(payload, for: .device), as: UTF8.self)
-        }
-        let sentPriority = try await OutboxRules.budgeted(priority, appID: request.appID, on: connection, logger: self.logger)
-        let row = OutboxRow(
-            appID: request.appID,
-            feedID: feed.id,
-            content: payload,
-            payload: tokenForm,
-            channelPayload: channelForm,
-            requestedPriority: priority,
-            sentPriority: sentPriority,
-            idempotencyKey: request.idempotencyKey,
-            coalesced: false,
-            audience: request.audience
-        )
-        let accepted = try await row.insert(dismissalDateClamped: false, on: connection, logger: self.logger)
-        try await connection.query(
-            """
-            UPDATE feeds SET last_timestamp = \(timestamp), content_state = \(request.contentState.text), state = \(unescaped: FeedState.active.sql), updated_at = now()
-            WHERE id = \(feed.id)
-            """,
-            logger: self.logger
-        )
-        return accepted
     }
 }

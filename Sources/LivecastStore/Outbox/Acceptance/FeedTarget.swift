@@ -67,7 +67,7 @@ struct FeedTarget: UpdateTarget {
 
     /// Supersedes the feed's pending updates that no dispatcher has begun: a newer one replaces them.
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        try await OutboxRules.supersede(
+        try await OutboxStatements.supersede(
             """
             UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
             WHERE feed_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND cursor_id = 0 AND NOT channel_done AND event <> 'start'

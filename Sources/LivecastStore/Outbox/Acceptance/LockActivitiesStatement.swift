@@ -1,7 +1,7 @@
 import PostgresNIO
 
 /// Locks the activities an ``ActivityUpdateBatch`` updates, in the order of their ids so two transactions never wait
-/// for each other, and reads the database's clock once every lock is held (``OutboxRules/databaseNow(on:logger:)``,
+/// for each other, and reads the database's clock once every lock is held (``OutboxStatements/databaseNow(on:logger:)``,
 /// without a round trip of its own): the clock's subquery counts the locked rows first. Prepared once per connection;
 /// the requests come through `requested_activities` (migration `0021`), which PostgreSQL counts as one row, so that
 /// the plan it keeps looks each activity up by index instead of reading the whole table.

@@ -49,7 +49,7 @@ package struct ScheduledUpdates: DatabaseBacked {
 
     /// Keeps a request until `sendAt`, and the answer given to it when it has an idempotency key, in one statement: a
     /// retry always finds that answer (``UpdateResponses/response(appID:idempotencyKey:)``, and the outbox's
-    /// transaction after `sendAt`: ``OutboxRules/replays(_:on:logger:)``).
+    /// transaction after `sendAt`: ``OutboxStatements/replays(_:on:logger:)``).
     /// - Parameter unnumberedAnswer: The answer with 0 for its id (its JSON's only `"updateId":0`, since a JSON
     ///   string holds its quotation marks escaped), which the insert numbers with the id it draws; `nil` without a key.
     /// - Returns: Its id, and the answer as kept.

@@ -24,7 +24,7 @@ enum UpdateAcceptance {
         logger: Logger,
         lock: @escaping @Sendable (PostgresConnection) async throws -> Target
     ) async throws -> AcceptedUpdate {
-        try await OutboxRules.transaction(client, logger: logger, ifCommitLost: LostCommit.keptUpdate(client: client, logger: logger)) {
+        try await OutboxStatements.transaction(client, logger: logger, ifCommitLost: LostCommit.keptUpdate(client: client, logger: logger)) {
             connection in
             try await Self.apply([request], writes: SingleTargetWrites(lockTarget: lock), on: connection, logger: logger).results[0].get()
         }
@@ -32,7 +32,7 @@ enum UpdateAcceptance {
 
     /// Applies the rules to `requests` (to distinct targets) in the caller's transaction, in this order:
     /// 1. the priority: 5 or 10 (``OutboxRules/priority(requested:hasAlert:)``);
-    /// 2. a retried request is answered as the first time (``OutboxRules/replays(_:on:logger:)``);
+    /// 2. a retried request is answered as the first time (``OutboxStatements/replays(_:on:logger:)``);
     /// 3. each target is read and locked, and the database's clock read (``AcceptanceWrites/lock(_:on:logger:)``);
     /// 4. the timestamp comes after the target's last (``OutboxRules/timestamp(requested:last:now:)``), and the payload
     ///    passes ActivityKit's rules at it (``UpdateTarget/payload(for:at:)``);
@@ -57,7 +57,7 @@ enum UpdateAcceptance {
             }
         }
         let keyed = priorities.keys.sorted().compactMap { index in requests[index].content.idempotencyKey.map { (index, $0) } }
-        let replays = try await OutboxRules.replays(keyed.map { (requests[$0.0].appID, $0.1) }, on: connection, logger: logger)
+        let replays = try await OutboxStatements.replays(keyed.map { (requests[$0.0].appID, $0.1) }, on: connection, logger: logger)
         for (position, replay) in replays { answers[keyed[position].0] = replay }
         let open = requests.indices.filter { answers[$0] == nil }
         let (targets, clock) = try await writes.lock(open.map { (index: $0, request: requests[$0]) }, on: connection, logger: logger)
@@ -101,7 +101,7 @@ enum UpdateAcceptance {
 
     /// Spends each app's hourly priority-10 budget once for all of its updates that ask for priority 10: the first
     /// of them, in the requests' order, go out at 10 while the budget lasts, the rest at 5, as if each had spent
-    /// one unit in turn (``OutboxRules/spendPriorityBudget(_:appID:on:logger:)``). Apps in the order of their ids, so
+    /// one unit in turn (``OutboxStatements/spendPriorityBudget(_:appID:on:logger:)``). Apps in the order of their ids, so
     /// that two transactions lock their counts in the same order.
     private static func spendPriorityBudgets<Target: UpdateTarget>(
         _ admitted: inout [AdmittedUpdate<Target>],
@@ -110,7 +110,7 @@ enum UpdateAcceptance {
     ) async throws {
         let asking = admitted.indices.filter { admitted[$0].row.requestedPriority == 10 }
         for (appID, positions) in Dictionary(grouping: asking, by: { admitted[$0].row.appID }).sorted(by: { $0.key < $1.key }) {
-            let granted = try await OutboxRules.spendPriorityBudget(positions.count, appID: appID, on: connection, logger: logger)
+            let granted = try await OutboxStatements.spendPriorityBudget(positions.count, appID: appID, on: connection, logger: logger)
             for (order, position) in positions.enumerated() where order >= granted {
                 admitted[position].row.sentPriority = 5
             }

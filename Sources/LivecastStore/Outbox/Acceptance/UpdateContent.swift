@@ -2,7 +2,7 @@ package import LivecastCore
 
 /// What a backend's update or end says, whatever it goes to (a standalone activity or a feed).
 package struct UpdateContent: Sendable, Hashable {
-    /// `.update` or `.end`.
+    /// `.update` or `.end`; `.start` only for a feed's start (``FeedStarts``).
     package var event: LiveActivityEvent
     /// Required for an update; an end without one keeps the last content state.
     package var contentState: RawJSON?

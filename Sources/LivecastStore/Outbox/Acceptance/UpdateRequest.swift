@@ -1,7 +1,7 @@
 package import LivecastCore
 
 /// An update or end a backend asks for, of a target of the kind `Kind` names (``ActivityUpdates`` or
-/// ``FeedUpdates``). Without a `staleDate`, a feed's update gets the timestamp plus the feed's `staleAfterSeconds`,
+/// ``FeedUpdates``; ``FeedStarts`` makes one of its start). Without a `staleDate`, a feed's update gets the timestamp plus the feed's `staleAfterSeconds`,
 /// when it has one.
 package struct UpdateRequest<Kind>: Sendable, Hashable {
     package var appID: Int64

@@ -24,12 +24,12 @@ package struct UpdateResponses: DatabaseBacked {
     }
 
     /// The answer kept for the app's update (in the outbox or scheduled) with this idempotency key on the same route
-    /// and target, if there is one: the look-up the outbox's transactions make (``OutboxRules/replays(_:on:logger:)``),
+    /// and target, if there is one: the look-up the outbox's transactions make (``OutboxStatements/replays(_:on:logger:)``),
     /// for a request that is to be scheduled or was refused before the outbox.
     /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
     package func response(appID: Int64, idempotencyKey: IdempotencyKey) async throws -> String? {
         try await self.client.withGuardedConnection(logger: self.logger) { [logger] connection in
-            try await OutboxRules.replay(appID: appID, idempotencyKey: idempotencyKey, on: connection, logger: logger)?.answer
+            try await OutboxStatements.replay(appID: appID, idempotencyKey: idempotencyKey, on: connection, logger: logger)?.answer
         }
     }
 }
