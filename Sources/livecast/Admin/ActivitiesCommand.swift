@@ -27,8 +27,7 @@ struct ActivitiesCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let record = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let record = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await ActivityRecord.read(appID: app.id, activityID: self.activityId, client: client, logger: .disabled)
             }
             guard let record else { throw ValidationError("no activity \(self.activityId)") }

@@ -52,8 +52,7 @@ struct DeadLettersCommand: AsyncParsableCommand {
             let retryDeadline = try settings.read(flags: ["retry-deadline": self.retryDeadline.map(String.init)]) {
                 try Dispatcher.Settings(reader: $0).retryDeadline
             }
-            let outcome = try await self.database.withClient(settings, logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let outcome = try await self.database.withApp(self.app, settings) { client, app in
                 do {
                     return try await DeadLetterReplay(database: client, retryDeadline: retryDeadline, logger: .disabled)
                         .replay(id: self.id, appID: app.id)

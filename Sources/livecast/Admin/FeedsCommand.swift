@@ -18,8 +18,7 @@ struct FeedsCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let feeds = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let feeds = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await Feeds(client: client, logger: .disabled).list(appID: app.id)
             }
             for feed in feeds { print(Self.line(feed)) }
@@ -41,8 +40,7 @@ struct FeedsCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let feed = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let feed = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await Feeds(client: client, logger: .disabled).get(appID: app.id, feedKey: self.feed)
             }
             guard let feed else { throw ValidationError("no feed \(self.feed)") }

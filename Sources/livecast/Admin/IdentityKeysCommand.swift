@@ -40,8 +40,7 @@ struct IdentityKeysCommand: AsyncParsableCommand {
             guard let key = try? P256.Signing.PublicKey(pemRepresentation: text) else {
                 throw ValidationError("\(self.publicKeyFile) is not a P-256 (ES256) public key in PEM")
             }
-            let (app, isNew) = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let (app, isNew) = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 let (_, isNew) = try await IdentityKeys(client: client, logger: .disabled).put(
                     appID: app.id,
                     keyID: self.keyId,
@@ -61,8 +60,7 @@ struct IdentityKeysCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let keys = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let keys = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await IdentityKeys(client: client, logger: .disabled).list(appID: app.id)
             }
             for key in keys { print("\(key.keyID)\t\(key.createdAt.formatted(.iso8601))") }
@@ -81,8 +79,7 @@ struct IdentityKeysCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let removed = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let removed = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await IdentityKeys(client: client, logger: .disabled).delete(appID: app.id, keyID: self.keyId)
             }
             guard removed else { throw ValidationError("the app has no identity key \(self.keyId)") }

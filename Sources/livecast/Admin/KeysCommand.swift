@@ -29,8 +29,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let role = self.role
-            let (app, key, secret) = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let (app, key, secret) = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 let (key, secret) = try await APIKeys(client: client, logger: .disabled).create(appID: app.id, role: role)
                 return (app, key, secret)
             }
@@ -47,8 +46,7 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let keys = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let keys = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await APIKeys(client: client, logger: .disabled).list(appID: app.id)
             }
             for key in keys {
@@ -70,8 +68,7 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let revoked = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let revoked = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await APIKeys(client: client, logger: .disabled).revoke(appID: app.id, keyID: self.keyId)
             }
             guard revoked != nil else { throw ValidationError("the app has no key \(self.keyId)") }

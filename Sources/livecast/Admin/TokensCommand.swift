@@ -47,8 +47,7 @@ struct TokensCommand: AsyncParsableCommand {
                 throw ValidationError("\(self.file): \(error.message)")
             }
             let progress = ImportProgress(total: text.count)
-            let (app, report) = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let (app, report) = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 do {
                     let report = try await RegistrationImporter(database: client, logger: .disabled).run(self.kind, appID: app.id, text: text) {
                         progress.show(rowsDone: $0)
@@ -84,8 +83,7 @@ struct TokensCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let device = try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-                let app = try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            let device = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
                 return try await DeviceTokens.read(appID: app.id, deviceID: self.deviceId, client: client, logger: .disabled)
             }
             guard let device else { throw ValidationError("no push-to-start token of device \(self.deviceId)") }

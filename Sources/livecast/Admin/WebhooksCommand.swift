@@ -225,9 +225,8 @@ struct WebhooksCommand: AsyncParsableCommand {
         _ settings: LivecastConfig,
         _ body: (WebhookEndpoints, Apps.App) async throws -> Result
     ) async throws -> Result {
-        try await database.withClient(settings, logger: .disabled) { client in
-            let app = try await selection.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
-            return try await body(WebhookEndpoints(client: client, logger: .disabled), app)
+        try await database.withApp(selection, settings) { client, app in
+            try await body(WebhookEndpoints(client: client, logger: .disabled), app)
         }
     }
 

@@ -41,8 +41,6 @@ struct AppListOptions<Rows: ListedRows>: ParsableArguments {
 
     /// Runs `body` with a client of the database and the app.
     func withApp<Result: Sendable>(_ body: (PostgresClient, Apps.App) async throws -> Result) async throws -> Result {
-        try await self.database.withClient(try self.config.settings(), logger: .disabled) { client in
-            try await body(client, try await self.app.app(in: Apps(client: client, masterKey: nil, logger: .disabled)))
-        }
+        try await self.database.withApp(self.app, try self.config.settings(), body)
     }
 }

@@ -84,3 +84,18 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 }
+
+extension DatabaseOptions {
+    /// Runs `body` with a running client (``withClient(_:logger:_:)``) and the app `selection` names.
+    /// - Throws: `ValidationError` when there is no such app, or the bundle id needs its environment.
+    func withApp<Result: Sendable>(
+        _ selection: AppSelection,
+        _ settings: LivecastConfig,
+        _ body: (PostgresClient, Apps.App) async throws -> Result
+    ) async throws -> Result {
+        try await self.withClient(settings, logger: .disabled) { client in
+            let app = try await selection.app(in: Apps(client: client, masterKey: nil, logger: .disabled))
+            return try await body(client, app)
+        }
+    }
+}
