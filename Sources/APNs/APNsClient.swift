@@ -231,7 +231,7 @@ public final class APNsClient: Sendable {
     private func exchange(
         _ count: Int,
         on pool: HTTP2ConnectionPool,
-        make: @escaping @Sendable (Int, NIODeadline, @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void) -> HTTP2Exchange
+        make: (Int, NIODeadline, @escaping @Sendable (HTTP2Exchange, HTTP2Result) -> Void) -> HTTP2Exchange
     ) async -> [APNsOutcome] {
         guard count > 0 else { return [] }
         let deadline =
@@ -240,30 +240,39 @@ public final class APNsClient: Sendable {
                 Int64(self.configuration.requestTimeout.components.seconds) * 1_000_000_000
                     + self.configuration.requestTimeout.components.attoseconds / 1_000_000_000
             )
-        return await withCheckedContinuation { continuation in
-            let collector = OutcomeCollector(count: count, continuation: continuation)
-            let window = BatchWindow(count: count, size: self.batchWindow)
-            @Sendable func submit(_ indices: Range<Int>) {
-                guard !indices.isEmpty else { return }
-                pool.submit(
-                    indices.map { index in
-                        make(index, deadline) { exchange, result in
-                            let outcome = APNsOutcome.from(result)
-                            if self.authorization.mayResend(exchange, answered: outcome) {
-                                pool.submit([exchange.resend()])
-                            } else {
-                                collector.record(outcome, at: index)
-                                submit(window.answered())
-                            }
+        let collector = OutcomeCollector(count: count)
+        let window = RequestWindow(size: min(count, self.batchWindow))
+        // The transport ends every exchange by its deadline; should one ever be dropped on the way, the caller
+        // still gets an answer for it shortly after, and no more requests are made.
+        collector.watch(
+            self.eventLoopGroup.any().scheduleTask(deadline: deadline + .seconds(5)) {
+                collector.expire()
+                window.close()
+            }
+        )
+        // The requests are made here, off the connections' event loops, a window's worth at first and then as
+        // answers free room, several at a time.
+        let refill = max(1, min(64, self.batchWindow / 8))
+        var next = 0
+        while next < count {
+            let made = await window.take(atLeast: min(refill, count - next), atMost: count - next)
+            guard made > 0 else { break }
+            pool.submit(
+                (next..<next + made).map { index in
+                    make(index, deadline) { exchange, result in
+                        let outcome = APNsOutcome.from(result)
+                        if self.authorization.mayResend(exchange, answered: outcome) {
+                            pool.submit([exchange.resend()])
+                        } else {
+                            collector.record(outcome, at: index)
+                            window.give()
                         }
                     }
-                )
-            }
-            submit(window.first)
-            // The transport ends every exchange by its deadline; should one ever be dropped on the way, the caller
-            // still gets an answer for it shortly after.
-            collector.watch(self.eventLoopGroup.any().scheduleTask(deadline: deadline + .seconds(5)) { collector.expire() })
+                }
+            )
+            next += made
         }
+        return await collector.outcomes()
     }
 
     /// The constant headers for a method, endpoint and header set, laid out once and reused.
@@ -292,107 +301,5 @@ extension APNsClient: Service {
     public func run() async {
         try? await gracefulShutdown()
         await self.shutdown()
-    }
-}
-
-/// Which of a batch's requests to make next. At most `size` are out at once; the rest are made as answers come in, a
-/// few at a time, so that the pool is handed several per hop rather than one.
-private final class BatchWindow: Sendable {
-    private struct Progress {
-        /// The first request not made yet.
-        var next: Int
-        /// Answers since the last requests were made.
-        var answered = 0
-    }
-
-    /// The requests made at once, at the start.
-    let first: Range<Int>
-    private let count: Int
-    private let refill: Int
-    private let progress: Mutex<Progress>
-
-    init(count: Int, size: Int) {
-        self.count = count
-        self.first = 0..<min(count, size)
-        self.refill = max(1, min(64, size / 8))
-        self.progress = Mutex(Progress(next: self.first.upperBound))
-    }
-
-    /// Counts an answer, and returns the requests to make now: as many as were answered, once that is a refill's worth
-    /// or covers every request left; otherwise none.
-    func answered() -> Range<Int> {
-        self.progress.withLock { progress in
-            progress.answered += 1
-            let waiting = self.count - progress.next
-            guard waiting > 0, progress.answered >= min(self.refill, waiting) else { return 0..<0 }
-            let made = progress.next..<progress.next + min(progress.answered, waiting)
-            progress.next = made.upperBound
-            progress.answered = 0
-            return made
-        }
-    }
-}
-
-/// Gathers a batch's outcomes from the connections' event loops and resumes the caller once, when all are in.
-///
-/// The outcomes sit behind one lock: a record takes it for a few instructions. (A lock-free version, a slot per outcome
-/// claimed by compare-and-exchange, was no faster in `scripts/bench.sh`'s client rounds, so the simpler one stays.) A
-/// watchdog past the deadline gives up on the slots still empty, so the caller is answered even if an exchange was
-/// lost.
-private final class OutcomeCollector: Sendable {
-    private struct Slots {
-        var outcomes: [APNsOutcome?]
-        var remaining: Int
-        /// The watchdog, cancelled once every outcome is in.
-        var watchdog: Scheduled<Void>?
-    }
-
-    private let slots: Mutex<Slots>
-    private let continuation: CheckedContinuation<[APNsOutcome], Never>
-
-    init(count: Int, continuation: CheckedContinuation<[APNsOutcome], Never>) {
-        self.slots = Mutex(Slots(outcomes: Array(repeating: nil, count: count), remaining: count))
-        self.continuation = continuation
-    }
-
-    /// Keeps `outcome` unless the slot was already given up on.
-    func record(_ outcome: APNsOutcome, at index: Int) {
-        self.finish { slots in
-            guard slots.outcomes[index] == nil else { return }
-            slots.outcomes[index] = outcome
-            slots.remaining -= 1
-        }
-    }
-
-    /// Keeps the watchdog's task, to cancel it once every outcome is in.
-    func watch(_ task: Scheduled<Void>) {
-        let done = self.slots.withLock { slots in
-            slots.watchdog = task
-            return slots.remaining == 0
-        }
-        if done { task.cancel() }
-    }
-
-    /// Gives up on every slot still empty, with a deadline failure.
-    func expire() {
-        self.finish { slots in
-            for index in slots.outcomes.indices where slots.outcomes[index] == nil {
-                slots.outcomes[index] = APNsOutcome(error: TransportError(.deadlineExceeded, "no outcome by the deadline"))
-                slots.remaining -= 1
-            }
-        }
-    }
-
-    /// Applies `change`; if it filled the last slot, cancels the watchdog and answers the caller.
-    private func finish(_ change: (inout Slots) -> Void) {
-        let finished: (outcomes: [APNsOutcome], watchdog: Scheduled<Void>?)? = self.slots.withLock { slots in
-            guard slots.remaining > 0 else { return nil }
-            change(&slots)
-            guard slots.remaining == 0 else { return nil }
-            return (slots.outcomes.map { $0! }, slots.watchdog)
-        }
-        guard let finished else { return }
-        finished.watchdog?.cancel()
-        self.continuation.resume(returning: finished.outcomes)
     }
 }
