@@ -45,9 +45,12 @@ let package = Package(
     ],
     targets: [
         // Domain values: Live Activity payloads and their validation. No I/O.
+        .target(name: "LivecastCore", swiftSettings: librarySettings),
+        // Livecast's settings read through swift-configuration: typed readings, their errors and the ledger of what
+        // was used. Apart from LivecastCore, so that the products do not compile swift-configuration.
         .target(
-            name: "LivecastCore",
-            dependencies: [.product(name: "Configuration", package: "swift-configuration")],
+            name: "LivecastSettings",
+            dependencies: ["LivecastCore", .product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: librarySettings
         ),
         // The APNs emulator: TLS + HTTP/2 (libnghttp2) push, broadcast and channel management, with a simulated device fleet.
@@ -94,6 +97,7 @@ let package = Package(
         .target(
             name: "LivecastStore",
             dependencies: [
+                "LivecastSettings",
                 .product(name: "Configuration", package: "swift-configuration"),
                 "LivecastCore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -109,6 +113,7 @@ let package = Package(
         .target(
             name: "LivecastService",
             dependencies: [
+                "LivecastSettings",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -141,6 +146,7 @@ let package = Package(
         .target(
             name: "LivecastServer",
             dependencies: [
+                "LivecastSettings",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -167,6 +173,7 @@ let package = Package(
         .executableTarget(
             name: "livecast",
             dependencies: [
+                "LivecastSettings",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -291,7 +298,8 @@ let package = Package(
         .testTarget(
             name: "LivecastCLITests",
             dependencies: [
-                "APNsEmulator", "livecast", "LivecastCore", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting", "LocalPostgres",
+                "APNsEmulator", "livecast", "LivecastCore", "LivecastServer", "LivecastService", "LivecastSettings", "LivecastStore", "LivecastTesting",
+                "LocalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LivecastCore
+import LivecastSettings
 import LivecastServer
 import LivecastService
 import LivecastStore

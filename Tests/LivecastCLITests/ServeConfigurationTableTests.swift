@@ -1,5 +1,6 @@
 import Foundation
 import LivecastCore
+import LivecastSettings
 import LivecastServer
 import LivecastTesting
 import Testing

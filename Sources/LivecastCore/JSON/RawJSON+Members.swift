@@ -1,24 +1,24 @@
-import Foundation
+package import Foundation
 import Synchronization
 
 extension RawJSON {
     /// The `JSONDecoder.userInfo` key under which the ``Members`` of the document being decoded let a top-level
     /// `RawJSON` field keep the exact text the client sent instead of a re-encoding of its value.
-    public static let rawMembersKey = CodingUserInfoKey(rawValue: "livecast.rawJSONMembers")!
+    package static let rawMembersKey = CodingUserInfoKey(rawValue: "livecast.rawJSONMembers")!
 
     /// The top-level members of a document being decoded (``topLevelMembers(of:)``), found the first time they are
     /// asked for: a body without `RawJSON` fields (a registration, a bulk import's row) never pays for the walk.
-    public final class Members: Sendable {
+    package final class Members: Sendable {
         private let bytes: [UInt8]
         private let found = Mutex<[String: RawJSON]??>(nil)
 
         /// - Parameter bytes: UTF-8 JSON text that a JSON parser has accepted (or will have, before anyone asks).
-        public init(of bytes: [UInt8]) {
+        package init(of bytes: [UInt8]) {
             self.bytes = bytes
         }
 
         /// The document's members, `nil` unless it is one JSON object.
-        public var members: [String: RawJSON]? {
+        package var members: [String: RawJSON]? {
             self.found.withLock { found in
                 if let members = found { return members }
                 let members = RawJSON.topLevelMembers(of: self.bytes)
@@ -31,14 +31,14 @@ extension RawJSON {
     /// The members of a JSON object, each value kept as the exact text it has in `bytes`.
     /// - Parameter bytes: UTF-8 JSON text that a JSON parser has accepted.
     /// - Returns: `nil` unless `bytes` is one JSON object.
-    public static func topLevelMembers(of bytes: [UInt8]) -> [String: RawJSON]? {
+    package static func topLevelMembers(of bytes: [UInt8]) -> [String: RawJSON]? {
         var scanner = MemberScanner(bytes: bytes)
         return scanner.members()
     }
 
     /// Whether `bytes` is one value as far as its structure goes: a value's text, white space around it, and nothing
     /// else (as ``topLevelElements(of:)`` checks an array; whether the text parses is not checked).
-    public static func spansOneValue(_ bytes: [UInt8]) -> Bool {
+    package static func spansOneValue(_ bytes: [UInt8]) -> Bool {
         var scanner = MemberScanner(bytes: bytes)
         return scanner.oneValue()
     }
@@ -49,7 +49,7 @@ extension RawJSON {
     /// taken as far as a JSON value would reach, and the whole is JSON once each element's text parses on its own.
     /// - Parameter bytes: UTF-8 text.
     /// - Returns: `nil` unless `bytes` is one JSON array.
-    public static func topLevelElements(of bytes: [UInt8]) -> [Range<Int>]? {
+    package static func topLevelElements(of bytes: [UInt8]) -> [Range<Int>]? {
         var scanner = MemberScanner(bytes: bytes)
         return scanner.elements()
     }

@@ -1,5 +1,6 @@
 package import Configuration
 import LivecastCore
+import LivecastSettings
 import LivecastService
 import LivecastStore
 import PostgresNIO

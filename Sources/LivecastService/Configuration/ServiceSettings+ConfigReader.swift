@@ -1,6 +1,7 @@
 import APNs
 package import Configuration
 import LivecastCore
+import LivecastSettings
 
 extension Dispatcher.Settings {
     /// How a dispatcher works, as settings give it; what they leave out keeps its default.

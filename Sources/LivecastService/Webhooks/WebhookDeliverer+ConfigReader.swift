@@ -1,5 +1,6 @@
 package import Configuration
 import LivecastCore
+import LivecastSettings
 
 extension WebhookDeliverer.Settings {
     /// How webhooks are delivered, as settings give it; what they leave out keeps its default.

@@ -1,6 +1,7 @@
 package import Configuration
 import Foundation
 import LivecastCore
+import LivecastSettings
 import PostgresNIO
 
 extension PostgresClient.Configuration {

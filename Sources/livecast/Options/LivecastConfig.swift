@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import Foundation
 import LivecastCore
+import LivecastSettings
 
 /// The settings of a `livecast` command: its flags, else `LIVECAST_*` environment variables (`DATABASE_URL` for the
 /// database, `LIVECAST_MIGRATIONS_DIR` for the migrations), else the `--config` file (a JSON object of strings and

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import LivecastCore
+import LivecastSettings
 import LivecastServer
 import Logging
 import Metrics

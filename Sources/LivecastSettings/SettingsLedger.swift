@@ -3,26 +3,26 @@ import Synchronization
 /// The settings a reading took and their effective values, defaults included, in the order they were read; secrets
 /// as `<secret>`. `livecast serve --print-config` prints it. The readings of ``ConfigReader`` note into the ledger
 /// of the task, if it has one (``SettingsLedger/current``).
-public final class SettingsLedger: Sendable {
+package final class SettingsLedger: Sendable {
     /// A setting as read.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The setting's key (`rate-limit`).
-        public var key: String
+        package var key: String
         /// Its effective value; `nil` when it has none (an optional setting left out).
-        public var value: String?
+        package var value: String?
         /// What the value means when it is not plain, such as how a database URL's TLS is verified.
-        public var remark: String?
+        package var remark: String?
     }
 
     private let entries = Mutex<[Entry]>([])
 
     /// The ledger that the readings in this task note into.
-    @TaskLocal public static var current: SettingsLedger?
+    @TaskLocal package static var current: SettingsLedger?
 
-    public init() {}
+    package init() {}
 
     /// Each setting read, once, in the order first read.
-    public var settings: [Entry] {
+    package var settings: [Entry] {
         self.entries.withLock { $0 }
     }
 
@@ -35,7 +35,7 @@ public final class SettingsLedger: Sendable {
     }
 
     /// Notes what `key`'s value means (`--print-config` shows it beside the value), once the value is noted.
-    public func remark(_ key: String, _ remark: String) {
+    package func remark(_ key: String, _ remark: String) {
         self.entries.withLock { entries in
             guard let index = entries.firstIndex(where: { $0.key == key }) else { return }
             entries[index].remark = remark
