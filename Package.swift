@@ -298,7 +298,8 @@ let package = Package(
         .testTarget(
             name: "LivecastCLITests",
             dependencies: [
-                "APNsEmulator", "livecast", "LivecastCore", "LivecastServer", "LivecastService", "LivecastSettings", "LivecastStore", "LivecastTesting",
+                "APNsEmulator", "livecast", "LivecastCore", "LivecastServer", "LivecastService", "LivecastSettings", "LivecastStore",
+                "LivecastTesting",
                 "LocalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import LivecastCore
-import LivecastSettings
 import LivecastServer
 import LivecastService
+import LivecastSettings
 import LivecastStore
 import LivecastTesting
 import PostgresNIO

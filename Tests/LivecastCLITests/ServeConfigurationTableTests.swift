@@ -1,7 +1,7 @@
 import Foundation
 import LivecastCore
-import LivecastSettings
 import LivecastServer
+import LivecastSettings
 import LivecastTesting
 import Testing
 

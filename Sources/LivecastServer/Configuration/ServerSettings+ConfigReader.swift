@@ -1,7 +1,7 @@
 package import Configuration
 import LivecastCore
-import LivecastSettings
 import LivecastService
+import LivecastSettings
 import LivecastStore
 import PostgresNIO
 

@@ -28,7 +28,7 @@ struct ActivitiesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let record = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await ActivityRecord.read(appID: app.id, activityID: self.activityId, client: client, logger: .disabled)
+                try await ActivityRecord.read(appID: app.id, activityID: self.activityId, client: client, logger: .disabled)
             }
             guard let record else { throw ValidationError("no activity \(self.activityId)") }
             for line in Self.lines(record) { print(line) }

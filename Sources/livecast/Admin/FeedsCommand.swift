@@ -19,7 +19,7 @@ struct FeedsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let feeds = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await Feeds(client: client, logger: .disabled).list(appID: app.id)
+                try await Feeds(client: client, logger: .disabled).list(appID: app.id)
             }
             for feed in feeds { print(Self.line(feed)) }
         }
@@ -41,7 +41,7 @@ struct FeedsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let feed = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await Feeds(client: client, logger: .disabled).get(appID: app.id, feedKey: self.feed)
+                try await Feeds(client: client, logger: .disabled).get(appID: app.id, feedKey: self.feed)
             }
             guard let feed else { throw ValidationError("no feed \(self.feed)") }
             print(List.line(feed))

@@ -61,7 +61,7 @@ struct IdentityKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let keys = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await IdentityKeys(client: client, logger: .disabled).list(appID: app.id)
+                try await IdentityKeys(client: client, logger: .disabled).list(appID: app.id)
             }
             for key in keys { print("\(key.keyID)\t\(key.createdAt.formatted(.iso8601))") }
         }
@@ -80,7 +80,7 @@ struct IdentityKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let removed = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await IdentityKeys(client: client, logger: .disabled).delete(appID: app.id, keyID: self.keyId)
+                try await IdentityKeys(client: client, logger: .disabled).delete(appID: app.id, keyID: self.keyId)
             }
             guard removed else { throw ValidationError("the app has no identity key \(self.keyId)") }
             print("removed identity key \(self.keyId)")

@@ -47,7 +47,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let keys = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await APIKeys(client: client, logger: .disabled).list(appID: app.id)
+                try await APIKeys(client: client, logger: .disabled).list(appID: app.id)
             }
             for key in keys {
                 let revoked = key.revokedAt.map { "revoked \($0.formatted(.iso8601))" } ?? "active"
@@ -69,7 +69,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let revoked = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await APIKeys(client: client, logger: .disabled).revoke(appID: app.id, keyID: self.keyId)
+                try await APIKeys(client: client, logger: .disabled).revoke(appID: app.id, keyID: self.keyId)
             }
             guard revoked != nil else { throw ValidationError("the app has no key \(self.keyId)") }
             print("revoked key \(self.keyId)")

@@ -84,7 +84,7 @@ struct TokensCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                return try await DeviceTokens.read(appID: app.id, deviceID: self.deviceId, client: client, logger: .disabled)
+                try await DeviceTokens.read(appID: app.id, deviceID: self.deviceId, client: client, logger: .disabled)
             }
             guard let device else { throw ValidationError("no push-to-start token of device \(self.deviceId)") }
             for token in device.tokens {

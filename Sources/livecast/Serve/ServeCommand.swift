@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import LivecastCore
-import LivecastSettings
 import LivecastServer
+import LivecastSettings
 import Logging
 import Metrics
 import Prometheus
