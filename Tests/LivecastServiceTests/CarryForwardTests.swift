@@ -37,7 +37,7 @@ import Testing
 
             fixture.emulator.emulator.setFaults(FaultPlan())
             #expect(try await dispatcher.dispatchOnce() == 0, "an owed push went before its backoff")
-            try await self.makeOwedDue(fixture)
+            try await fixture.makeOwedPushesDue()
             #expect(try await dispatcher.drain() == followers.count)
             #expect(try await fixture.owed(update: update.updateID) == 0)
             #expect(try await fixture.counts(update.updateID) == (followers.count, 0))
@@ -61,7 +61,7 @@ import Testing
             let second = try await fixture.update(feed: "game-1", home: 2, timestamp: fixture.now + 1)
             #expect(try await dispatcher.drain() == 1)
             #expect(try await fixture.owed(update: first.updateID) == 0, "the older update is still owed")
-            try await self.makeOwedDue(fixture)
+            try await fixture.makeOwedPushesDue()
             #expect(try await dispatcher.drain() == 0)
             for follower in followers {
                 let activity = try #require(fixture.shown(follower.deviceID).first)
@@ -102,7 +102,7 @@ import Testing
             #expect(try await fixture.owed(update: end.updateID) == followers.count)
 
             fixture.emulator.emulator.setFaults(FaultPlan())
-            try await self.makeOwedDue(fixture)
+            try await fixture.makeOwedPushesDue()
             #expect(try await dispatcher.drain() == followers.count)
             for follower in followers {
                 #expect(fixture.shown(follower.deviceID).first?.state == .ended)
@@ -122,7 +122,7 @@ import Testing
             #expect(fixture.shown(deviceID).first?.contentState == .object(["home": .int(1)]), "the follower waited behind the broadcast")
             #expect(try await fixture.owed(update: update.updateID) == 1)
 
-            try await self.makeOwedDue(fixture)
+            try await fixture.makeOwedPushesDue()
             #expect(try await dispatcher.drain() == 1)
             #expect(try await fixture.owed(update: update.updateID) == 0)
             let broadcasts = try await fixture.store.client.query(
@@ -185,10 +185,5 @@ import Testing
         var letters: [String: Int] = [:]
         for try await (reason, count) in rows.decode((String, Int).self) { letters[reason] = count }
         return letters
-    }
-
-    /// Ends every owed push's backoff now.
-    private func makeOwedDue(_ fixture: DispatchFixture) async throws {
-        try await fixture.store.client.query("UPDATE owed_pushes SET not_before = now()")
     }
 }

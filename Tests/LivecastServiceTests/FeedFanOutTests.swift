@@ -87,7 +87,7 @@ import Testing
             #expect(try await dispatcher.dispatchOnce(lane: .any) == 1)
             fixture.emulator.emulator.setFaults(FaultPlan())
             // Each start is a different activity's: the newer one does not supersede the older.
-            try await fixture.store.client.query("UPDATE owed_pushes SET not_before = now()")
+            try await fixture.makeOwedPushesDue()
             #expect(try await dispatcher.drain() == 2)
             #expect(fixture.shown(device.id).count == 2, "\(fixture.shown(device.id))")
         }

@@ -33,7 +33,7 @@ import Testing
             #expect(hold.reason.hasPrefix("25 of 30 pushes in one batch were answered Unregistered"), "\(hold.reason)")
             // Held: neither its next update nor what it owes is sent.
             let second = try await fixture.update(feed: "game-1", home: 2, timestamp: fixture.now + 1)
-            try await fixture.store.client.query("UPDATE owed_pushes SET not_before = now()")
+            try await fixture.makeOwedPushesDue()
             #expect(try await dispatcher.dispatchOnce() == 0)
             #expect(try await fixture.status(second.updateID) == "pending")
 

@@ -51,7 +51,7 @@ import Testing
 
             // The newer update is accepted but not yet fanned out: the older owed pushes are due, yet never sent.
             _ = try await fixture.update(feed: "game-1", home: 2, timestamp: fixture.now + 1)
-            try await fixture.store.client.query("UPDATE owed_pushes SET not_before = now()")
+            try await fixture.makeOwedPushesDue()
             let pushesBefore = fixture.emulator.emulator.wireRecords.count
             #expect(try await dispatcher.dispatchOnce(lane: .quick) == followers.count)
             #expect(fixture.emulator.emulator.wireRecords.count == pushesBefore, "an owed push of an older update was sent")
@@ -74,7 +74,7 @@ import Testing
             fixture.emulator.emulator.setFaults(FaultPlan())
 
             // The claims in flight lapse (their dispatcher died): both updates' pushes are owed to every follower.
-            try await fixture.store.client.query("UPDATE owed_pushes SET not_before = now()")
+            try await fixture.makeOwedPushesDue()
             let pushesBefore = fixture.emulator.emulator.wireRecords.count
             #expect(try await dispatcher.drain() == 2 * followers.count)
             let sent = fixture.emulator.emulator.wireRecords.dropFirst(pushesBefore)

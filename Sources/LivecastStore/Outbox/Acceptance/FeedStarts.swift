@@ -1,6 +1,4 @@
 package import LivecastCore
-import Logging
-import PostgresNIO
 
 /// Accepting a feed's start for an audience into the outbox. The dispatcher walks the audience's push-to-start
 /// tokens: an iOS 18 device starts on the feed's channel (`input-push-channel`), an older one (or any, when the
