@@ -2,8 +2,7 @@ import LivecastStore
 import Logging
 import PostgresNIO
 
-/// What both lanes (``FanOutRunner``, ``QuickLane``) send and record with. Each lane reads these as its own
-/// members (`@dynamicMemberLookup`).
+/// What both lanes (``FanOutRunner``, ``QuickLane``) send and record with; each lane holds them as `tools`.
 struct LaneTools: Sendable {
     let recorder: PushRecorder
     let sender: PageSender

@@ -11,11 +11,11 @@ extension FanOutRunner {
     /// that still owes an older start gets this one after it (owed, ``Outbox/tokensOwedOlderStarts(appID:before:on:)``), so
     /// its timestamps increase too.
     func sendStarts(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
-        let channelPayload = try await self.outbox.liveChannel(ofFeed: claim.feedID, on: connection) != nil ? claim.channelPayload : nil
-        let waiting = try await self.outbox.tokensOwedOlderStarts(appID: claim.appID, before: claim.updateID, on: connection)
+        let channelPayload = try await self.tools.outbox.liveChannel(ofFeed: claim.feedID, on: connection) != nil ? claim.channelPayload : nil
+        let waiting = try await self.tools.outbox.tokensOwedOlderStarts(appID: claim.appID, before: claim.updateID, on: connection)
         try await self.walkPages(&claim, tokens: .pushToStartTokens, on: connection) { claim in
-            let page = try await self.outbox.audience(of: claim, limit: self.pageSize, on: connection)
-            let fresh = page.isEmpty ? [] : try await self.outbox.recordStarts(page.map(\.deviceID), of: claim, on: connection)
+            let page = try await self.tools.outbox.audience(of: claim, limit: self.pageSize, on: connection)
+            let fresh = page.isEmpty ? [] : try await self.tools.outbox.recordStarts(page.map(\.deviceID), of: claim, on: connection)
             let targets = page.filter { fresh.contains($0.deviceID) }.map {
                 PageTarget(
                     tokenID: $0.tokenRowID,
@@ -29,7 +29,7 @@ extension FanOutRunner {
                 )
             }
             let (ready, deferred) = self.makeWay(for: targets, kind: .pushToStart, busy: waiting, updateID: claim.updateID)
-            var delivery = await self.sender.deliver(ready, tokens: .pushToStartTokens, app: app, priority: claim.priority)
+            var delivery = await self.tools.sender.deliver(ready, tokens: .pushToStartTokens, app: app, priority: claim.priority)
             delivery.owed += deferred
             return SentPage(rowIDs: page.map(\.tokenRowID), delivery: delivery)
         }

@@ -11,7 +11,6 @@ struct StopAtCheckpoint: Error {}
 /// Runs a feed's claimed fan-out: its channel's broadcast and a walk of its token-based followers (an update or an
 /// end), or a walk of its push-to-start audience (a start), page by page, each page checkpointed. Followers beyond
 /// one slice are split into slices, which any worker of any instance claims and walks the same way.
-@dynamicMemberLookup
 struct FanOutRunner: Sendable {
     let tools: LaneTools
     /// Followers read and sent per checkpoint.
@@ -21,27 +20,25 @@ struct FanOutRunner: Sendable {
     /// Claims in a row without a checkpoint before a fan-out is given up.
     let attempts: Int
 
-    subscript<Member>(dynamicMember member: KeyPath<LaneTools, Member>) -> Member { self.tools[keyPath: member] }
-
     /// Sends a claimed fan-out to its end, then marks it sent; pushes APNs asked to retry stay owed to their
     /// targets. A lost claim stops it quietly (the new holder goes on from the checkpoint); a graceful shutdown
     /// puts it back at its checkpoint; an app whose signing key cannot be opened gets it back after a minute,
     /// until the retry deadline. One claimed too often without progress is given up as a dead letter.
     func run(_ claimed: FanOutClaim) async throws {
         guard claimed.attempts <= self.attempts else {
-            try await self.database.withGuardedConnection { try await self.giveUp(claimed, reason: "NoProgress", on: $0) }
+            try await self.tools.database.withGuardedConnection { try await self.giveUp(claimed, reason: "NoProgress", on: $0) }
             return
         }
         let app: AppClient
         do {
             app = try await self.tools.client(ofApp: claimed.appID)
         } catch let error as StoreError {
-            try await self.database.withGuardedConnection { connection in
+            try await self.tools.database.withGuardedConnection { connection in
                 if claimed.pastDeadline {
                     try await self.giveUp(claimed, reason: AppClients.unusableKeyReason, on: connection)
                 } else {
-                    self.logger.error("cannot send an app's fan-out", metadata: ["app": "\(claimed.appID)", "error": "\(error)"])
-                    try await self.outbox.release(
+                    self.tools.logger.error("cannot send an app's fan-out", metadata: ["app": "\(claimed.appID)", "error": "\(error)"])
+                    try await self.tools.outbox.release(
                         claimed,
                         status: .pending,
                         retryAfter: RetryPolicy.unusableKeyPause,
@@ -53,7 +50,7 @@ struct FanOutRunner: Sendable {
             return
         }
         do {
-            try await self.database.withGuardedConnection { connection in
+            try await self.tools.database.withGuardedConnection { connection in
                 var claim = claimed
                 switch claim.event {
                 case .start:
@@ -62,20 +59,20 @@ struct FanOutRunner: Sendable {
                     if claim.slice == nil {
                         if !claim.channelDone { try await self.broadcast(&claim, app: app, on: connection) }
                         // Split, the followers are the slices' to walk, on any instance.
-                        if try await self.outbox.split(claim, size: self.sliceSize, on: connection) { return }
+                        if try await self.tools.outbox.split(claim, size: self.sliceSize, on: connection) { return }
                     }
                     try await self.sendToFollowers(&claim, app: app, on: connection)
                 }
-                try await self.outbox.release(claim, status: .sent, on: connection)
+                try await self.tools.outbox.release(claim, status: .sent, on: connection)
             }
         } catch let lost as LostClaim {
-            self.logger.notice("stopped a fan-out another dispatcher took over", metadata: ["update": "\(lost.updateID)"])
+            self.tools.logger.notice("stopped a fan-out another dispatcher took over", metadata: ["update": "\(lost.updateID)"])
         } catch is StopAtCheckpoint {
-            try await self.database.withGuardedConnection { try await self.outbox.release(claimed, status: .pending, on: $0) }
+            try await self.tools.database.withGuardedConnection { try await self.tools.outbox.release(claimed, status: .pending, on: $0) }
         } catch is SendingHeld {
             // Back to the outbox at its checkpoint, with its tries counted afresh: it waits for the app to resume.
-            try await self.database.withGuardedConnection {
-                try await self.outbox.release(claimed, status: .pending, resetAttempts: true, on: $0)
+            try await self.tools.database.withGuardedConnection {
+                try await self.tools.outbox.release(claimed, status: .pending, resetAttempts: true, on: $0)
             }
         } catch  where StoreError.isConnectionLoss(error) {
             // Its connection went away (PostgreSQL restarted, say): back to the outbox at its checkpoint as soon as
@@ -91,12 +88,12 @@ struct FanOutRunner: Sendable {
     private func releaseAfterConnectionLoss(_ claim: FanOutClaim) async {
         for pause in [Duration.milliseconds(50), .milliseconds(250), .seconds(1), .zero] {
             do {
-                try await self.database.withGuardedConnection { try await self.outbox.release(claim, status: .pending, on: $0) }
+                try await self.tools.database.withGuardedConnection { try await self.tools.outbox.release(claim, status: .pending, on: $0) }
                 return
             } catch  where StoreError.isConnectionLoss(error) && pause > .zero {
                 try? await Task.sleep(for: pause)
             } catch {
-                self.logger.warning(
+                self.tools.logger.warning(
                     "a fan-out cut off by a lost connection waits for its lease",
                     metadata: ["update": "\(claim.updateID)", "error": "\(error)"]
                 )
@@ -107,8 +104,8 @@ struct FanOutRunner: Sendable {
 
     /// Gives a claimed fan-out up: marks it failed and keeps it as a dead letter with the reason.
     private func giveUp(_ claim: FanOutClaim, reason: String, on connection: PostgresConnection) async throws {
-        try await self.outbox.release(claim, status: .failed, on: connection)
-        try await self.recorder.deadLetter(
+        try await self.tools.outbox.release(claim, status: .failed, on: connection)
+        try await self.tools.recorder.deadLetter(
             [claim.deadLetter(reason: reason)],
             appID: claim.appID,
             on: connection

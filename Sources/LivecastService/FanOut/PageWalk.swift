@@ -28,9 +28,9 @@ extension FanOutRunner {
         while true {
             let page = try await sendPage(claim)
             guard let last = page.rowIDs.last else { return }
-            try await self.recorder.record(page.delivery, updateID: claim.updateID, appID: claim.appID, tokens: tokens, on: connection)
+            try await self.tools.recorder.record(page.delivery, updateID: claim.updateID, appID: claim.appID, tokens: tokens, on: connection)
             try await finish(page)
-            try await self.outbox.checkpoint(
+            try await self.tools.outbox.checkpoint(
                 &claim,
                 cursor: last,
                 sent: page.delivery.delivered.count,

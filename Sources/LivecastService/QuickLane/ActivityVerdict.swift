@@ -56,7 +56,7 @@ extension QuickLane {
         case .delivered:
             verdict.status = .sent
         case .retryLater:
-            let delay = self.recorder.retryPolicy.backoff(afterAttempts: claim.attempts)
+            let delay = self.tools.recorder.retryPolicy.backoff(afterAttempts: claim.attempts)
             if Date().timeIntervalSince1970 + delay < claim.deadline {
                 verdict.retryAfter = delay
             } else {
@@ -94,12 +94,12 @@ extension QuickLane {
     /// Writes a batch's verdicts: APNs' verdicts on tokens, then finished updates, retries, failures, dead letters
     /// and proven tokens, one statement each.
     func recordActivityVerdicts(_ verdicts: [ActivityVerdict], appID: Int64) async throws {
-        try await self.recorder.applyInvalidations(verdicts.compactMap(\.invalidation), appID: appID, tokens: .activityTokens)
-        try await self.database.withGuardedConnection { connection in
-            try await self.outbox.settle(verdicts.map(\.settlement), on: connection)
-            try await self.outbox.recordFailures(verdicts.compactMap(\.failedPush), on: connection)
-            try await self.recorder.deadLetter(verdicts.compactMap(\.deadLetter), appID: appID, on: connection)
-            try await self.recorder.prove(verdicts.compactMap(\.provenTokenID), tokens: .activityTokens, on: connection)
+        try await self.tools.recorder.applyInvalidations(verdicts.compactMap(\.invalidation), appID: appID, tokens: .activityTokens)
+        try await self.tools.database.withGuardedConnection { connection in
+            try await self.tools.outbox.settle(verdicts.map(\.settlement), on: connection)
+            try await self.tools.outbox.recordFailures(verdicts.compactMap(\.failedPush), on: connection)
+            try await self.tools.recorder.deadLetter(verdicts.compactMap(\.deadLetter), appID: appID, on: connection)
+            try await self.tools.recorder.prove(verdicts.compactMap(\.provenTokenID), tokens: .activityTokens, on: connection)
         }
     }
 }

@@ -7,13 +7,13 @@ extension QuickLane {
     /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
     /// a few statements.
     func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, app: AppClient) async throws {
-        let (verdicts, guardReason) = try await self.database.withGuardedConnection { connection in
-            try await self.outbox.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
-                let addresses = try await self.outbox.addresses(of: claims.map(\.activityID), on: connection)
+        let (verdicts, guardReason) = try await self.tools.database.withGuardedConnection { connection in
+            try await self.tools.outbox.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
+                let addresses = try await self.tools.outbox.addresses(of: claims.map(\.activityID), on: connection)
                 return try await self.send(claims, to: addresses, app: app, on: connection)
             }
         }
-        if let guardReason { try await self.recorder.holdSending(appID: appID, reason: guardReason) }
+        if let guardReason { try await self.tools.recorder.holdSending(appID: appID, reason: guardReason) }
         try await self.recordActivityVerdicts(verdicts, appID: appID)
     }
 
@@ -30,7 +30,7 @@ extension QuickLane {
             case .token(let token):
                 devicePushes.append((claim, token))
             case .channel(let channel):
-                let outcome = try await self.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
+                let outcome = try await self.tools.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
                 var verdict = self.verdict(claim, outcome, target: channel.id, targetKind: "channel")
                 verdict.failure = nil  // the broadcast is recorded already
                 verdicts.append(verdict)
@@ -51,7 +51,7 @@ extension QuickLane {
         )
         DispatchMetrics.record(outcomes, target: "device")
         // When the invalidation guard trips, invalid-token answers are retried like 5xx, and no token is touched.
-        let guardReason = await self.sender.judge(outcomes, unproven: devicePushes.map(\.token.isUnproven), app: app)
+        let guardReason = await self.tools.sender.judge(outcomes, unproven: devicePushes.map(\.token.isUnproven), app: app)
         for (push, outcome) in zip(devicePushes, outcomes) {
             let held = guardReason != nil && outcome.classification == .tokenInvalid
             var verdict = self.verdict(push.claim, outcome, target: push.token.token, targetKind: "device", retryingAnyway: held)

@@ -13,26 +13,26 @@ extension QuickLane {
         let superseded = claims.filter(\.isSuperseded)
         let expired = claims.filter { $0.pastDeadline && !$0.isSuperseded }
         let due = claims.filter { !$0.pastDeadline && !$0.isSuperseded }
-        try await self.database.withGuardedConnection { connection in
-            try await self.recorder.deadLetter(
+        try await self.tools.database.withGuardedConnection { connection in
+            try await self.tools.recorder.deadLetter(
                 expired.map { $0.deadLetter(reason: $0.lastReason) },
                 appID: appID,
                 on: connection
             )
             let activityIDs = due.filter { $0.kind == .activity }.map(\.targetID)
-            let results = try await self.outbox.withSendLocks(SendLocks.activityNamespace, activityIDs, on: connection) {
+            let results = try await self.tools.outbox.withSendLocks(SendLocks.activityNamespace, activityIDs, on: connection) {
                 try await self.send(due, app: app, on: connection)
             }
             let updateOfClaim = Dictionary(uniqueKeysWithValues: due.map { ($0.id, $0.updateID) })
             for (tokens, delivery) in results.deliveries {
                 let failures = delivery.failures.map { $0.failedPush(of: updateOfClaim[$0.ownerID] ?? 0) }
-                try await self.outbox.recordFailures(failures, on: connection)
-                try await self.recorder.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
-                try await self.recorder.prove(delivery.proven, tokens: tokens, on: connection)
+                try await self.tools.outbox.recordFailures(failures, on: connection)
+                try await self.tools.recorder.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
+                try await self.tools.recorder.prove(delivery.proven, tokens: tokens, on: connection)
             }
-            if let reason = results.guardReason { try await self.recorder.holdSending(appID: appID, reason: reason) }
-            try await self.recorder.retry(results.retries, on: connection)
-            try await self.outbox.settle(
+            if let reason = results.guardReason { try await self.tools.recorder.holdSending(appID: appID, reason: reason) }
+            try await self.tools.recorder.retry(results.retries, on: connection)
+            try await self.tools.outbox.settle(
                 superseded + expired + results.settled,
                 delivered: results.delivered,
                 failed: results.failed,
@@ -57,10 +57,13 @@ extension QuickLane {
     private func send(_ claims: [OwedClaim], app: AppClient, on connection: PostgresConnection) async throws -> OwedResults {
         var results = OwedResults()
         let tokens: [OwedTarget.Kind: [Int64: LiveToken]] = [
-            .activity: try await self.outbox.liveTokens(ofActivities: claims.filter { $0.kind == .activity }.map(\.targetID), on: connection),
-            .pushToStart: try await self.outbox.livePushToStartTokens(claims.filter { $0.kind == .pushToStart }.map(\.targetID), on: connection),
+            .activity: try await self.tools.outbox.liveTokens(ofActivities: claims.filter { $0.kind == .activity }.map(\.targetID), on: connection),
+            .pushToStart: try await self.tools.outbox.livePushToStartTokens(
+                claims.filter { $0.kind == .pushToStart }.map(\.targetID),
+                on: connection
+            ),
         ]
-        let channels = try await self.outbox.liveChannels(claims.filter { $0.kind == .channel }.map(\.targetID), on: connection)
+        let channels = try await self.tools.outbox.liveChannels(claims.filter { $0.kind == .channel }.map(\.targetID), on: connection)
         var devicePushes: [(claim: OwedClaim, target: PageTarget, table: TokenTable)] = []
         for claim in claims {
             switch claim.kind {
@@ -89,7 +92,7 @@ extension QuickLane {
                     results.settled.append(claim)
                     continue
                 }
-                let outcome = try await self.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
+                let outcome = try await self.tools.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
                 switch outcome.classification {
                 case .delivered: results.delivered.append(claim)
                 case .retryLater: results.retries.append((claim, outcome.status, outcome.failureReason))
@@ -102,7 +105,7 @@ extension QuickLane {
         for group in groups.values {
             guard let first = group.first else { continue }
             let byOwner = Dictionary(uniqueKeysWithValues: group.map { ($0.claim.id, $0.claim) })
-            let delivery = await self.sender.deliver(
+            let delivery = await self.tools.sender.deliver(
                 group.map(\.target),
                 tokens: first.table,
                 app: app,
@@ -133,10 +136,10 @@ extension QuickLane {
         guard let appID = claims.first?.appID else { return }
         let expired = claims.filter(\.pastDeadline)
         let waiting = claims.filter { !$0.pastDeadline }
-        try await self.database.withGuardedConnection { connection in
-            try await self.recorder.deadLetter(expired.map { $0.deadLetter(reason: reason) }, appID: appID, on: connection)
-            try await self.outbox.settle(expired, delivered: [], failed: [], on: connection)
-            try await self.outbox.putBack(waiting, for: RetryPolicy.unusableKeyPause, on: connection)
+        try await self.tools.database.withGuardedConnection { connection in
+            try await self.tools.recorder.deadLetter(expired.map { $0.deadLetter(reason: reason) }, appID: appID, on: connection)
+            try await self.tools.outbox.settle(expired, delivered: [], failed: [], on: connection)
+            try await self.tools.outbox.putBack(waiting, for: RetryPolicy.unusableKeyPause, on: connection)
         }
     }
 }

@@ -5,13 +5,10 @@ import PostgresNIO
 
 /// The quick lane: standalone activity updates and owed pushes, claimed in batches per app and sent the apps side by
 /// side, so they never wait behind a feed's fan-out.
-@dynamicMemberLookup
 struct QuickLane: Sendable {
     let tools: LaneTools
     /// Standalone activity updates (and owed pushes) claimed at once per app.
     let batchSize: Int
-
-    subscript<Member>(dynamicMember member: KeyPath<LaneTools, Member>) -> Member { self.tools[keyPath: member] }
 
     /// Claims each app's due standalone activity updates and owed pushes, and sends them, the apps side by side:
     /// one app's slow APNs answers or broken key delays no other app. An app whose signing key cannot be opened
@@ -19,9 +16,9 @@ struct QuickLane: Sendable {
     /// - Parameter claims: The round's claims, which its heartbeat renews: what this claims is added.
     /// - Returns: How many updates and owed pushes it handled.
     func dispatch(holding claims: RoundClaims) async throws -> Int {
-        let claimedUpdates = try await self.outbox.claimActivityUpdates(batchSize: self.batchSize)
+        let claimedUpdates = try await self.tools.outbox.claimActivityUpdates(batchSize: self.batchSize)
         claims.hold(updates: claimedUpdates.map(\.updateID))
-        let claimedOwed = try await self.outbox.claimOwedPushes(batchSize: self.batchSize)
+        let claimedOwed = try await self.tools.outbox.claimOwedPushes(batchSize: self.batchSize)
         claims.hold(owedPushes: claimedOwed.map(\.id))
         let updates = Dictionary(grouping: claimedUpdates, by: \.appID)
         let owed = Dictionary(grouping: claimedOwed, by: \.appID)
@@ -43,7 +40,7 @@ struct QuickLane: Sendable {
         do {
             app = try await self.tools.client(ofApp: appID)
         } catch let error as StoreError {
-            self.logger.error("cannot send an app's updates", metadata: ["app": "\(appID)", "error": "\(error)"])
+            self.tools.logger.error("cannot send an app's updates", metadata: ["app": "\(appID)", "error": "\(error)"])
             if !updates.isEmpty { try await self.holdBack(updates, reason: AppClients.unusableKeyReason) }
             try await self.holdBack(owed, reason: AppClients.unusableKeyReason)
             return
