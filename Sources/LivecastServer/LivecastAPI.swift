@@ -79,24 +79,20 @@ package struct LivecastAPI: Sendable {
     }
 
     let database: PostgresClient
-    let appClients: AppClients
     let metrics: PrometheusCollectorRegistry
-    let readiness: Readiness
     let databaseWatch: DatabaseWatch
     /// The callers of keys that authenticated; a service that must run beside the API (``LivecastApplication`` adds
     /// it).
     let keyCache: KeyCache
-    /// Writes concurrent push-to-start registrations together.
-    let pushToStartRegistrar: PushToStartRegistrar
-    /// Accepts concurrent updates and ends of standalone activities together.
-    let activityUpdates: ActivityUpdateQueue
-    /// `/ready`'s answer, kept for ``Configuration/readinessLifetime``.
-    let readinessCache: ReadinessCache
-    /// The bulk imports running on this instance.
-    let importSlots = ImportSlots()
+    /// `/ready`'s answer, here and on the metrics listener.
+    let readiness: ReadinessReport
+    /// Checks and stores starts, updates and ends, posted or scheduled (``ScheduledSendsService``).
+    let updateIntake: UpdateIntake
     /// Failed authentications per client address, the API's and the console's together (an unknown session
     /// cookie counts as one).
     let failedAuthentications: RateLimiter<String>
+    /// The routes of each resource.
+    let controllers: [any APIController]
     let configuration: Configuration
     let logger: Logger
 
@@ -108,7 +104,8 @@ package struct LivecastAPI: Sendable {
     ///   - readiness: What `/ready` checks.
     ///   - databaseWatch: Whether PostgreSQL answers; requests get `503 database_unavailable` while it does not.
     ///   - configuration: Rate limits and caps. Defaults to ``Configuration/init(rateLimit:channelLimit:)``'s.
-    ///   - logger: The store's logger; requests log through Hummingbird's per-request logger.
+    ///   - logger: The logger of what outlives a request (the key cache, the batched writes); each route's store
+    ///     logs to its request's logger.
     package init(
         database: PostgresClient,
         appClients: AppClients,
@@ -118,16 +115,68 @@ package struct LivecastAPI: Sendable {
         configuration: Configuration = Configuration(),
         logger: Logger
     ) {
+        let apps = Apps(client: database, masterKey: nil, logger: logger)
+        let keyCache = KeyCache(database: database, logger: logger)
+        let report = ReadinessReport(
+            database: database,
+            apps: apps,
+            appClients: appClients,
+            readiness: readiness,
+            databaseWatch: databaseWatch,
+            cache: ReadinessCache(lifetime: configuration.readinessLifetime)
+        )
+        let intake = UpdateIntake(
+            dateChecks: DateChecks(maximumClockSkew: configuration.maximumClockSkew),
+            feedStarts: FeedStarts(client: database, logger: logger),
+            feedUpdates: FeedUpdates(client: database, logger: logger),
+            activityUpdates: ActivityUpdateQueue(client: database, logger: logger),
+            scheduled: ScheduledUpdates(client: database, logger: logger)
+        )
+        let channels = ChannelRegistries(
+            channels: Channels(client: database, logger: logger),
+            appClients: appClients,
+            limit: configuration.channelLimit
+        )
+        self.controllers = [
+            OperationsController(readiness: report),
+            AppController(database: database, apps: apps, appClients: appClients, readiness: report, channelLimit: configuration.channelLimit),
+            KeyController(keys: APIKeys(client: database, logger: logger), keyCache: keyCache),
+            IdentityKeyController(identityKeys: IdentityKeys(client: database, logger: logger)),
+            RegistrationController(
+                database: database,
+                pushToStartRegistrar: PushToStartRegistrar(client: database, logger: logger),
+                pushToStartTokens: PushToStartTokens(client: database, logger: logger),
+                activities: Activities(client: database, logger: logger),
+                devices: Devices(client: database, logger: logger),
+                identityKeys: IdentityKeys(client: database, logger: logger),
+                clientDevices: ClientDevices(client: database, logger: logger),
+                clientLimits: configuration.clientLimits
+            ),
+            ImportController(database: database, slots: ImportSlots()),
+            UpdateController(database: database, intake: intake, responses: UpdateResponses(client: database, logger: logger)),
+            FeedController(
+                database: database,
+                feeds: Feeds(client: database, logger: logger),
+                channels: channels,
+                startRegistrationTimeout: configuration.startRegistrationTimeout
+            ),
+            ChannelController(registries: channels),
+            RecordController(database: database, deliveries: DeliveryLog(client: database, logger: logger)),
+            DeadLetterController(database: database, retryDeadline: configuration.retryDeadline),
+            EventController(events: Events(client: database, logger: logger)),
+            WebhookController(
+                endpoints: WebhookEndpoints(client: database, logger: logger),
+                masterKey: configuration.masterKey,
+                allowPrivate: configuration.webhookAllowPrivate
+            ),
+        ]
         self.database = database
-        self.appClients = appClients
         self.metrics = metrics
-        self.readiness = readiness
         self.databaseWatch = databaseWatch
-        self.keyCache = KeyCache(database: database, logger: logger)
-        self.pushToStartRegistrar = PushToStartRegistrar(client: database, logger: logger)
-        self.activityUpdates = ActivityUpdateQueue(client: database, logger: logger)
+        self.keyCache = keyCache
+        self.readiness = report
+        self.updateIntake = intake
         self.failedAuthentications = RateLimiter(configuration: configuration.failedAuthenticationLimit)
-        self.readinessCache = ReadinessCache(lifetime: configuration.readinessLifetime)
         self.configuration = configuration
         self.logger = logger
     }
@@ -163,7 +212,7 @@ package struct LivecastAPI: Sendable {
             )
         }
         // `/ready` with its detail: how many apps' keys cannot be opened or whose sending is held.
-        router.get("/ready") { _, context in try await self.readyResponse(withDetail: true, logger: context.logger) }
+        router.get("/ready") { _, context in try await self.readiness.response(withDetail: true, logger: context.logger) }
         return router
     }
 
@@ -175,7 +224,7 @@ package struct LivecastAPI: Sendable {
         router.add(middleware: APIErrorMiddleware())
         let clients = ClientKeys(limits: self.configuration.clientLimits)
         let authentication = APIKeyMiddleware(
-            keys: self.keys,
+            keys: APIKeys(client: self.database, logger: self.logger),
             keyCache: self.keyCache,
             perKey: RateLimiter(configuration: self.configuration.rateLimit),
             failuresByAddress: self.failedAuthentications,
@@ -185,39 +234,9 @@ package struct LivecastAPI: Sendable {
             clients: clients
         )
         let registrar = RouteRegistrar(router: router, authentication: authentication, databaseWatch: self.databaseWatch, clients: clients)
-        self.addOperationsRoutes(to: registrar)
-        self.addAppRoutes(to: registrar)
-        self.addKeyRoutes(to: registrar)
-        self.addIdentityKeyRoutes(to: registrar)
-        self.addPushToStartTokenRoutes(to: registrar)
-        self.addActivityRoutes(to: registrar)
-        self.addDeviceRoutes(to: registrar)
-        self.addImportRoutes(to: registrar)
-        self.addActivityUpdateRoutes(to: registrar)
-        self.addFeedUpdateRoutes(to: registrar)
-        self.addFeedRoutes(to: registrar)
-        self.addChannelRoutes(to: registrar)
-        self.addUpdateStatusRoutes(to: registrar)
-        self.addRecordRoutes(to: registrar)
-        self.addReadRoutes(to: registrar)
-        self.addDeadLetterRoutes(to: registrar)
-        self.addEventRoutes(to: registrar)
-        self.addWebhookRoutes(to: registrar)
-        self.addOverviewRoutes(to: registrar)
+        for controller in self.controllers {
+            controller.addRoutes(to: registrar)
+        }
         return (router, registrar.routes)
-    }
-
-    var keys: APIKeys { APIKeys(client: self.database, logger: self.logger) }
-    var apps: Apps { Apps(client: self.database, masterKey: nil, logger: self.logger) }
-
-    /// The channel registry of an app, over its APNs client.
-    func channels(_ scope: AppScope) async throws -> ChannelRegistry {
-        let apns = try await self.appClients.client(forApp: scope.appID)
-        return ChannelRegistry(
-            channels: Channels(client: self.database, logger: self.logger),
-            apns: apns.client,
-            limit: self.configuration.channelLimit,
-            logger: self.logger
-        )
     }
 }

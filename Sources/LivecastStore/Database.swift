@@ -29,4 +29,10 @@ extension DatabaseBacked {
 
     /// Where its statements log.
     var logger: Logger { self.database.logger }
+
+    /// The same part logging to `logger`: a route passes its request's logger, so that the part's log lines, and
+    /// PostgreSQL's, carry the request id.
+    package func logging(to logger: Logger) -> Self {
+        Self(database: Database(client: self.client, logger: logger))
+    }
 }

@@ -43,6 +43,7 @@ struct APIFixture: Sendable {
     ///   - configuration: The API's settings.
     ///   - testing: How requests reach the router: `.live` goes through a real socket, so the client has an address.
     ///   - settings: Changes the service's settings (timeouts, say) before it is built.
+    ///   - logger: The service's logger. Defaults to none.
     static func with(
         _ name: String,
         emulator: EmulatorFixture? = nil,
@@ -50,6 +51,7 @@ struct APIFixture: Sendable {
         testing: TestingSetup = .router,
         server: PostgresClient.Configuration? = nil,
         settings adjust: (inout LivecastApplication.Settings) -> Void = { _ in },
+        logger: Logger? = nil,
         _ body: @Sendable (APIFixture, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await StoreFixture.with(name, server: server) { store in
@@ -87,7 +89,7 @@ struct APIFixture: Sendable {
             let livecast = LivecastApplication(
                 settings: settings,
                 metrics: registry,
-                logger: store.logger,
+                logger: logger ?? store.logger,
                 onMetricsServerRunning: { port in metricsPort.set(port) }
             )
             let fixture = APIFixture(

@@ -17,7 +17,7 @@ import Testing
 @Suite struct ScheduledSendsTests {
     @Test func aScheduledStartGoesOutAtItsTimeAndNotBeforeAndACancelledOneNever() async throws {
         try await APIFixture.withEmulator("scheduled_start") { fixture, client, emulator, dispatcher in
-            let scheduler = ScheduledSendsService(api: fixture.api, logger: fixture.store.logger)
+            let scheduler = ScheduledSendsService(intake: fixture.api.updateIntake, logger: fixture.store.logger)
             let app = "/v1/apps/com.example.game"
             let backend = fixture.key(.backend)
             for feed in ["game-1", "game-2"] {
@@ -67,7 +67,7 @@ import Testing
 
     @Test func aScheduledUpdateMeetsTheOrderingRulesWhenItIsSent() async throws {
         try await APIFixture.with("scheduled_order") { fixture, client in
-            let scheduler = ScheduledSendsService(api: fixture.api, logger: fixture.store.logger)
+            let scheduler = ScheduledSendsService(intake: fixture.api.updateIntake, logger: fixture.store.logger)
             let app = "/v1/apps/com.example.game"
             let backend = fixture.key(.backend)
             _ = try await client.send(

@@ -102,7 +102,7 @@ package struct LivecastApplication: Sendable {
             migratedContinuation.finish()
         }
         if settings.dispatchWorkers > 0 {
-            var afterMigrations: [any Service] = [dispatcher, ScheduledSendsService(api: api, logger: logger)]
+            var afterMigrations: [any Service] = [dispatcher, ScheduledSendsService(intake: api.updateIntake, logger: logger)]
             if settings.webhookWorkers > 0 {
                 var webhooks = WebhookDeliverer.Settings()
                 webhooks.allowPrivate = settings.webhookAllowPrivate

@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// error it would have got, kept on it. Looks once a second; many instances share the work (each request is
 /// locked while it is sent).
 struct ScheduledSendsService: Service {
-    let api: LivecastAPI
+    /// Checks and stores the requests as the routes do.
+    let intake: UpdateIntake
     let logger: Logger
     /// How often it looks for due requests. Defaults to a second.
     var interval: Duration = .seconds(1)
@@ -30,7 +31,7 @@ struct ScheduledSendsService: Service {
     /// - Returns: How many there were.
     @discardableResult
     func sendDue() async throws -> Int {
-        let scheduled = ScheduledUpdates(client: self.api.database, logger: self.logger)
+        let scheduled = self.intake.scheduled
         var sent = 0
         while !Task.isShuttingDownGracefully, try await scheduled.takeNextDue({ try await self.send($0) }) {
             sent += 1
@@ -43,7 +44,7 @@ struct ScheduledSendsService: Service {
     private func send(_ entry: ScheduledUpdates.Entry) async throws -> Result<Int64, ScheduledUpdates.Refusal> {
         guard let route = UpdateRoute(rawValue: entry.route) else { return .failure(.init("unknown route \(entry.route)")) }
         do {
-            let prepared = try self.api.prepare(
+            let prepared = try self.intake.prepare(
                 route,
                 target: entry.target,
                 body: try UpdateRequestBody(route, body: entry.body),
@@ -51,7 +52,7 @@ struct ScheduledSendsService: Service {
                 idempotencyKey: nil,
                 now: Int(Date().timeIntervalSince1970)
             )
-            return .success(try await self.api.store(prepared).updateID)
+            return .success(try await self.intake.store(prepared, logger: self.logger).updateID)
         } catch let error as APIError {
             return .failure(.init("\(error.status.code) \(error.code): \(error.message)"))
         } catch let error as StoreError {

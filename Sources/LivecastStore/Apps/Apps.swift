@@ -66,6 +66,12 @@ package struct Apps: Sendable {
         self.logger = logger
     }
 
+    /// The same apps logging to `logger`: a route passes its request's logger, so that the log lines carry the
+    /// request id.
+    package func logging(to logger: Logger) -> Apps {
+        Apps(client: self.client, masterKey: self.masterKey, logger: logger)
+    }
+
     /// Adds an app. The key is checked to be a P-256 key before anything is stored.
     /// - Throws: ``StoreError``: `invalid` for a malformed team or key id, a key that is not P-256 PEM, or a sealed key
     ///   without a master key; `conflict` when the bundle id exists in that environment.

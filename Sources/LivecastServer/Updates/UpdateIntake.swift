@@ -1,4 +1,5 @@
 import LivecastStore
+import Logging
 
 /// A start, update or end, decoded and checked, ready for the outbox.
 enum PreparedUpdate {
@@ -7,9 +8,17 @@ enum PreparedUpdate {
     case activityContent(ActivityUpdates.Request)
 }
 
-extension LivecastAPI {
+/// Checks starts, updates and ends and stores them in the outbox: the routes as a request is posted
+/// (``UpdateController``), the scheduled sends as its `sendAt` comes (``ScheduledSendsService``).
+struct UpdateIntake: Sendable {
     /// The server's date rules, with the configured clock skew.
-    var dateChecks: DateChecks { DateChecks(maximumClockSkew: self.configuration.maximumClockSkew) }
+    let dateChecks: DateChecks
+    let feedStarts: FeedStarts
+    let feedUpdates: FeedUpdates
+    /// Accepts concurrent updates and ends of standalone activities together.
+    let activityUpdates: ActivityUpdateQueue
+    /// The requests kept until their `sendAt`.
+    let scheduled: ScheduledUpdates
 
     /// Checks a start, update or end's dates as of `now` (UNIX seconds), the time it is posted or its `sendAt` when
     /// it is scheduled, and makes it ready for the outbox.
@@ -41,11 +50,12 @@ extension LivecastAPI {
             : .feedContent(FeedUpdates.Request(appID: appID, targetKey: target, content: content))
     }
 
-    /// Stores a prepared start, update or end in the outbox.
-    func store(_ prepared: PreparedUpdate) async throws -> AcceptedUpdate {
+    /// Stores a prepared start, update or end in the outbox, logging to `logger` (an activity's update is stored with
+    /// others, under the queue's logger).
+    func store(_ prepared: PreparedUpdate, logger: Logger) async throws -> AcceptedUpdate {
         switch prepared {
-        case .feedStart(let start): try await FeedStarts(client: self.database, logger: self.logger).start(start)
-        case .feedContent(let request): try await FeedUpdates(client: self.database, logger: self.logger).accept(request)
+        case .feedStart(let start): try await self.feedStarts.logging(to: logger).start(start)
+        case .feedContent(let request): try await self.feedUpdates.logging(to: logger).accept(request)
         case .activityContent(let request): try await self.activityUpdates.accept(request)
         }
     }

@@ -3,12 +3,10 @@ import HTTPTypes
 import Hummingbird
 import LivecastCore
 import LivecastStore
+import Logging
 import Metrics
 
-extension LivecastAPI {
-    /// The furthest ahead a start, update or end may be scheduled: 7 days.
-    static let maximumScheduleAhead = 7 * 86400
-
+extension UpdateController {
     /// Answers a start, update or end posted to `route`: replays the answer kept for its `Idempotency-Key` on the
     /// same route and target (`422 idempotency_key_reused` when the body differs); or, when its `sendAt` is ahead,
     /// checks it as of then and keeps it until then (`"status": "scheduled"`); or checks and stores it in the outbox.
@@ -32,11 +30,11 @@ extension LivecastAPI {
         do {
             decoded = try UpdateRequestBody(route, body: body)
         } catch {
-            return try await self.replay(refusedWith: error, scope, idempotencyKey)
+            return try await self.replay(refusedWith: error, scope, idempotencyKey, logger: context.logger)
         }
         if let sendAt = decoded.sendAt, sendAt > now {
-            if let kept = try await self.keptAnswer(scope, idempotencyKey) { return Self.accepted(kept, replayed: true) }
-            return try await self.replayingRace(scope, idempotencyKey) {
+            if let kept = try await self.keptAnswer(scope, idempotencyKey, logger: context.logger) { return Self.accepted(kept, replayed: true) }
+            return try await self.replayingRace(scope, idempotencyKey, logger: context.logger) {
                 try await self.schedule(
                     route,
                     target: target,
@@ -44,18 +42,19 @@ extension LivecastAPI {
                     sendAt: sendAt,
                     now: now,
                     scope: scope,
-                    idempotencyKey: idempotencyKey
+                    idempotencyKey: idempotencyKey,
+                    logger: context.logger
                 )
             }
         }
         let prepared: PreparedUpdate
         do {
-            prepared = try self.prepare(route, target: target, body: decoded, appID: scope.appID, idempotencyKey: idempotencyKey, now: now)
+            prepared = try self.intake.prepare(route, target: target, body: decoded, appID: scope.appID, idempotencyKey: idempotencyKey, now: now)
         } catch {
-            return try await self.replay(refusedWith: error, scope, idempotencyKey)
+            return try await self.replay(refusedWith: error, scope, idempotencyKey, logger: context.logger)
         }
-        return try await self.replayingRace(scope, idempotencyKey) {
-            let accepted = try await self.store(prepared)
+        return try await self.replayingRace(scope, idempotencyKey, logger: context.logger) {
+            let accepted = try await self.intake.store(prepared, logger: context.logger)
             if accepted.priorityDowngraded, !accepted.isReplay {
                 Counter(label: "livecast_priority_downgrades_total").increment()
             }
@@ -67,8 +66,13 @@ extension LivecastAPI {
     /// The answer kept for a retried request that was refused before the outbox, by a check its first request passed
     /// (the first was answered `202`); otherwise `refusal` is thrown.
     /// - Throws: `refusal`; ``StoreError`` `idempotencyKeyReused` when the first request had another body.
-    private func replay(refusedWith refusal: any Error, _ scope: AppScope, _ idempotencyKey: IdempotencyKey?) async throws -> Response {
-        guard let kept = try await self.keptAnswer(scope, idempotencyKey) else { throw refusal }
+    private func replay(
+        refusedWith refusal: any Error,
+        _ scope: AppScope,
+        _ idempotencyKey: IdempotencyKey?,
+        logger: Logger
+    ) async throws -> Response {
+        guard let kept = try await self.keptAnswer(scope, idempotencyKey, logger: logger) else { throw refusal }
         return Self.accepted(kept, replayed: true)
     }
 
@@ -77,20 +81,21 @@ extension LivecastAPI {
     private func replayingRace(
         _ scope: AppScope,
         _ idempotencyKey: IdempotencyKey?,
+        logger: Logger,
         _ store: () async throws -> Response
     ) async throws -> Response {
         do {
             return try await store()
         } catch let error as StoreError where error.code == .conflict && idempotencyKey != nil {
-            return try await self.replay(refusedWith: error, scope, idempotencyKey)
+            return try await self.replay(refusedWith: error, scope, idempotencyKey, logger: logger)
         }
     }
 
     /// The answer kept for the app's request with this idempotency key on the same route and target, if any.
     /// - Throws: ``StoreError`` `idempotencyKeyReused` when that request had another body.
-    private func keptAnswer(_ scope: AppScope, _ idempotencyKey: IdempotencyKey?) async throws -> String? {
+    private func keptAnswer(_ scope: AppScope, _ idempotencyKey: IdempotencyKey?, logger: Logger) async throws -> String? {
         guard let idempotencyKey else { return nil }
-        return try await UpdateResponses(client: self.database, logger: self.logger).response(appID: scope.appID, idempotencyKey: idempotencyKey)
+        return try await self.responses.logging(to: logger).response(appID: scope.appID, idempotencyKey: idempotencyKey)
     }
 
     /// Keeps a request until its `sendAt`, checked as it will be then, for a target the app has.
@@ -102,13 +107,14 @@ extension LivecastAPI {
         sendAt: Int,
         now: Int,
         scope: AppScope,
-        idempotencyKey: IdempotencyKey?
+        idempotencyKey: IdempotencyKey?,
+        logger: Logger
     ) async throws -> Response {
         guard sendAt <= now + Self.maximumScheduleAhead else {
             throw APIError.invalid("sendAt is more than \(Self.maximumScheduleAhead / 86400) days ahead", field: "sendAt")
         }
-        _ = try self.prepare(route, target: target, body: body.decoded, appID: scope.appID, idempotencyKey: nil, now: sendAt)
-        let scheduled = ScheduledUpdates(client: self.database, logger: self.logger)
+        _ = try self.intake.prepare(route, target: target, body: body.decoded, appID: scope.appID, idempotencyKey: nil, now: sendAt)
+        let scheduled = self.intake.scheduled.logging(to: logger)
         guard try await scheduled.targetExists(appID: scope.appID, route: route.rawValue, target: target) else {
             throw APIError.notFound("no \(route.targetParameter == "feedKey" ? "feed" : "activity") \(target)", field: route.targetParameter)
         }

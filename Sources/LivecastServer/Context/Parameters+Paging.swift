@@ -1,10 +1,10 @@
 import Hummingbird
 
-extension LivecastAPI {
+extension Parameters {
     /// An integer query parameter within its range, if given.
     /// - Throws: ``APIError`` `422 invalid` naming the parameter.
-    static func integer(_ parameters: Parameters, _ name: String, in range: ClosedRange<Int64>) throws -> Int64? {
-        guard let text = parameters.get(name) else { return nil }
+    func integer(_ name: String, in range: ClosedRange<Int64>) throws -> Int64? {
+        guard let text = self.get(name) else { return nil }
         guard let value = Int64(text), range.contains(value) else {
             throw APIError.invalid("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", field: name)
         }
@@ -12,14 +12,8 @@ extension LivecastAPI {
     }
 
     /// A list's `limit` query parameter: 1 to 1,000, 100 when absent.
-    static func pageLimit(_ parameters: Parameters) throws -> Int {
-        Int(try Self.integer(parameters, "limit", in: 1...1000) ?? 100)
-    }
-
-    /// A page of rows read one past its `limit`: the first `limit` under the list's `name`, and the next page's
-    /// cursor (the last shown row's) when there were more.
-    static func page<Row, Cursor>(_ name: String, _ rows: [Row], limit: Int, cursor: (Row) -> Cursor) -> PageBody<Row, Cursor> {
-        PageBody(name: name, rows: Array(rows.prefix(limit)), next: rows.count > limit ? cursor(rows[limit - 1]) : nil)
+    func pageLimit() throws -> Int {
+        Int(try self.integer("limit", in: 1...1000) ?? 100)
     }
 }
 
@@ -30,6 +24,14 @@ struct PageBody<Row: Encodable, Cursor: Encodable>: Encodable {
     let name: String
     let rows: [Row]
     let next: Cursor?
+
+    /// A page of rows read one past its `limit`: the first `limit` under the list's `name`, and the next page's
+    /// cursor (the last shown row's) when there were more.
+    init(_ name: String, _ rows: [Row], limit: Int, cursor: (Row) -> Cursor) {
+        self.name = name
+        self.rows = Array(rows.prefix(limit))
+        self.next = rows.count > limit ? cursor(rows[limit - 1]) : nil
+    }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: MemberName.self)

@@ -2,24 +2,30 @@ import Foundation
 import Hummingbird
 import LivecastCore
 import LivecastStore
+import Logging
+import PostgresNIO
 
-extension LivecastAPI {
-    /// `GET /v1/apps/{bundleId}/activities/{activityId}` and `GET /v1/apps/{bundleId}/deliveries` (backend): what
-    /// happened to an activity, and the pushes sent, found by `apns-id`, token or update.
-    func addRecordRoutes(to routes: RouteRegistrar) {
+/// `GET /v1/apps/{bundleId}/activities/{activityId}` and `GET /v1/apps/{bundleId}/deliveries` (backend): what
+/// happened to an activity, and the pushes sent, found by `apns-id`, token or update.
+struct RecordController: APIController {
+    let database: PostgresClient
+    let deliveries: DeliveryLog
+
+    func addRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}/activities/{activityId}", role: .backend) { _, context, scope in
             let activityID = try context.parameters.decoded("activityId")
-            guard let record = try await ActivityRecord.read(appID: scope.appID, activityID: activityID, client: self.database, logger: self.logger)
+            guard
+                let record = try await ActivityRecord.read(appID: scope.appID, activityID: activityID, client: self.database, logger: context.logger)
             else {
                 throw APIError.notFound("no activity \(activityID)", field: "activityId")
             }
             return try .json(record)
         }
-        routes.app(.get, "/v1/apps/{bundleId}/deliveries", role: .backend) { request, _, scope in
+        routes.app(.get, "/v1/apps/{bundleId}/deliveries", role: .backend) { request, context, scope in
             guard let query = try Self.deliveryQuery(request.uri.queryParameters) else {
                 return try .json(DeliveryLog.Page(records: []))
             }
-            return try .json(try await DeliveryLog(client: self.database, logger: self.logger).find(query, appID: scope.appID))
+            return try .json(try await self.deliveries.logging(to: context.logger).find(query, appID: scope.appID))
         }
     }
 
@@ -41,14 +47,14 @@ extension LivecastAPI {
             try InputLimits.checkIdentifier(token, field: "token", maximumBytes: DeviceToken.maximumHexDigits)
             query.token = token
         }
-        query.updateID = try Self.integer(parameters, "updateId", in: 1...Int64.max)
-        query.status = try Self.integer(parameters, "status", in: 100...599).map(Int.init)
+        query.updateID = try parameters.integer("updateId", in: 1...Int64.max)
+        query.status = try parameters.integer("status", in: 100...599).map(Int.init)
         if let reason = parameters.get("reason") {
             try InputLimits.checkRequiredIdentifier(reason, field: "reason")
             query.reason = reason
         }
-        query.after = try Self.integer(parameters, "after", in: 0...Int64.max)
-        query.limit = try Self.pageLimit(parameters)
+        query.after = try parameters.integer("after", in: 0...Int64.max)
+        query.limit = try parameters.pageLimit()
         // Every parameter is checked first: a request with a bad one is refused whatever its apnsId.
         return isForeignAPNsID ? nil : query
     }

@@ -3,70 +3,83 @@ import Hummingbird
 import LivecastStore
 import Logging
 
-extension LivecastAPI {
-    /// The app's webhook endpoints (operator): `POST`/`GET /v1/apps/{bundleId}/webhooks`, `GET`/`PATCH`/`DELETE
-    /// …/webhooks/{webhookId}`, `POST …/{webhookId}/secret:rotate`, `GET …/{webhookId}/failed` and `POST
-    /// …/{webhookId}/failed:replay`. The secret is shown only by the creation and the rotation; both need the master
-    /// key (`409 master_key_required` without one).
-    func addWebhookRoutes(to routes: RouteRegistrar) {
+/// The app's webhook endpoints (operator): `POST`/`GET /v1/apps/{bundleId}/webhooks`, `GET`/`PATCH`/`DELETE
+/// …/webhooks/{webhookId}`, `POST …/{webhookId}/secret:rotate`, `GET …/{webhookId}/failed` and `POST
+/// …/{webhookId}/failed:replay`. The secret is shown only by the creation and the rotation; both need the master key
+/// (`409 master_key_required` without one).
+struct WebhookController: APIController {
+    let endpoints: WebhookEndpoints
+    /// Seals the endpoints' secrets; `nil` when the server has none.
+    let masterKey: MasterKey?
+    /// Whether an endpoint's URL may name a private or local address (``WebhookURL``).
+    let allowPrivate: Bool
+
+    func addRoutes(to routes: RouteRegistrar) {
         routes.app(.post, "/v1/apps/{bundleId}/webhooks", role: .operator) { request, context, scope in
+            let endpoints = self.endpoints.logging(to: context.logger)
             let body = try await request.decodeJSON(as: CreateWebhookBody.self, context: context)
-            let url = try WebhookURL(body.url, allowPrivate: self.configuration.webhookAllowPrivate)
+            let url = try WebhookURL(body.url, allowPrivate: self.allowPrivate)
             let events = try EventType.parse(body.events ?? [], field: "events")
-            let masterKey = try self.webhookMasterKey()
-            let (endpoint, secret) = try await self.webhookEndpoints.create(appID: scope.appID, url: url, events: events, masterKey: masterKey)
+            let masterKey = try self.sealingKey()
+            let (endpoint, secret) = try await endpoints.create(appID: scope.appID, url: url, events: events, masterKey: masterKey)
             context.logger.info("Webhook endpoint created", metadata: ["livecast.webhook_id": "\(endpoint.id.uuidString.lowercased())"])
             return try .json(WebhookSecretBody(endpoint: endpoint, secret: secret.text), status: .created)
         }
-        routes.app(.get, "/v1/apps/{bundleId}/webhooks", role: .operator) { _, _, scope in
-            try .json(WebhookListBody(webhooks: try await self.webhookEndpoints.list(appID: scope.appID)))
+        routes.app(.get, "/v1/apps/{bundleId}/webhooks", role: .operator) { _, context, scope in
+            try .json(WebhookListBody(webhooks: try await self.endpoints.logging(to: context.logger).list(appID: scope.appID)))
         }
         routes.app(.get, "/v1/apps/{bundleId}/webhooks/{webhookId}", role: .operator) { _, context, scope in
+            let endpoints = self.endpoints.logging(to: context.logger)
             let id = try Self.webhookID(context)
-            guard let endpoint = try await self.webhookEndpoints.endpoint(appID: scope.appID, id: id) else { throw Self.noWebhook(id) }
+            guard let endpoint = try await endpoints.endpoint(appID: scope.appID, id: id) else { throw Self.noWebhook(id) }
             return try .json(endpoint)
         }
         routes.app(.patch, "/v1/apps/{bundleId}/webhooks/{webhookId}", role: .operator) { request, context, scope in
+            let endpoints = self.endpoints.logging(to: context.logger)
             let id = try Self.webhookID(context)
             let body = try await request.decodeJSON(as: UpdateWebhookBody.self, context: context)
             let changes = WebhookEndpoints.Changes(
                 enabled: body.enabled,
                 events: try body.events.map { names throws(StoreError) in try EventType.parse(names, field: "events") },
-                url: try body.url.map { text throws(StoreError) in try WebhookURL(text, allowPrivate: self.configuration.webhookAllowPrivate) }
+                url: try body.url.map { text throws(StoreError) in try WebhookURL(text, allowPrivate: self.allowPrivate) }
             )
-            guard let endpoint = try await self.webhookEndpoints.update(appID: scope.appID, id: id, changes: changes) else {
+            guard let endpoint = try await endpoints.update(appID: scope.appID, id: id, changes: changes) else {
                 throw Self.noWebhook(id)
             }
             return try .json(endpoint)
         }
         routes.app(.delete, "/v1/apps/{bundleId}/webhooks/{webhookId}", role: .operator) { _, context, scope in
+            let endpoints = self.endpoints.logging(to: context.logger)
             let id = try Self.webhookID(context)
-            guard try await self.webhookEndpoints.delete(appID: scope.appID, id: id) else { throw Self.noWebhook(id) }
+            guard try await endpoints.delete(appID: scope.appID, id: id) else { throw Self.noWebhook(id) }
             context.logger.info("Webhook endpoint removed", metadata: ["livecast.webhook_id": "\(id.uuidString.lowercased())"])
             return Response(status: .noContent)
         }
         routes.app(.post, "/v1/apps/{bundleId}/webhooks/{webhookId}/secret:rotate", role: .operator) { _, context, scope in
+            let endpoints = self.endpoints.logging(to: context.logger)
             let id = try Self.webhookID(context)
-            let masterKey = try self.webhookMasterKey()
-            guard let rotated = try await self.webhookEndpoints.rotateSecret(appID: scope.appID, id: id, masterKey: masterKey) else {
+            let masterKey = try self.sealingKey()
+            guard let rotated = try await endpoints.rotateSecret(appID: scope.appID, id: id, masterKey: masterKey) else {
                 throw Self.noWebhook(id)
             }
             context.logger.info("Webhook secret rotated", metadata: ["livecast.webhook_id": "\(id.uuidString.lowercased())"])
             return try .json(WebhookSecretBody(endpoint: rotated.endpoint, secret: rotated.secret.text))
         }
         routes.app(.get, "/v1/apps/{bundleId}/webhooks/{webhookId}/failed", role: .operator) { request, context, scope in
+            let endpoints = self.endpoints.logging(to: context.logger)
             let id = try Self.webhookID(context)
             let parameters = request.uri.queryParameters
-            let limit = try Self.pageLimit(parameters)
-            let after = try Self.integer(parameters, "after", in: 0...Int64.max)
+            let limit = try parameters.pageLimit()
+            let after = try parameters.integer("after", in: 0...Int64.max)
             guard
-                let deliveries = try await self.webhookEndpoints.failedDeliveries(appID: scope.appID, id: id, after: after, limit: limit + 1)
+                let deliveries = try await endpoints.failedDeliveries(appID: scope.appID, id: id, after: after, limit: limit + 1)
             else { throw Self.noWebhook(id) }
-            return try .json(Self.page("deliveries", deliveries, limit: limit) { $0.id })
+            return try .json(PageBody("deliveries", deliveries, limit: limit) { $0.id })
         }
         routes.app(.post, "/v1/apps/{bundleId}/webhooks/{webhookId}/failed:replay", role: .operator) { _, context, scope in
+            let endpoints = self.endpoints.logging(to: context.logger)
             let id = try Self.webhookID(context)
-            guard let count = try await self.webhookEndpoints.replayFailed(appID: scope.appID, id: id) else { throw Self.noWebhook(id) }
+            guard let count = try await endpoints.replayFailed(appID: scope.appID, id: id) else { throw Self.noWebhook(id) }
             context.logger.info(
                 "Webhook deliveries replayed",
                 metadata: ["livecast.webhook_id": "\(id.uuidString.lowercased())", "livecast.count": "\(count)"]
@@ -75,11 +88,9 @@ extension LivecastAPI {
         }
     }
 
-    var webhookEndpoints: WebhookEndpoints { WebhookEndpoints(client: self.database, logger: self.logger) }
-
     /// The master key that seals webhook secrets. - Throws: ``APIError`` `409 master_key_required` without one.
-    private func webhookMasterKey() throws -> MasterKey {
-        guard let masterKey = self.configuration.masterKey else {
+    private func sealingKey() throws -> MasterKey {
+        guard let masterKey = self.masterKey else {
             throw APIError(
                 .conflict,
                 code: "master_key_required",

@@ -17,11 +17,12 @@ struct IdentityKeyListBody: Encodable {
     let identityKeys: [IdentityKeys.Key]
 }
 
-extension LivecastAPI {
-    /// `PUT`, `DELETE /v1/apps/{bundleId}/identity-keys/{keyId}` and `GET …/identity-keys` (admin): the public keys
-    /// the app's backend signs identity assertions with (``IdentityAssertions``).
-    func addIdentityKeyRoutes(to routes: RouteRegistrar) {
-        let identityKeys = IdentityKeys(client: self.database, logger: self.logger)
+/// `PUT`, `DELETE /v1/apps/{bundleId}/identity-keys/{keyId}` and `GET …/identity-keys` (admin): the public keys the
+/// app's backend signs identity assertions with (``IdentityAssertions``).
+struct IdentityKeyController: APIController {
+    let identityKeys: IdentityKeys
+
+    func addRoutes(to routes: RouteRegistrar) {
         routes.app(.put, "/v1/apps/{bundleId}/identity-keys/{keyId}", role: .admin) { request, context, scope in
             let keyID = try context.parameters.decoded("keyId")
             guard IdentityKeys.isValid(keyID: keyID) else {
@@ -31,16 +32,17 @@ extension LivecastAPI {
             guard let key = try? P256.Signing.PublicKey(pemRepresentation: body.publicKey) else {
                 throw APIError.invalid("publicKey must be a P-256 (ES256) public key in PEM: -----BEGIN PUBLIC KEY-----…", field: "publicKey")
             }
-            let (stored, isNew) = try await identityKeys.put(appID: scope.appID, keyID: keyID, publicKey: key.pemRepresentation)
+            let (stored, isNew) = try await self.identityKeys.logging(to: context.logger)
+                .put(appID: scope.appID, keyID: keyID, publicKey: key.pemRepresentation)
             context.logger.info("identity key \(isNew ? "added" : "replaced")", metadata: ["livecast.identity_key": "\(keyID)"])
             return try .json(stored, status: isNew ? .created : .ok)
         }
-        routes.app(.get, "/v1/apps/{bundleId}/identity-keys", role: .admin) { _, _, scope in
-            try .json(IdentityKeyListBody(identityKeys: try await identityKeys.list(appID: scope.appID)))
+        routes.app(.get, "/v1/apps/{bundleId}/identity-keys", role: .admin) { _, context, scope in
+            try .json(IdentityKeyListBody(identityKeys: try await self.identityKeys.logging(to: context.logger).list(appID: scope.appID)))
         }
         routes.app(.delete, "/v1/apps/{bundleId}/identity-keys/{keyId}", role: .admin) { _, context, scope in
             let keyID = try context.parameters.decoded("keyId")
-            guard try await identityKeys.delete(appID: scope.appID, keyID: keyID) else {
+            guard try await self.identityKeys.logging(to: context.logger).delete(appID: scope.appID, keyID: keyID) else {
                 throw APIError.notFound("no identity key \(keyID)", field: "keyId")
             }
             return Response(status: .noContent)

@@ -1,26 +1,32 @@
 import Hummingbird
 import LivecastService
 import LivecastStore
+import Logging
+import PostgresNIO
 
-extension LivecastAPI {
-    /// `GET /v1/apps/{bundleId}/dead-letters` (backend) and `POST …/dead-letters/{deadLetterId}/replay` (operator).
-    func addDeadLetterRoutes(to routes: RouteRegistrar) {
-        routes.app(.get, "/v1/apps/{bundleId}/dead-letters", role: .backend) { request, _, scope in
+/// `GET /v1/apps/{bundleId}/dead-letters` (backend) and `POST …/dead-letters/{deadLetterId}/replay` (operator).
+struct DeadLetterController: APIController {
+    let database: PostgresClient
+    /// How long a replayed dead letter is tried again.
+    let retryDeadline: Duration
+
+    func addRoutes(to routes: RouteRegistrar) {
+        routes.app(.get, "/v1/apps/{bundleId}/dead-letters", role: .backend) { request, context, scope in
             let parameters = request.uri.queryParameters
-            let limit = try Self.pageLimit(parameters)
-            let after = try Self.integer(parameters, "after", in: 0...Int64.max)
+            let limit = try parameters.pageLimit()
+            let after = try parameters.integer("after", in: 0...Int64.max)
             let entries = try await DeadLetterEntry.list(
                 appID: scope.appID,
                 after: after,
                 limit: limit + 1,
                 client: self.database,
-                logger: self.logger
+                logger: context.logger
             )
-            return try .json(Self.page("deadLetters", entries, limit: limit) { $0.id })
+            return try .json(PageBody("deadLetters", entries, limit: limit) { $0.id })
         }
         routes.app(.post, "/v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay", role: .operator) { _, context, scope in
             let id = try context.parameters.id("deadLetterId")
-            let replay = DeadLetterReplay(database: self.database, retryDeadline: self.configuration.retryDeadline, logger: self.logger)
+            let replay = DeadLetterReplay(database: self.database, retryDeadline: self.retryDeadline, logger: context.logger)
             let outcome: DeadLetterReplay.Outcome
             do {
                 guard let replayed = try await replay.replay(id: id, appID: scope.appID) else {

@@ -1,23 +1,28 @@
 import Foundation
 import Hummingbird
 import LivecastStore
+import Logging
+import PostgresNIO
 
-extension LivecastAPI {
-    /// `POST /v1/apps/{bundleId}/push-to-start-tokens:import` and `POST /v1/apps/{bundleId}/activities:import`
-    /// (backend): up to ``RegistrationImporter/maximumRowsPerRequest`` rows, a JSON array or NDJSON by
-    /// `Content-Type`, each row registered or refused on its own (``RegistrationImporter``); `200` with every row's
-    /// result and the counts. Imports run a few at a time (``ImportSlots``): one over the caps is `429` before its body
-    /// is read.
-    func addImportRoutes(to routes: RouteRegistrar) {
+/// `POST /v1/apps/{bundleId}/push-to-start-tokens:import` and `POST /v1/apps/{bundleId}/activities:import` (backend):
+/// up to ``RegistrationImporter/maximumRowsPerRequest`` rows, a JSON array or NDJSON by `Content-Type`, each row
+/// registered or refused on its own (``RegistrationImporter``); `200` with every row's result and the counts. Imports
+/// run a few at a time (``ImportSlots``): one over the caps is `429` before its body is read.
+struct ImportController: APIController {
+    let database: PostgresClient
+    /// The bulk imports running on this instance.
+    let slots: ImportSlots
+
+    func addRoutes(to routes: RouteRegistrar) {
         for kind in RegistrationImporter.Kind.allCases {
-            routes.app(.post, "/v1/apps/{bundleId}/\(Self.collection(of: kind)):import", role: .backend) { request, _, scope in
+            routes.app(.post, "/v1/apps/{bundleId}/\(Self.collection(of: kind)):import", role: .backend) { request, context, scope in
                 let format = try ImportText.Format(contentType: request.headers[.contentType])
-                return try await self.importSlots.withSlot(appID: scope.appID) {
+                return try await self.slots.withSlot(appID: scope.appID) {
                     let text = try ImportText(try await request.bodyBytes(upTo: RegistrationImporter.maximumRequestBytes), format: format)
                     guard text.count <= RegistrationImporter.maximumRowsPerRequest else {
                         throw APIError.tooManyRows(text.count, limit: RegistrationImporter.maximumRowsPerRequest)
                     }
-                    let report = try await RegistrationImporter(database: self.database, logger: self.logger)
+                    let report = try await RegistrationImporter(database: self.database, logger: context.logger)
                         .run(kind, appID: scope.appID, text: text)
                     return .json(text: try report.json())
                 }

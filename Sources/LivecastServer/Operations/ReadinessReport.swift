@@ -1,31 +1,19 @@
-import Foundation
 import Hummingbird
 import LivecastService
 import LivecastStore
 import Logging
+import PostgresNIO
 
-extension LivecastAPI {
-    /// `GET /health`, `/ready` and `/openapi.yaml`: no key needed. `/ready` tells each check's verdict, not which
-    /// apps have trouble: that detail is on the metrics listener's `/ready` (``LivecastAPI/buildMetricsRouter()``),
-    /// which is not for the public.
-    func addOperationsRoutes(to routes: RouteRegistrar) {
-        routes.open(.get, "/health") { _, _ in
-            .json(text: Self.healthy.readableBytesView)
-        }
-        routes.open(.get, "/ready") { _, context in
-            try await self.readyResponse(withDetail: false, logger: context.logger)
-        }
-        routes.open(.get, "/openapi.yaml") { _, _ in
-            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"), let document = try? Data(contentsOf: url) else {
-                throw APIError.internalError
-            }
-            return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(bytes: document)))
-        }
-    }
-
-    /// `GET /health`'s answer, written once: load balancers ask often, and encoding it anew showed in the request's
-    /// profile (docs/PERFORMANCE.md).
-    private static let healthy = ByteBuffer(string: #"{"status":"ok"}"#)
+/// What `/ready` answers, on the API's listener and, with the detail of the apps in trouble, on the metrics
+/// listener's; and the checks the overview reports.
+struct ReadinessReport: Sendable {
+    let database: PostgresClient
+    let apps: Apps
+    let appClients: AppClients
+    let readiness: Readiness
+    let databaseWatch: DatabaseWatch
+    /// The answer, kept for ``LivecastAPI/Configuration/readinessLifetime``.
+    let cache: ReadinessCache
 
     private struct ReadyBody: Encodable {
         let status: String
@@ -36,10 +24,10 @@ extension LivecastAPI {
     }
 
     /// `/ready`'s answer (``ReadinessCache``): `200` when ready, else `503`, with the detail or without.
-    func readyResponse(withDetail: Bool, logger: Logger) async throws -> Response {
-        let answer = await self.readinessCache.answer {
-            let checks = await self.readinessChecks(logger: logger)
-            return ReadinessCache.Answer(checks: checks, detail: await self.readinessDetail(checks))
+    func response(withDetail: Bool, logger: Logger) async throws -> Response {
+        let answer = await self.cache.answer {
+            let checks = await self.checks(logger: logger)
+            return ReadinessCache.Answer(checks: checks, detail: await self.detail(checks, logger: logger))
         }
         let body = ReadyBody(status: answer.isReady ? "ready" : "not ready", checks: answer.checks, detail: withDetail ? answer.detail : nil)
         return try .json(body, status: answer.isReady ? .ok : .serviceUnavailable)
@@ -47,13 +35,14 @@ extension LivecastAPI {
 
     /// Problems of some apps: signing keys that cannot be opened, sending held by the invalidation guard (their
     /// bundle ids are in the log and on `GET /v1/apps/{bundleId}`, not here).
-    func readinessDetail(_ checks: [String: String]) async -> [String: String] {
+    private func detail(_ checks: [String: String], logger: Logger) async -> [String: String] {
         var detail: [String: String] = [:]
         let unusable = await self.appClients.unusableKeyCount
         if unusable > 0 {
             detail["signingKeys"] = "\(unusable) app(s) have a signing key that cannot be opened; their pushes are held back (see the log)"
         }
-        if checks["database"] == "ok", let held = try? await self.databaseWatch.guarding({ try await self.apps.heldCount() }), held > 0 {
+        let apps = self.apps.logging(to: logger)
+        if checks["database"] == "ok", let held = try? await self.databaseWatch.guarding({ try await apps.heldCount() }), held > 0 {
             detail["sendingHeld"] =
                 "\(held) app(s) held by the invalidation guard: one batch of pushes came back mostly Unregistered or BadDeviceToken "
                 + "(a wrong environment or key?); no token was invalidated; resume with POST /v1/apps/{bundleId}/sending:resume"
@@ -63,7 +52,7 @@ extension LivecastAPI {
 
     /// Each check's verdict: `ok`, `not run here`, or what is wrong. The database check is answered at once when
     /// ``DatabaseWatch`` finds PostgreSQL unreachable, including while it waits.
-    func readinessChecks(logger: Logger) async -> [String: String] {
+    func checks(logger: Logger) async -> [String: String] {
         var checks: [String: String] = [:]
         do {
             let database = self.database
