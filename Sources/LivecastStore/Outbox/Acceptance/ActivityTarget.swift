@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// A single activity as its own update or end sees it, locked for the transaction that accepts it: a standalone
 /// activity, or a token-based follower ended alone (its feed is then read too, `FOR SHARE`).
-struct ActivityTarget: UpdateTarget {
+struct ActivityTarget: ContentTarget {
     var id: Int64
     /// The state of its channel, for a channel-based activity.
     var channelState: ChannelState?

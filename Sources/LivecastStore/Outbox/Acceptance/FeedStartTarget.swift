@@ -16,12 +16,6 @@ struct FeedStartTarget: UpdateTarget {
     /// A start replaces no update: the feed's followers still need theirs.
     var coalesces: Bool { false }
 
-    func contentState(for content: UpdateContent) -> RawJSON? { content.contentState }
-
-    func staleDate(for content: UpdateContent, timestamp: Int) -> Int? {
-        self.feed.staleDate(requested: content.staleDate, timestamp: timestamp)
-    }
-
     /// The start's payload to a push-to-start token, with the feed's attributes and `input-push-token`.
     /// - Throws: ``StoreError`` `invalid` for a start without a content state or an alert, `payloadTooLarge`.
     func payload(for content: UpdateContent, at timestamp: Int) throws -> (payload: LiveActivityPayload, bytes: String, dismissalDateClamped: Bool) {
@@ -35,13 +29,13 @@ struct FeedStartTarget: UpdateTarget {
             contentState: contentState,
             alert: alert
         )
-        payload.staleDate = self.staleDate(for: content, timestamp: timestamp)
+        payload.staleDate = self.feed.staleDate(requested: content.staleDate, timestamp: timestamp)
         payload.relevanceScore = content.relevanceScore
         payload.inputPushToken = true
         return (payload, String(decoding: try OutboxRules.encode(payload, for: .device), as: UTF8.self), false)
     }
 
-    /// A start supersedes nothing (it is never coalesced).
+    /// Never called: a start does not coalesce.
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int] { [] }
 
     /// The row fans out from the feed to the audience; with a live channel, iOS 18 devices get the form that names it.

@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// A feed as an update sees it, locked for the transaction that accepts the update.
-struct FeedTarget: UpdateTarget {
+struct FeedTarget: ContentTarget {
     var id: Int64
     var attributesType: String
     var attributes: String

@@ -13,18 +13,15 @@ protocol UpdateTarget: SendableMetatype {
     /// What the payload is checked for: a device push, or a broadcast when only a channel receives it.
     var destination: PushDestination { get }
     /// Whether an update in the same second as the last is coalesced: held until its second begins, in the place of
-    /// one still waiting. `true` unless the target says otherwise.
+    /// one still waiting (``supersedePending(on:logger:)``).
     var coalesces: Bool { get }
 
-    /// The content state to send: the content's own, or the one the target keeps when the content has none.
-    func contentState(for content: UpdateContent) throws -> RawJSON?
-    /// The `stale-date` to send at `timestamp`.
-    func staleDate(for content: UpdateContent, timestamp: Int) -> Int?
     /// The payload `content` makes for this target at `timestamp`, checked for its destination.
     /// - Returns: The payload, its bytes as sent, and whether its `dismissal-date` was clamped.
     /// - Throws: ``StoreError`` `payloadTooLarge` or `invalid` (``OutboxRules/encode(_:for:)``).
     func payload(for content: UpdateContent, at timestamp: Int) throws -> (payload: LiveActivityPayload, bytes: String, dismissalDateClamped: Bool)
-    /// Supersedes the target's pending updates that no dispatcher has begun: a newer one replaces them.
+    /// Supersedes the target's pending updates that no dispatcher has begun: a newer one replaces them. Called for a
+    /// target that ``coalesces`` only.
     /// - Returns: The timestamps of the updates superseded.
     func supersedePending(on connection: PostgresConnection, logger: Logger) async throws -> [Int]
     /// Points an outbox row at the target.
@@ -34,7 +31,16 @@ protocol UpdateTarget: SendableMetatype {
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws
 }
 
-extension UpdateTarget {
+/// The target of an update or an end (a feed, an activity), whose payload is the content's own with the target's
+/// content state and `stale-date`; a newer update coalesces with a pending one.
+protocol ContentTarget: UpdateTarget {
+    /// The content state to send: the content's own, or the one the target keeps when the content has none.
+    func contentState(for content: UpdateContent) throws -> RawJSON?
+    /// The `stale-date` to send at `timestamp`.
+    func staleDate(for content: UpdateContent, timestamp: Int) -> Int?
+}
+
+extension ContentTarget {
     var coalesces: Bool { true }
 
     /// The update's or end's payload: the content's own, with the target's content state and `stale-date`.
