@@ -148,9 +148,12 @@ package struct LivecastAPI: Sendable {
                 pushToStartTokens: PushToStartTokens(client: database, logger: logger),
                 activities: Activities(client: database, logger: logger),
                 devices: Devices(client: database, logger: logger),
-                identityKeys: IdentityKeys(client: database, logger: logger),
-                clientDevices: ClientDevices(client: database, logger: logger),
-                clientLimits: configuration.clientLimits
+                admission: ClientAdmission(
+                    identityKeys: IdentityKeys(client: database, logger: logger),
+                    clientDevices: ClientDevices(client: database, logger: logger),
+                    pushToStartTokens: PushToStartTokens(client: database, logger: logger),
+                    limits: configuration.clientLimits
+                )
             ),
             ImportController(database: database, slots: ImportSlots()),
             UpdateController(database: database, intake: intake, responses: UpdateResponses(client: database, logger: logger)),

@@ -17,12 +17,8 @@ struct RegistrationController: APIController {
     let pushToStartTokens: PushToStartTokens
     let activities: Activities
     let devices: Devices
-    /// The keys that sign the identity assertions of client keys' registrations.
-    let identityKeys: IdentityKeys
-    /// The devices client keys registered, for their ceiling of new devices an hour.
-    let clientDevices: ClientDevices
-    /// The bounds of client keys.
-    let clientLimits: ClientLimits
+    /// What client keys' registrations are held to.
+    let admission: ClientAdmission
 
     func addRoutes(to routes: RouteRegistrar) {
         self.addPushToStartTokenRoutes(to: routes)
@@ -49,9 +45,14 @@ struct RegistrationController: APIController {
             let deviceID = try context.parameters.decoded("deviceId")
             let attributesType = try context.parameters.decoded("attributesType")
             try scope.checkOwnDevice(deviceID, field: "deviceId")
-            let userID = try await self.admittedUser(scope, userID: body.userId, assertion: body.userAssertion, logger: context.logger)
+            let userID = try await self.admission.user(scope, userID: body.userId, assertion: body.userAssertion, logger: context.logger)
             if scope.clientDeviceID != nil {
-                try await self.checkTokenRoom(appID: scope.appID, deviceID: deviceID, attributesType: attributesType, logger: context.logger)
+                try await self.admission.checkTokenRoom(
+                    appID: scope.appID,
+                    deviceID: deviceID,
+                    attributesType: attributesType,
+                    logger: context.logger
+                )
             }
             let result = try await self.pushToStartRegistrar.register(
                 body.registration(
@@ -92,13 +93,10 @@ struct RegistrationController: APIController {
             if let clientDeviceID = scope.clientDeviceID, let deviceID = body.deviceId, deviceID != clientDeviceID {
                 throw APIError.invalid("deviceId must be absent or the Livecast-Device-ID header's", field: "deviceId")
             }
-            let userID = try await self.admittedUser(scope, userID: body.userId, assertion: body.userAssertion, logger: context.logger)
+            let userID = try await self.admission.user(scope, userID: body.userId, assertion: body.userAssertion, logger: context.logger)
             var registration = body.registration(appID: scope.appID, activityKey: try context.parameters.decoded("activityId"), userID: userID)
             registration.deviceID = registration.deviceID ?? scope.clientDeviceID
-            let device = scope.clientDeviceID.map {
-                Activities.DeviceScope(deviceID: $0, activityLimit: self.clientLimits.activitiesPerDevice)
-            }
-            let result = try await self.activities.logging(to: context.logger).register(registration, device: device)
+            let result = try await self.activities.logging(to: context.logger).register(registration, device: self.admission.deviceScope(scope))
             return RegistrationAnswer.response(result)
         }
         routes.device(.delete, path) { _, context, scope in
