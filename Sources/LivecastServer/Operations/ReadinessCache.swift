@@ -13,15 +13,21 @@ actor ReadinessCache {
 
     /// How long an answer is served again. Defaults to 1 second.
     let lifetime: Duration
+    /// The time now: the continuous clock's, or a test's.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private var current: (madeAt: ContinuousClock.Instant, answer: Task<Answer, Never>)?
 
-    init(lifetime: Duration = .seconds(1)) { self.lifetime = lifetime }
+    init(lifetime: Duration = .seconds(1), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.lifetime = lifetime
+        self.now = now
+    }
 
     /// The kept answer while it is younger than ``lifetime``, else a new one from `make`.
     func answer(_ make: @escaping @Sendable () async -> Answer) async -> Answer {
-        if let current, ContinuousClock.now - current.madeAt < self.lifetime { return await current.answer.value }
+        let now = self.now()
+        if let current, now - current.madeAt < self.lifetime { return await current.answer.value }
         let answer = Task { await make() }
-        self.current = (.now, answer)
+        self.current = (now, answer)
         return await answer.value
     }
 }
