@@ -101,8 +101,14 @@ import Testing
             var user = ConsoleUser(client: client)
             #expect(try await user.signIn(key: fixture.key(.operator)).status == .seeOther)
             // No dispatcher runs here: the update stays pending, and its stream would go on until the key is revoked.
+            // The key is revoked once the stream has asked the API for the update's progress (its in-process calls
+            // are counted as requests).
             let revoker = Task {
-                try await Task.sleep(for: .seconds(1))
+                try await eventually("the stream asked for the update's progress") {
+                    try await fixture.scrapeMetrics().text.contains(
+                        #"livecast_http_requests_total{route="/v1/apps/{bundleId}/updates/{updateId}",method="GET",status="200"}"#
+                    )
+                }
                 try await fixture.client.query("UPDATE api_keys SET revoked_at = now() WHERE role = 'operator'")
             }
             let stream = try await user.get("/console/updates/\(updateID)/progress")
