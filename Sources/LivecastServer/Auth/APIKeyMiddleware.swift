@@ -69,7 +69,7 @@ struct APIKeyMiddleware: RouterMiddleware {
         }
         var caller: APIKeys.Caller?
         if let presented {
-            caller = try await self.authenticate(presented)
+            caller = try await self.authenticate(presented, logger: context.logger)
         }
         guard let caller else {
             try self.recordFailure(presented, address: self.clientAddress(request, context))
@@ -99,10 +99,10 @@ struct APIKeyMiddleware: RouterMiddleware {
     }
 
     /// The caller of a presented key: remembered, or looked up in PostgreSQL (then remembered).
-    private func authenticate(_ presented: PresentedKey) async throws -> APIKeys.Caller? {
+    private func authenticate(_ presented: PresentedKey, logger: Logger) async throws -> APIKeys.Caller? {
         if let caller = self.keyCache.caller(for: presented) { return caller }
         let generation = self.keyCache.generation
-        let keys = self.keys
+        let keys = self.keys.logging(to: logger)
         let caller = try await self.databaseWatch.guarding { try await keys.authenticate(presented.text) }
         if let caller { self.keyCache.remember(caller, for: presented, since: generation) }
         return caller
