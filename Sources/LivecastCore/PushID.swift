@@ -4,9 +4,9 @@
 ///
 /// The UUID is of version 8 (custom): 56 bits of update id, the target's kind (4 bits) and 62 bits of target id,
 /// around the version nibble and the variant bits. A retried push keeps its id: it is the same notification.
-public struct PushID: Sendable, Hashable, CustomStringConvertible {
+package struct PushID: Sendable, Hashable, CustomStringConvertible {
     /// What a push went to; each kind is a row of its own table.
-    public enum TargetKind: UInt8, Sendable, Hashable, CaseIterable {
+    package enum TargetKind: UInt8, Sendable, Hashable, CaseIterable {
         /// A token-based activity (`activities.id`), by its update token.
         case activity = 1
         /// A push-to-start token (`push_to_start_tokens.id`): a start.
@@ -16,20 +16,20 @@ public struct PushID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The largest update id an id can hold (2^56 − 1).
-    public static let maximumUpdateID: Int64 = (1 << 56) - 1
+    package static let maximumUpdateID: Int64 = (1 << 56) - 1
     /// The largest target id an id can hold (2^62 − 1).
-    public static let maximumTargetID: Int64 = (1 << 62) - 1
+    package static let maximumTargetID: Int64 = (1 << 62) - 1
 
     /// The update (`updates.id`).
-    public let updateID: Int64
-    public let targetKind: TargetKind
+    package let updateID: Int64
+    package let targetKind: TargetKind
     /// The target's row id in its kind's table.
-    public let targetID: Int64
+    package let targetID: Int64
 
     /// The id of a push of one update to one target.
     /// - Returns: `nil` when an id is negative or beyond what the UUID holds (``maximumUpdateID``,
     ///   ``maximumTargetID``): such a push goes without an id of Livecast's, and APNs makes one.
-    public init?(updateID: Int64, targetKind: TargetKind, targetID: Int64) {
+    package init?(updateID: Int64, targetKind: TargetKind, targetID: Int64) {
         guard (0...Self.maximumUpdateID).contains(updateID), (0...Self.maximumTargetID).contains(targetID) else { return nil }
         self.updateID = updateID
         self.targetKind = targetKind
@@ -38,7 +38,7 @@ public struct PushID: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads an id back from its text (any letter case).
     /// - Returns: `nil` unless the text is a UUID in 8-4-4-4-12 form laid out as Livecast lays its ids out.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
         var high: UInt8?
@@ -69,7 +69,7 @@ public struct PushID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The canonical lowercase text APNs wants: `xxxxxxxx-xxxx-8xxx-xxxx-xxxxxxxxxxxx`.
-    public var uuidString: String {
+    package var uuidString: String {
         var bytes = [UInt8](repeating: 0, count: 16)
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: self.updateID >> (48 - 8 * index)) }
         bytes[6] = 0x80 | self.targetKind.rawValue
@@ -87,11 +87,11 @@ public struct PushID: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: text, as: UTF8.self)
     }
 
-    public var description: String { self.uuidString }
+    package var description: String { self.uuidString }
 
     /// The `apns-collapse-id` of every push-to-start of a feed: stable per device (each device gets its own push)
     /// and feed, so a start APNs delivers twice (a retry after a lost answer) starts one activity, not two.
-    public static func startCollapseID(feedID: Int64) -> String { "livecast-start-\(feedID)" }
+    package static func startCollapseID(feedID: Int64) -> String { "livecast-start-\(feedID)" }
 
     private static func nibble(_ character: UInt8) -> UInt8? {
         switch character {
