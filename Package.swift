@@ -267,8 +267,11 @@ let package = Package(
             name: "LivecastServiceTests",
             dependencies: [
                 "APNs", "APNsEmulator", "LivecastCore", "LivecastService", "LivecastStore", "LivecastTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -15,8 +15,8 @@ import Darwin
 /// exchange, at most ``maximumResponseBytes`` of a response read (and ignored), and, unless private addresses are
 /// allowed, no request to an address that is not public (``WebhookAddress``).
 ///
-/// The address check resolves the host before the request, and the client resolves it again to connect: a name whose
-/// answer changes in between (DNS rebinding) is not caught.
+/// A host named by name is resolved once: the check sees its addresses, and the request connects to the first of them
+/// (``PinnedClients``), so a name whose answer changes in between (DNS rebinding) cannot lead a delivery elsewhere.
 package final class WebhookSender: Sendable {
     /// How a request ended.
     package enum Outcome: Sendable, Hashable {
@@ -30,41 +30,66 @@ package final class WebhookSender: Sendable {
     /// How much of a response is read before it is dropped.
     package static let maximumResponseBytes = 64 * 1024
 
+    /// Where a delivery connects, once its URL is checked.
+    enum Route: Sendable, Hashable {
+        /// Not at all, for this reason: `invalid_url`, `dns_failure` or `address_not_allowed`.
+        case refused(String)
+        /// To the address the URL names.
+        case direct
+        /// To `address`, the checked address of the host the URL names by name.
+        case pinned(host: String, address: String)
+    }
+
+    /// The client of URLs that name an address.
     private let client: HTTPClient
+    /// The clients of hosts named by name, each pinned to a checked address.
+    private let pinned: PinnedClients
     private let timeout: Duration
     private let allowPrivate: Bool
+    private let resolve: @Sendable (String) async throws -> [String]
 
     /// - Parameters:
     ///   - timeout: The whole exchange's limit, from connecting to the end of the answer read. Defaults to 10 s; the
     ///     connection alone has at most 5 s of it.
     ///   - allowPrivate: Deliver to any address, not only public ones (a private network's receivers, tests).
-    package init(timeout: Duration = .seconds(10), allowPrivate: Bool = false) {
+    ///   - resolve: A host name's IPv4 and IPv6 addresses. Defaults to the system's resolver (``resolve(_:)``).
+    package init(
+        timeout: Duration = .seconds(10),
+        allowPrivate: Bool = false,
+        resolve: @escaping @Sendable (String) async throws -> [String] = WebhookSender.resolve
+    ) {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .init(min(timeout, .seconds(5))), read: .init(timeout))
         )
         configuration.decompression = .disabled
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        self.pinned = PinnedClients(configuration: configuration)
         self.timeout = timeout
         self.allowPrivate = allowPrivate
+        self.resolve = resolve
     }
 
-    /// Stops the client; call once, after the last ``post(_:to:headers:)``.
+    /// Stops the clients; call once, after the last ``post(_:to:headers:)``.
     package func shutdown() async throws {
         try await self.client.shutdown()
+        try await self.pinned.shutdown()
     }
 
     /// POSTs `body` to `url` with `headers`, unless the URL's address is not allowed.
     package func post(_ body: String, to url: String, headers: [(String, String)]) async -> Outcome {
-        if let refusal = await self.refusal(url) {
-            return .failed(reason: refusal, retryAfter: nil)
+        let client: HTTPClient
+        switch await self.route(url) {
+        case .refused(let reason): return .failed(reason: reason, retryAfter: nil)
+        case .direct: client = self.client
+        case .pinned(let host, let address): client = await self.pinned.client(host: host, address: address)
         }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
         do {
-            let response = try await self.client.execute(request, deadline: .now() + .init(self.timeout))
+            let response = try await client.execute(request, deadline: .now() + .init(self.timeout))
             var read = 0
             for try await chunk in response.body {
                 read += chunk.readableBytes
@@ -84,30 +109,33 @@ package final class WebhookSender: Sendable {
         }
     }
 
-    /// Why `url` may not be posted to, or `nil` when it may: `invalid_url`, `dns_failure` or `address_not_allowed`.
-    /// Allowed: any address with `allowPrivate`; plain HTTP to this host by name or address (the registration takes
-    /// `http` only for loopback); otherwise a host whose every address is public.
-    func refusal(_ url: String) async -> String? {
+    /// Where a delivery to `url` connects. Allowed: any address with `allowPrivate`; plain HTTP to this host by name or
+    /// address (the registration takes `http` only for loopback); otherwise a host whose every address is public,
+    /// reached at the first of them (in the resolver's order of preference), the one its check saw.
+    func route(_ url: String) async -> Route {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", var host = components.host, !host.isEmpty
         else {
-            return "invalid_url"
+            return .refused("invalid_url")
         }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if self.allowPrivate || (scheme == "http" && WebhookAddress.isLoopback(host)) {
-            return nil
+            return .direct
         }
         if let isPublic = WebhookAddress.isPublic(host) {
-            return isPublic ? nil : "address_not_allowed"
+            return isPublic ? .direct : .refused("address_not_allowed")
         }
-        guard let addresses = try? await Self.resolve(host), !addresses.isEmpty else {
-            return "dns_failure"
+        guard let addresses = try? await self.resolve(host), let first = addresses.first else {
+            return .refused("dns_failure")
         }
-        return addresses.allSatisfy { WebhookAddress.isPublic($0) == true } ? nil : "address_not_allowed"
+        guard addresses.allSatisfy({ WebhookAddress.isPublic($0) == true }) else {
+            return .refused("address_not_allowed")
+        }
+        return .pinned(host: host, address: first)
     }
 
     /// The IPv4 and IPv6 addresses `host` resolves to, by `getaddrinfo` on NIO's thread pool.
-    static func resolve(_ host: String) async throws -> [String] {
+    @Sendable package static func resolve(_ host: String) async throws -> [String] {
         try await NIOThreadPool.singleton.runIfActive {
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC

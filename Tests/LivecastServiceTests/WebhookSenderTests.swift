@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import LivecastTesting
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+
+@testable import LivecastService
+
+/// A delivery connects to the address its check saw (DNS rebinding cannot lead it elsewhere): the sender resolves a
+/// host name once, and a pinned client connects to that address whatever the name resolves to later.
+@Suite struct WebhookSenderTests {
+    /// A resolver that answers from a table and counts its questions.
+    private final class Resolver: Sendable {
+        private let answers: [String: [String]]
+        private let questions = Mutex(0)
+        var asked: Int { self.questions.withLock { $0 } }
+
+        init(_ answers: [String: [String]]) { self.answers = answers }
+
+        @Sendable func resolve(_ host: String) async throws -> [String] {
+            self.questions.withLock { $0 += 1 }
+            return self.answers[host] ?? []
+        }
+    }
+
+    @Test func aNameIsRoutedToTheAddressItsCheckResolvedOnce() async throws {
+        let resolver = Resolver([
+            "hooks.example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
+            "mixed.example.com": ["93.184.216.34", "10.0.0.7"],
+        ])
+        let sender = WebhookSender(resolve: resolver.resolve)
+        #expect(await sender.route("https://hooks.example.com/events") == .pinned(host: "hooks.example.com", address: "93.184.216.34"))
+        #expect(resolver.asked == 1, "the check and the connection share one resolution")
+        #expect(await sender.route("https://mixed.example.com/events") == .refused("address_not_allowed"))
+        #expect(await sender.route("https://unknown.example.com/events") == .refused("dns_failure"))
+        #expect(await sender.route("https://93.184.216.34/events") == .direct)
+        #expect(await sender.route("https://10.0.0.7/events") == .refused("address_not_allowed"))
+        try await sender.shutdown()
+
+        let permissive = WebhookSender(allowPrivate: true, resolve: resolver.resolve)
+        #expect(await permissive.route("https://mixed.example.com/events") == .direct)
+        try await permissive.shutdown()
+    }
+
+    @Test func aPinnedClientConnectsToItsAddressWhateverTheNameResolvesTo() async throws {
+        try await WebhookReceiver.with { receiver in
+            let clients = PinnedClients(configuration: .init())
+            // `.invalid` never resolves (RFC 6761): only the pin can reach the receiver.
+            let client = await clients.client(host: "rebinding.invalid", address: "127.0.0.1")
+            var request = HTTPClientRequest(url: "http://rebinding.invalid:\(receiver.port)/hook")
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: "{}"))
+            // The clients are shut down whatever happens: an HTTPClient must not end without it.
+            let status: UInt?
+            do {
+                status = try await client.execute(request, timeout: .seconds(10)).status.code
+            } catch {
+                status = nil
+                Issue.record("the pinned client did not reach the receiver: \(error)")
+            }
+            #expect(status == 200)
+            #expect(receiver.requests.count == 1)
+            #expect(await clients.client(host: "rebinding.invalid", address: "127.0.0.1") === client, "kept for the next delivery")
+            try await clients.shutdown()
+        }
+    }
+
+    @Test func theLeastRecentlyUsedClientBeyondTheCapacityIsShutDown() async throws {
+        let clients = PinnedClients(configuration: .init(), capacity: 2)
+        let first = await clients.client(host: "a.invalid", address: "127.0.0.1")
+        let second = await clients.client(host: "b.invalid", address: "127.0.0.1")
+        #expect(await clients.client(host: "a.invalid", address: "127.0.0.1") === first)
+        _ = await clients.client(host: "c.invalid", address: "127.0.0.1")
+        // `b` was used least recently: it is gone, and shut down.
+        #expect(await clients.client(host: "b.invalid", address: "127.0.0.1") !== second)
+        await #expect(throws: HTTPClientError.alreadyShutdown) { try await second.shutdown() }
+        try await clients.shutdown()
+    }
+}
