@@ -110,28 +110,22 @@ package struct DispatcherService: Service {
 
     /// Holds a connection listening for new work, and takes another if it is lost.
     private func listen(_ lanes: (quick: WakeSignal, any: WakeSignal)) async {
-        while !Task.isCancelled {
-            do {
-                try await self.database.withConnection { connection in
-                    try await connection.listen(on: OutboxNotification.channel) { notifications in
-                        for try await notification in notifications {
-                            switch OutboxNotification.Payload(notification.payload) {
-                            case .due(.activity)?: lanes.quick.signal()
-                            case .due(.feed)?: lanes.any.signal()
-                            case .held(.activity, let dueIn)?: lanes.quick.signal(after: dueIn)
-                            case .held(.feed, let dueIn)?: lanes.any.signal(after: dueIn)
-                            case nil:
-                                lanes.quick.signal()
-                                lanes.any.signal()
-                            }
-                        }
-                    }
-                }
-            } catch {
-                guard !Task.isCancelled else { return }
-                self.logger.warning("lost the outbox LISTEN connection; polling until it is back", metadata: ["error": "\(error)"])
+        await LivecastService.listen(
+            on: OutboxNotification.channel,
+            database: self.database,
+            retryAfter: self.pollInterval,
+            logger: self.logger,
+            what: "outbox"
+        ) { payload in
+            switch OutboxNotification.Payload(payload) {
+            case .due(.activity)?: lanes.quick.signal()
+            case .due(.feed)?: lanes.any.signal()
+            case .held(.activity, let dueIn)?: lanes.quick.signal(after: dueIn)
+            case .held(.feed, let dueIn)?: lanes.any.signal(after: dueIn)
+            case nil:
+                lanes.quick.signal()
+                lanes.any.signal()
             }
-            try? await Task.sleep(for: self.pollInterval)
         }
     }
 }
@@ -141,11 +135,4 @@ private final class RunningFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     var value: Bool { self.flag.load(ordering: .relaxed) }
     func set(_ value: Bool) { self.flag.store(value, ordering: .relaxed) }
-}
-
-/// A count shared by the copies of a service value.
-private final class WaitingCount: Sendable {
-    private let count = Atomic<Int>(0)
-    var value: Int { self.count.load(ordering: .relaxed) }
-    func add(_ delta: Int) { self.count.wrappingAdd(delta, ordering: .relaxed) }
 }

@@ -4,11 +4,13 @@ package import Logging
 import NIOPosix
 package import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// Webhook delivery as a service: a bounded number of workers, each looping over ``WebhookDeliverer/deliverOnce()``:
 /// one endpoint at a time under its own timeout, so a slow or failing endpoint holds one worker and never another
-/// endpoint's deliveries. When nothing is due a worker waits the poll interval (a worker that found work wakes an
-/// idle one first, so the others join in). Every `gaugeInterval` it samples `livecast_webhook_pending` and
+/// endpoint's deliveries. When nothing is due a worker waits for a `NOTIFY` of new deliveries, or the poll interval as
+/// a fallback (retries coming due, a missed notification); a worker that found work wakes an idle one first, so the
+/// others join in. Every `gaugeInterval` it samples `livecast_webhook_pending` and
 /// `livecast_webhook_oldest_pending_seconds{endpoint}`.
 ///
 /// On graceful shutdown the workers stop claiming, a request in flight finishes (within its timeout) and is recorded,
@@ -21,12 +23,17 @@ package struct WebhookService: Service {
     private let pollInterval: Duration
     private let gaugeInterval: Duration
     private let logger: Logger
+    private let waiting = WaitingCount()
+
+    /// How many workers wait for work now: all of them once their rounds found nothing due.
+    package var waitingWorkers: Int { self.waiting.value }
 
     /// - Parameters:
     ///   - masterKey: Opens the endpoints' secrets.
     ///   - settings: How each worker claims, sends and retries.
     ///   - workers: How many endpoints are delivered to at once. Defaults to 4.
-    ///   - pollInterval: How long an idle worker waits before it looks again. Defaults to 1 second.
+    ///   - pollInterval: How long an idle worker waits, without a notification, before it looks again. Defaults to 1
+    ///     second.
     ///   - gaugeInterval: How often the backlog gauges are sampled. Defaults to 15 seconds.
     package init(
         database: PostgresClient,
@@ -62,6 +69,9 @@ package struct WebhookService: Service {
             group.addTask {
                 await cancelWhenGracefulShutdown { await self.sampleGauges(deliverer.deliveries) }
             }
+            group.addTask {
+                await cancelWhenGracefulShutdown { await self.listen(wake) }
+            }
             await withTaskGroup(of: Void.self) { workers in
                 for _ in 0..<self.workers {
                     workers.addTask { await self.work(deliverer, wake: wake) }
@@ -82,8 +92,21 @@ package struct WebhookService: Service {
             } catch {
                 self.logger.error("webhook delivery failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
             }
+            self.waiting.add(1)
             await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
+            self.waiting.add(-1)
         }
+    }
+
+    /// Wakes a worker at each notification of new deliveries; while the `LISTEN` connection is lost, the workers poll.
+    private func listen(_ wake: WakeSignal) async {
+        await LivecastService.listen(
+            on: WebhookDeliveries.notificationChannel,
+            database: self.database,
+            retryAfter: self.pollInterval,
+            logger: self.logger,
+            what: "webhook"
+        ) { _ in wake.signal() }
     }
 
     /// Records the backlog gauges every `gaugeInterval`; an endpoint whose backlog is gone is recorded as 0 once.

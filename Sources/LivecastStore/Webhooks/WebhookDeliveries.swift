@@ -64,6 +64,10 @@ package struct WebhookDeliveries: Sendable {
     /// The most deliveries a batch carries.
     package static let maximumBatch = 100
 
+    /// The PostgreSQL notification channel new deliveries are announced on when their transaction commits (the
+    /// trigger of `sql/0038`); the webhook workers `LISTEN` on it.
+    package static let notificationChannel = "livecast_webhooks"
+
     /// The deliverer whose name claims carry.
     package let claimer: UUID
     /// How long a claim holds without a heartbeat.
