@@ -110,7 +110,7 @@ package struct DispatcherService: Service {
 
     /// Holds a connection listening for new work, and takes another if it is lost.
     private func listen(_ lanes: (quick: WakeSignal, any: WakeSignal)) async {
-        await LivecastService.listen(
+        await listenForNotifications(
             on: OutboxNotification.channel,
             database: self.database,
             retryAfter: self.pollInterval,

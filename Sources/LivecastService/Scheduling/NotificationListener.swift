@@ -5,7 +5,7 @@ import PostgresNIO
 /// When the `LISTEN` connection is lost (PostgreSQL restarted, say), it logs it, waits `retryAfter`, and listens again;
 /// the workers it wakes poll meanwhile.
 /// - Parameter what: What the channel announces, for the log (`outbox`, `webhook`).
-func listen(
+func listenForNotifications(
     on channel: String,
     database: PostgresClient,
     retryAfter: Duration,

@@ -4,7 +4,6 @@ package import Logging
 import NIOPosix
 package import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
 /// Webhook delivery as a service: a bounded number of workers, each looping over ``WebhookDeliverer/deliverOnce()``:
 /// one endpoint at a time under its own timeout, so a slow or failing endpoint holds one worker and never another
@@ -100,7 +99,7 @@ package struct WebhookService: Service {
 
     /// Wakes a worker at each notification of new deliveries; while the `LISTEN` connection is lost, the workers poll.
     private func listen(_ wake: WakeSignal) async {
-        await LivecastService.listen(
+        await listenForNotifications(
             on: WebhookDeliveries.notificationChannel,
             database: self.database,
             retryAfter: self.pollInterval,
