@@ -3,7 +3,10 @@
 the server and the CLI keep the policy, so every statement lives in one module. Fails, naming file:line, on a
 `SELECT`, `INSERT INTO`, `DELETE FROM` or `UPDATE <table> [alias] SET` in Sources/LivecastService,
 Sources/LivecastServer or Sources/livecast, in code or in a string literal, across lines too, and on a `.query(`
-called with a string literal. Comments do not count. Run from the repository's root; exits 1 when it finds any."""
+called with a string literal. In Sources/LivecastStore, outside States/, it also fails on a state, status or event
+spelled as an SQL literal (`a.state = 'ended'`, `u.event <> 'start'`, `status IN ('sent', ...)`): the store binds
+or interpolates the typed value (`ActivityState.ended.sql`), so a renamed state cannot leave a query behind. Comments
+do not count. Run from the repository's root; exits 1 when it finds any."""
 import glob
 import re
 import sys
@@ -49,6 +52,23 @@ def without_comments(text):
     return "\n".join(kept)
 
 
+# A state-like column compared with a literal, or a literal list: the columns StoredState types map.
+SPELLED_STATE = re.compile(r"\b(?:\w+\.)?(?:state|status|event|replay_outcome)\s*(?:=|<>|!=|IN\s*\()\s*'\w+'", re.IGNORECASE)
+
+
+def spelled_states():
+    """(path, line) of each state spelled as an SQL literal in the store outside States/."""
+    found = []
+    for path in sorted(glob.glob("Sources/LivecastStore/**/*.swift", recursive=True)):
+        if "/States/" in path:
+            continue
+        with open(path) as source:
+            text = without_comments(source.read())
+        for match in SPELLED_STATE.finditer(text):
+            found.append((path, text.count("\n", 0, match.start()) + 1))
+    return found
+
+
 findings = []
 for path in sorted(path for root in ROOTS for path in glob.glob(f"{root}/**/*.swift", recursive=True)):
     with open(path) as source:
@@ -59,5 +79,8 @@ for path in sorted(path for root in ROOTS for path in glob.glob(f"{root}/**/*.sw
             findings.append((path, line, name))
 for path, line, name in sorted(findings):
     print(f"scripts/check-layers.py: {path}:{line}: {name}: SQL belongs in LivecastStore, behind a named query", file=sys.stderr)
-print(f"layers: {len(findings)} SQL statements in {', '.join(ROOTS)}")
-sys.exit(1 if findings else 0)
+spelled = spelled_states()
+for path, line in spelled:
+    print(f"scripts/check-layers.py: {path}:{line}: a state spelled in SQL: interpolate its StoredState's .sql", file=sys.stderr)
+print(f"layers: {len(findings)} SQL statements in {', '.join(ROOTS)}; {len(spelled)} states spelled in the store's SQL")
+sys.exit(1 if findings or spelled else 0)

@@ -38,7 +38,7 @@ import Testing
         }
         let apnsID = try #require(PushID(updateID: updateID, targetKind: .activity, targetID: activityID)).uuidString
         try await TestPostgres.withClient(database) { client in
-            try await client.query(
+            _ = try await client.query(
                 """
                 INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
                 VALUES (\(updateID), 'device', \(token), 400, 'BadDeviceToken', \(apnsID))

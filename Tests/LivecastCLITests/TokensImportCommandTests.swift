@@ -12,7 +12,7 @@ import Testing
     @Test func aFileIsImportedRowByRowAndARefusedRowFailsTheCommand() async throws {
         let (database, url) = try await CLIDatabase.migrated(named: "cli_tokens_import")
         try await TestPostgres.withClient(database) { client in
-            try await client.query(CLIDatabase.insertGameApp)
+            _ = try await client.query(CLIDatabase.insertGameApp)
         }
         let directory = try TemporaryDirectory()
         let tokens = directory.path("tokens.ndjson")

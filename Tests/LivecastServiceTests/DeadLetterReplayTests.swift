@@ -42,7 +42,7 @@ import Testing
                 client: fixture.store.client,
                 logger: fixture.store.logger
             )
-            #expect(listed.map(\.replayOutcome) == Array(repeating: "requeued", count: followers.count))
+            #expect(listed.map(\.replayOutcome) == Array(repeating: .requeued, count: followers.count))
             #expect(Set(listed.compactMap(\.target)) == Set(followers.map(\.deviceID)), "activities are named by their ActivityKit id")
         }
     }

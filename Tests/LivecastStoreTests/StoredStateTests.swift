@@ -1,3 +1,4 @@
+import LivecastCore
 import LivecastStore
 import LivecastTesting
 import PostgresNIO
@@ -14,6 +15,9 @@ import Testing
             ("updates", "status", Set(OutboxStatus.allCases.map(\.rawValue))),
             ("scheduled_updates", "status", Set(ScheduledStatus.allCases.map(\.rawValue))),
             ("webhook_deliveries", "state", Set(WebhookDeliveryState.allCases.map(\.rawValue))),
+            ("updates", "event", Set(LiveActivityEvent.allCases.map(\.rawValue))),
+            ("owed_pushes", "target_kind", Set(OwedTarget.Kind.allCases.map(\.rawValue))),
+            ("dead_letters", "replay_outcome", Set(DeadLetterReplay.Outcome.allCases.map(\.rawValue))),
         ]
         try await StoreFixture.with("stored_states") { fixture in
             for (table, column, cases) in columns {
@@ -29,6 +33,17 @@ import Testing
                 let rows = try await fixture.client.query("SELECT \(state)::text")
                 for try await decoded in rows.decode(ChannelState.self) { #expect(decoded == state) }
             }
+            // The ones the API also encodes as JSON are bound as text too, not as PostgreSQL's jsonb.
+            for event in LiveActivityEvent.allCases {
+                let rows = try await fixture.client.query("SELECT \(event)::text, pg_typeof(\(event))::text")
+                for try await (decoded, type) in rows.decode((LiveActivityEvent, String).self) { #expect(decoded == event && type == "text") }
+            }
+            for status in OutboxStatus.allCases {
+                let rows = try await fixture.client.query("SELECT \(status)::text, pg_typeof(\(status))::text")
+                for try await (decoded, type) in rows.decode((OutboxStatus, String).self) { #expect(decoded == status && type == "text") }
+            }
+            let outcome = try await fixture.client.query("SELECT pg_typeof(\(DeadLetterReplay.Outcome.targetGone))::text")
+            for try await type in outcome.decode(String.self) { #expect(type == "text") }
             let unknown = try await fixture.client.query("SELECT 'paused'::text")
             await #expect(throws: (any Error).self) {
                 for try await _ in unknown.decode(FeedState.self) {}

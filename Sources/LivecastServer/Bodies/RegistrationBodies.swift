@@ -73,13 +73,27 @@ enum RegistrationAnswer {
     )
 
     /// The response for a registration that did `result`.
-    static func response(_ result: some RawRepresentable<String>) -> Response {
+    static func response(_ result: some RegistrationResult) -> Response {
         let body = Self.bodies[result.rawValue] ?? Self.body(result.rawValue)
-        return .json(text: body.readableBytesView, status: result.rawValue == "created" ? .created : .ok)
+        return .json(text: body.readableBytesView, status: result.isCreated ? .created : .ok)
     }
 
     /// `{"result":"…"}`: the results are identifiers, with nothing to escape.
     private static func body(_ result: String) -> ByteBuffer {
         ByteBuffer(string: #"{"result":"\#(result)"}"#)
     }
+}
+
+/// What a push-to-start or activity registration did, as its answer names it.
+protocol RegistrationResult: RawRepresentable<String> {
+    /// Whether it made a new registration (`201`) rather than changing or refreshing one (`200`).
+    var isCreated: Bool { get }
+}
+
+extension PushToStartTokens.Result: RegistrationResult {
+    var isCreated: Bool { self == .created }
+}
+
+extension Activities.Result: RegistrationResult {
+    var isCreated: Bool { self == .created }
 }

@@ -242,12 +242,12 @@ package struct Activities: DatabaseBacked {
             logger: self.logger
         )
         let unfollowable = StoreError(.notFound, "no feed \(feedKey) that an activity of this type can follow", field: "feed")
-        for try await (id, attributesType, state) in rows.decode((Int64, String, String).self) {
+        for try await (id, attributesType, state) in rows.decode((Int64, String, FeedState).self) {
             guard attributesType == registration.attributesType else {
                 if hidingWhy { throw unfollowable }
                 throw StoreError(.conflict, "the feed's attributes type is \(attributesType)", field: "attributesType")
             }
-            guard state != FeedState.ended.rawValue else {
+            guard state != .ended else {
                 if hidingWhy { throw unfollowable }
                 throw StoreError(.conflict, "the feed has ended", field: "feed")
             }

@@ -63,10 +63,9 @@ package struct Feeds: DatabaseBacked {
         /// A feed's latest update, in short.
         package struct LastUpdate: Sendable, Hashable, Encodable {
             package var updateID: Int64
-            /// `start`, `update` or `end`.
-            package var event: String
-            /// Its outbox status: `pending`, `dispatching`, `sent`, `superseded` or `failed`.
-            package var status: String
+            package var event: LiveActivityEvent
+            /// Its status in the outbox.
+            package var status: OutboxStatus
             package var timestamp: Int64
             /// When it was accepted (UNIX seconds).
             package var acceptedAt: Int64
@@ -234,8 +233,8 @@ package struct Feeds: DatabaseBacked {
             if let updateID = try cells[11].decode(Int64?.self) {
                 lastUpdate = Feed.LastUpdate(
                     updateID: updateID,
-                    event: try cells[12].decode(String.self),
-                    status: try cells[13].decode(String.self),
+                    event: try cells[12].decode(LiveActivityEvent.self),
+                    status: try cells[13].decode(OutboxStatus.self),
                     timestamp: try cells[14].decode(Int64.self),
                     acceptedAt: try cells[15].decode(Int64.self)
                 )

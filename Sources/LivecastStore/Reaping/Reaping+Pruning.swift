@@ -34,7 +34,7 @@ extension Reaping {
         try await self.prune("scheduled_updates", run) { limit, locking in
             """
             SELECT s.id FROM scheduled_updates s
-            WHERE s.app_id = \(appID) AND s.status <> 'scheduled' AND s.done_at < to_timestamp(\(cutoff))
+            WHERE s.app_id = \(appID) AND s.status <> \(unescaped: ScheduledStatus.scheduled.sql) AND s.done_at < to_timestamp(\(cutoff))
             ORDER BY s.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF s SKIP LOCKED" : "")
             """
         }

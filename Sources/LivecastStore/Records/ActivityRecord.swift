@@ -7,9 +7,26 @@ package import PostgresNIO
 /// current token or channel, and a timeline of everything that happened to it, oldest first. It is encoded as the
 /// API shows it (`GET /v1/apps/{bundleId}/activities/{activityId}`).
 package struct ActivityRecord: Sendable, Hashable, Encodable {
-    /// The activity as it stands now.
+    /// The activity as it stands now: its stored state, or `stale` for an active one past its stale date.
     package enum State: String, Sendable, Hashable, Encodable {
         case starting, active, stale, ended, dismissed
+
+        init(_ stored: ActivityState) {
+            switch stored {
+            case .starting: self = .starting
+            case .active: self = .active
+            case .ended: self = .ended
+            case .dismissed: self = .dismissed
+            }
+        }
+    }
+
+    /// How its updates reach it.
+    package enum Kind: String, Sendable, Hashable, Encodable {
+        /// By its own push token.
+        case token
+        /// By its feed's broadcast channel.
+        case channel
     }
 
     /// One moment of the timeline.
@@ -50,8 +67,7 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
     package var attributesType: String
     /// The feed it follows, if any.
     package var feedKey: String?
-    /// `token` or `channel`.
-    package var kind: String
+    package var kind: Kind
     package var state: State
     /// The live update token, for a token-based activity.
     package var token: String?
@@ -143,8 +159,8 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
                 activityID: activityID,
                 attributesType: try cells[1].decode(String.self),
                 feedKey: try cells[3].decode(String?.self),
-                kind: channelRowID == nil ? "token" : "channel",
-                state: State(rawValue: try cells[9].decode(String.self)) ?? .active,
+                kind: channelRowID == nil ? .token : .channel,
+                state: State(try cells[9].decode(ActivityState.self)),
                 token: nil,
                 channelID: try cells[5].decode(String?.self),
                 deviceID: try cells[6].decode(String?.self),
@@ -223,7 +239,7 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
                 SELECT u.id FROM updates u, activities a
                 WHERE a.id = \(row.rowID) AND u.status <> \(unescaped: OutboxStatus.superseded.sql)
                   AND (u.activity_id = a.id
-                       OR (u.feed_id = a.feed_id AND u.event <> 'start'
+                       OR (u.feed_id = a.feed_id AND u.event <> \(unescaped: LiveActivityEvent.start.sql)
                            AND coalesce(u.completed_at, now()) >= a.started_at AND u.created_at <= coalesce(a.ended_at, now())))
                 ORDER BY u.id DESC LIMIT \(Self.maximumPushes)
             ) latest ORDER BY id

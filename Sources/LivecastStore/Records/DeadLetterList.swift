@@ -1,3 +1,4 @@
+package import LivecastCore
 import Logging
 package import PostgresNIO
 
@@ -6,8 +7,7 @@ package import PostgresNIO
 package struct DeadLetterEntry: Sendable, Hashable, Encodable {
     package var id: Int64
     package var updateID: Int64
-    /// `start`, `update` or `end`.
-    package var event: String
+    package var event: LiveActivityEvent
     /// `activity`, `push_to_start`, `channel`, or `feed` for a fan-out given up as a whole.
     package var targetKind: String
     /// The activity's id, the device token, the channel id or the feed key, when the target is still known.
@@ -17,8 +17,8 @@ package struct DeadLetterEntry: Sendable, Hashable, Encodable {
     /// The last try (UNIX seconds).
     package var lastTryAt: Int64
     package var replayedAt: Int64?
-    /// `requeued`, `superseded` or `targetGone`, once replayed.
-    package var replayOutcome: String?
+    /// What its replay did, once replayed.
+    package var replayOutcome: DeadLetterReplay.Outcome?
 
     /// The API's names.
     private enum CodingKeys: String, CodingKey {
@@ -66,14 +66,14 @@ package struct DeadLetterEntry: Sendable, Hashable, Encodable {
                 DeadLetterEntry(
                     id: try cells[0].decode(Int64.self),
                     updateID: try cells[1].decode(Int64.self),
-                    event: try cells[2].decode(String.self),
+                    event: try cells[2].decode(LiveActivityEvent.self),
                     targetKind: try cells[3].decode(String.self),
                     target: try cells[4].decode(String?.self),
                     reason: try cells[5].decode(String.self),
                     attempts: try cells[6].decode(Int.self),
                     lastTryAt: try cells[7].decode(Int64.self),
                     replayedAt: try cells[8].decode(Int64?.self),
-                    replayOutcome: try cells[9].decode(String?.self)
+                    replayOutcome: try cells[9].decode(DeadLetterReplay.Outcome?.self)
                 )
             )
         }

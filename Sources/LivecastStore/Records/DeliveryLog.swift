@@ -214,8 +214,8 @@ package struct DeliveryLog: DatabaseBacked {
             """,
             logger: self.logger
         )
-        var update: (event: String, activityRowID: Int64?, activityKey: String?, feedID: Int64?, channelRowID: Int64?, channelID: String?)?
-        for try await row in rows.decode((String, Int64?, String?, Int64?, Int64?, String?).self) { update = row }
+        var update: (event: LiveActivityEvent, activityRowID: Int64?, activityKey: String?, feedID: Int64?, channelRowID: Int64?, channelID: String?)?
+        for try await row in rows.decode((LiveActivityEvent, Int64?, String?, Int64?, Int64?, String?).self) { update = row }
         guard let update else { return Page(records: []) }
         let derivation = PushDerivation(appID: appID, logger: self.logger)
         if let activityRowID = update.activityRowID {
@@ -230,11 +230,11 @@ package struct DeliveryLog: DatabaseBacked {
         }
         guard let feedID = update.feedID else { return Page(records: []) }
         var candidates: [PushDerivation.Candidate] = []
-        if query.after == nil, update.event != "start" {
+        if query.after == nil, update.event != .start {
             candidates += try await self.broadcast(of: updateID, feedID: feedID, on: connection)
         }
         let targets =
-            update.event == "start"
+            update.event == .start
             ? try await connection.query(
                 """
                 SELECT p.id, p.token, s.device_id FROM feed_starts s
@@ -262,7 +262,7 @@ package struct DeliveryLog: DatabaseBacked {
         var followers: [PushDerivation.Candidate] = []
         for try await (targetID, token, name) in targets.decode((Int64, String, String).self) {
             followers.append(
-                update.event == "start"
+                update.event == .start
                     ? .init(updateID: updateID, targetKind: .pushToStart, targetID: targetID, target: token, deviceID: name)
                     : .init(updateID: updateID, targetKind: .activity, targetID: targetID, target: "", activityID: name)
             )
@@ -320,7 +320,7 @@ package struct DeliveryLog: DatabaseBacked {
                 PushRecord(
                     apnsID: apnsID,
                     updateID: try cells[1].decode(Int64.self),
-                    event: try cells[8].decode(String.self),
+                    event: try cells[8].decode(LiveActivityEvent.self),
                     timestamp: try cells[9].decode(Int64.self),
                     staleDate: try cells[10].decode(Int64?.self),
                     targetKind: isChannel ? .channel : PushID(apnsID)?.targetKind ?? .activity,

@@ -65,7 +65,7 @@ struct PushDerivation {
             let cells = row.makeRandomAccess()
             let candidate = candidates[Int(try cells[0].decode(Int64.self)) - 1]
             let update = UpdateProgress(
-                status: try cells[4].decode(String.self),
+                status: try cells[4].decode(OutboxStatus.self),
                 cursor: try cells[5].decode(Int64.self),
                 isFanOut: try cells[6].decode(Bool.self),
                 at: try cells[7].decode(Int64.self)
@@ -91,7 +91,7 @@ struct PushDerivation {
             var record = PushRecord(
                 apnsID: PushID(updateID: candidate.updateID, targetKind: candidate.targetKind, targetID: candidate.targetID)?.uuidString ?? "",
                 updateID: candidate.updateID,
-                event: try cells[1].decode(String.self),
+                event: try cells[1].decode(LiveActivityEvent.self),
                 timestamp: try cells[2].decode(Int64.self),
                 staleDate: try cells[3].decode(Int64?.self),
                 targetKind: candidate.targetKind,
@@ -109,7 +109,7 @@ struct PushDerivation {
 
     /// What the outbox row says of the update as a whole.
     private struct UpdateProgress {
-        var status: String
+        var status: OutboxStatus
         /// The last follower (or push-to-start token) a fan-out handled; of a split fan-out, the target's slice's.
         var cursor: Int64
         var isFanOut: Bool
@@ -158,11 +158,11 @@ struct PushDerivation {
         } else {
             // A fan-out's followers past its checkpoint are done; a channel's broadcast is always recorded above.
             let walked = update.isFanOut && candidate.targetKind != .channel && candidate.targetID <= update.cursor
-            switch OutboxStatus(rawValue: update.status) {
+            switch update.status {
             case .sent: record.outcome = .delivered
             case .superseded: record.outcome = .superseded
             case .failed: record.outcome = walked ? .delivered : .failed
-            case .pending, .dispatching, nil: record.outcome = walked ? .delivered : .pending
+            case .pending, .dispatching: record.outcome = walked ? .delivered : .pending
             }
             if record.outcome == .delivered { record.status = 200 }
         }

@@ -26,8 +26,7 @@ package struct PushRecord: Sendable, Hashable, Encodable {
     /// The push's `apns-id` (a broadcast's `apns-request-id`).
     package var apnsID: String
     package var updateID: Int64
-    /// `start`, `update` or `end`.
-    package var event: String
+    package var event: LiveActivityEvent
     /// The `timestamp` the push carried (UNIX seconds).
     package var timestamp: Int64
     /// The push's `stale-date` (UNIX seconds), when it had one.

@@ -1,7 +1,7 @@
 import PostgresNIO
 
 /// Where an update stands in the outbox: `updates.status`.
-package enum OutboxStatus: String, Sendable, CaseIterable, StoredState {
+package enum OutboxStatus: String, Sendable, CaseIterable, Encodable, StoredState {
     /// Accepted and waiting to be claimed (or put back, to retry later).
     case pending
     /// Claimed by a dispatcher under a lease.

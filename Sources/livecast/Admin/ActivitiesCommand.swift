@@ -38,7 +38,7 @@ struct ActivitiesCommand: AsyncParsableCommand {
             var lines = [
                 "activity \(record.activityID): \(record.state.rawValue), \(record.kind)-based, \(record.attributesType)"
                     + (record.feedKey.map { ", feed \($0)" } ?? ""),
-                record.kind == "channel" ? "channel: \(record.channelID ?? "-")" : "token: \(record.token ?? "none live")",
+                record.kind == .channel ? "channel: \(record.channelID ?? "-")" : "token: \(record.token ?? "none live")",
             ]
             if let deviceID = record.deviceID { lines.append("device: \(deviceID)") }
             for event in record.timeline {

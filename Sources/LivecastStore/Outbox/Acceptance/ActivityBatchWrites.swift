@@ -76,7 +76,7 @@ struct ActivityBatchWrites: AcceptanceWrites {
     private struct InsertedRow: Encodable {
         var appId: Int64
         var activityId: Int64?
-        var event: String
+        var event: LiveActivityEvent
         var timestamp: Int
         var contentState: String?
         var staleDate: Int?
@@ -111,7 +111,7 @@ struct ActivityBatchWrites: AcceptanceWrites {
         init(_ row: OutboxRow) {
             self.appId = row.appID
             self.activityId = row.activityID
-            self.event = row.content.event.rawValue
+            self.event = row.content.event
             self.timestamp = row.content.timestamp
             self.contentState = row.content.contentState?.text
             self.staleDate = row.content.staleDate

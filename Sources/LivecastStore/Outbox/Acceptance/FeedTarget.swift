@@ -70,7 +70,7 @@ struct FeedTarget: ContentTarget {
         try await OutboxStatements.supersede(
             """
             UPDATE updates SET status = \(unescaped: OutboxStatus.superseded.sql), completed_at = now()
-            WHERE feed_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND cursor_id = 0 AND NOT channel_done AND event <> 'start'
+            WHERE feed_id = \(self.id) AND status = \(unescaped: OutboxStatus.pending.sql) AND cursor_id = 0 AND NOT channel_done AND event <> \(unescaped: LiveActivityEvent.start.sql)
             RETURNING timestamp
             """,
             on: connection,

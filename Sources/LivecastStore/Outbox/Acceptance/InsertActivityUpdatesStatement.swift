@@ -1,3 +1,4 @@
+import LivecastCore
 import PostgresNIO
 
 /// Writes an ``ActivityUpdateBatch``'s outbox rows and their activities' new state in one statement (the outbox's
@@ -26,10 +27,10 @@ struct InsertActivityUpdatesStatement: PostgresPreparedStatement {
             SELECT supersede_retried_updates(array_agg(activity_id), array_agg(timestamp)) FROM r
         ), recorded AS (
             UPDATE activities a SET last_timestamp = r.timestamp,
-                stale_date = CASE WHEN r.event = 'end' THEN a.stale_date ELSE coalesce(r.stale_date, a.stale_date) END,
-                state = CASE WHEN r.event = 'end' THEN \(ActivityState.ended.sql) ELSE a.state END,
-                ended_at = CASE WHEN r.event = 'end' THEN now() ELSE a.ended_at END,
-                dismissal_date = CASE WHEN r.event = 'end' THEN r.dismissal_date ELSE a.dismissal_date END
+                stale_date = CASE WHEN r.event = \(LiveActivityEvent.end.sql) THEN a.stale_date ELSE coalesce(r.stale_date, a.stale_date) END,
+                state = CASE WHEN r.event = \(LiveActivityEvent.end.sql) THEN \(ActivityState.ended.sql) ELSE a.state END,
+                ended_at = CASE WHEN r.event = \(LiveActivityEvent.end.sql) THEN now() ELSE a.ended_at END,
+                dismissal_date = CASE WHEN r.event = \(LiveActivityEvent.end.sql) THEN r.dismissal_date ELSE a.dismissal_date END
             FROM r
             WHERE a.id = r.activity_id
         )

@@ -1,3 +1,4 @@
+package import LivecastCore
 import Logging
 package import PostgresNIO
 
@@ -5,8 +6,7 @@ package import PostgresNIO
 /// shows it (`GET /v1/apps/{bundleId}/updates/{updateId}`).
 package struct UpdateStatus: Sendable, Hashable, Encodable {
     package var updateID: Int64
-    /// `start`, `update` or `end`.
-    package var event: String
+    package var event: LiveActivityEvent
     /// The timestamp it goes out with (UNIX seconds).
     package var timestamp: Int64
     package var priority: Int
@@ -115,7 +115,7 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
             logger: logger
         )
         var statuses: [UpdateStatus] = []
-        for try await row in rows.decode((Int64, String, Int64, Int, OutboxStatus, Int64, Int64, Int, Int).self) {
+        for try await row in rows.decode((Int64, LiveActivityEvent, Int64, Int, OutboxStatus, Int64, Int64, Int, Int).self) {
             statuses.append(
                 UpdateStatus(
                     updateID: row.0,

@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 import PostgresNIO
 
 /// Claims each app's due owed pushes, oldest first, at most a batch per app, under a dispatcher's lease, with what
@@ -18,7 +19,7 @@ struct ClaimOwedPushesStatement: PostgresPreparedStatement {
                   AND NOT EXISTS (
                       SELECT 1 FROM owed_pushes older
                       WHERE older.target_kind = o.target_kind AND older.target_id = o.target_id AND older.update_id < o.update_id
-                        AND (older.target_kind = 'push_to_start' OR (older.claimed_by IS NOT NULL AND older.not_before > now())))
+                        AND (older.target_kind = \(OwedTarget.Kind.pushToStart.sql) OR (older.claimed_by IS NOT NULL AND older.not_before > now())))
                 ORDER BY o.not_before, o.id LIMIT $1 FOR UPDATE SKIP LOCKED
             ) n
             WHERE a.sending_held_at IS NULL
@@ -27,19 +28,19 @@ struct ClaimOwedPushesStatement: PostgresPreparedStatement {
         FROM next, updates u
         WHERE o.id = next.id AND u.id = o.update_id
         RETURNING o.id, o.app_id, o.update_id, o.target_kind, o.target_id, o.attempts, o.last_reason, o.deadline <= now(), u.event,
-            CASE WHEN o.target_kind = 'channel' OR o.channel_payload THEN coalesce(u.channel_payload, u.payload) ELSE u.payload END,
+            CASE WHEN o.target_kind = \(OwedTarget.Kind.channel.sql) OR o.channel_payload THEN coalesce(u.channel_payload, u.payload) ELSE u.payload END,
             u.priority::int, u.feed_id,
-            o.target_kind <> 'push_to_start' AND (
+            o.target_kind <> \(OwedTarget.Kind.pushToStart.sql) AND (
                 EXISTS (SELECT 1 FROM owed_pushes newer
                         WHERE newer.target_kind = o.target_kind AND newer.target_id = o.target_id AND newer.update_id > o.update_id)
                 OR EXISTS (SELECT 1 FROM updates later WHERE later.feed_id = u.feed_id AND later.id > u.id
-                             AND later.event <> 'start' AND later.status <> \(OutboxStatus.superseded.sql))
+                             AND later.event <> \(LiveActivityEvent.start.sql) AND later.status <> \(OutboxStatus.superseded.sql))
                 OR EXISTS (SELECT 1 FROM updates later WHERE later.activity_id = u.activity_id AND later.id > u.id
                              AND later.status <> \(OutboxStatus.superseded.sql)))
         """
 
     /// `OwedClaim`'s fields, in its order; the payload as text.
-    typealias Row = (Int64, Int64, Int64, String, Int64, Int, String, Bool, String, String, Int, Int64?, Bool)
+    typealias Row = (Int64, Int64, Int64, OwedTarget.Kind, Int64, Int, String, Bool, LiveActivityEvent, String, Int, Int64?, Bool)
 
     /// The most owed pushes claimed for each app.
     var batchSize: Int

@@ -1,3 +1,4 @@
+import LivecastCore
 package import Logging
 package import PostgresNIO
 
@@ -7,8 +8,8 @@ package import PostgresNIO
 /// accepted for it since, which the device would show instead. A dead letter is replayed once; what came of it is
 /// kept with it.
 package struct DeadLetterReplay: Sendable {
-    /// What a replay did.
-    package enum Outcome: String, Sendable, Hashable {
+    /// What a replay did (`dead_letters.replay_outcome`).
+    package enum Outcome: String, Sendable, Hashable, CaseIterable, Encodable, StoredState {
         /// Owed again: the dispatcher sends it.
         case requeued
         /// Not sent: a newer update has been accepted for its target.
@@ -48,16 +49,16 @@ package struct DeadLetterReplay: Sendable {
                 """,
                 logger: self.logger
             )
-            var letter: (updateID: Int64, kind: String, targetID: Int64, replayed: String?)?
-            for try await row in rows.decode((Int64, String, Int64, String?).self) { letter = row }
+            var letter: (updateID: Int64, kind: String, targetID: Int64, replayed: Outcome?)?
+            for try await row in rows.decode((Int64, String, Int64, Outcome?).self) { letter = row }
             guard let letter else { return nil }
-            if let replayed = letter.replayed { return .failure(.alreadyReplayed(Outcome(rawValue: replayed) ?? .requeued)) }
+            if let replayed = letter.replayed { return .failure(.alreadyReplayed(replayed)) }
             let outcome = try await self.outcome(of: letter.updateID, kind: letter.kind, targetID: letter.targetID, on: connection)
             if outcome == .requeued {
                 try await self.requeue(letter.updateID, kind: letter.kind, targetID: letter.targetID, on: connection)
             }
             try await connection.query(
-                "UPDATE dead_letters SET replayed_at = now(), replay_outcome = \(outcome.rawValue) WHERE id = \(id)",
+                "UPDATE dead_letters SET replayed_at = now(), replay_outcome = \(outcome) WHERE id = \(id)",
                 logger: self.logger
             )
             return .success(outcome)
@@ -67,7 +68,7 @@ package struct DeadLetterReplay: Sendable {
 
     /// Whether the target is still there and no newer update has been accepted for it.
     private func outcome(of updateID: Int64, kind: String, targetID: Int64, on connection: PostgresConnection) async throws -> Outcome {
-        let newer = "u2.id > u.id AND u2.status <> \(OutboxStatus.superseded.sql) AND u2.event <> 'start'"
+        let newer = "u2.id > u.id AND u2.status <> \(OutboxStatus.superseded.sql) AND u2.event <> \(LiveActivityEvent.start.sql)"
         let rows = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """

@@ -13,16 +13,20 @@ extension FanOutClaim {
         """
     }
 
+    /// The columns' types, in ``columns(cursor:channelDone:attempts:deadline:)``'s order.
+    private typealias Row = (
+        Int64, Int64, Int64, LiveActivityEvent, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int, Bool,
+        Int64?, Int64?
+    )
+
     /// The claim in the first row of a claim statement (``columns(cursor:channelDone:attempts:deadline:)``), if any.
     static func first(of rows: StatementRows) async throws -> FanOutClaim? {
-        for try await row in rows.decode(
-            (Int64, Int64, Int64, String, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int, Bool, Int64?, Int64?).self
-        ) {
+        for try await row in rows.decode(Row.self) {
             return FanOutClaim(
                 updateID: row.0,
                 appID: row.1,
                 feedID: row.2,
-                event: LiveActivityEvent(rawValue: row.3) ?? .update,
+                event: row.3,
                 timestamp: row.4,
                 dismissalDate: row.5,
                 payload: Array(row.6.utf8),

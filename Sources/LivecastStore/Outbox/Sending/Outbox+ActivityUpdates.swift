@@ -23,13 +23,13 @@ extension Outbox {
             logger: self.logger
         )
         var claims: [ActivityClaim] = []
-        for try await row in rows.decode((Int64, Int64, Int64, String, String, Int, Int, Double).self) {
+        for try await row in rows.decode((Int64, Int64, Int64, LiveActivityEvent, String, Int, Int, Double).self) {
             claims.append(
                 ActivityClaim(
                     updateID: row.0,
                     appID: row.1,
                     activityID: row.2,
-                    event: LiveActivityEvent(rawValue: row.3) ?? .update,
+                    event: row.3,
                     payload: Array(row.4.utf8),
                     priority: row.5,
                     attempts: row.6,

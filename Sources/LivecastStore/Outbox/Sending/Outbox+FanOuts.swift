@@ -16,7 +16,7 @@ extension Outbox {
                   AND NOT EXISTS (
                       SELECT 1 FROM updates e
                       WHERE e.feed_id = u.feed_id AND e.id < u.id AND e.status IN \(unescaped: OutboxStatus.unfinishedSQL)
-                        AND (NOT e.sliced OR u.event = 'start'))
+                        AND (NOT e.sliced OR u.event = \(unescaped: LiveActivityEvent.start.sql)))
                   AND (SELECT count(*) FROM updates d
                        WHERE d.app_id = u.app_id AND d.feed_id IS NOT NULL AND d.status = \(unescaped: OutboxStatus.dispatching.sql)
                          AND NOT d.sliced AND d.not_before > now())

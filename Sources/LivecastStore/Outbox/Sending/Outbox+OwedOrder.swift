@@ -35,7 +35,7 @@ extension Outbox {
             WITH older AS (
                 SELECT o.id, o.target_id, o.update_id, o.claimed_by IS NOT NULL AND o.not_before > now() AS in_flight
                 FROM owed_pushes o
-                WHERE o.target_kind = \(kind.rawValue) AND o.target_id > \(cursor) AND o.target_id <= \(upper)
+                WHERE o.target_kind = \(kind) AND o.target_id > \(cursor) AND o.target_id <= \(upper)
                   AND o.update_id IN (SELECT id FROM updates WHERE feed_id = \(feedID) AND id <= \(updateID))
                 FOR UPDATE OF o
             ), cleared AS (
@@ -56,7 +56,7 @@ extension Outbox {
         let rows = try await connection.query(
             """
             SELECT target_id, max(update_id) FROM owed_pushes
-            WHERE app_id = \(appID) AND target_kind = 'push_to_start' AND update_id < \(updateID)
+            WHERE app_id = \(appID) AND target_kind = \(unescaped: OwedTarget.Kind.pushToStart.sql) AND update_id < \(updateID)
             GROUP BY target_id
             """,
             logger: self.logger

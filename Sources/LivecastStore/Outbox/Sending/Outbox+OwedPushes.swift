@@ -17,7 +17,7 @@ extension Outbox {
                         \(delays)::float8[])
                 AS t(kind, id, channel_payload, status, reason, delay)
             JOIN updates u ON u.id = \(updateID)
-            LEFT JOIN activities a ON t.kind = 'activity' AND a.id = t.id
+            LEFT JOIN activities a ON t.kind = \(unescaped: OwedTarget.Kind.activity.sql) AND a.id = t.id
             ON CONFLICT (update_id, target_kind, target_id) DO UPDATE SET attempts = o.attempts + 1, last_status = excluded.last_status,
                 last_reason = excluded.last_reason, not_before = excluded.not_before, claimed_by = NULL
             """,
@@ -34,12 +34,12 @@ extension Outbox {
                 id: row.0,
                 appID: row.1,
                 updateID: row.2,
-                kind: OwedTarget.Kind(rawValue: row.3) ?? .activity,
+                kind: row.3,
                 targetID: row.4,
                 attempts: row.5,
                 lastReason: row.6,
                 pastDeadline: row.7,
-                event: LiveActivityEvent(rawValue: row.8) ?? .update,
+                event: row.8,
                 payload: Array(row.9.utf8),
                 priority: row.10,
                 feedID: row.11,
@@ -98,7 +98,7 @@ extension Outbox {
             """
             DELETE FROM owed_pushes o USING unnest(\(sent.map(\.kind.rawValue))::text[], \(sent.map(\.targetID))::bigint[],
                                                    \(sent.map(\.updateID))::bigint[]) AS d(kind, target_id, update_id)
-            WHERE o.target_kind = d.kind AND o.target_id = d.target_id AND o.update_id < d.update_id AND d.kind <> 'push_to_start'
+            WHERE o.target_kind = d.kind AND o.target_id = d.target_id AND o.update_id < d.update_id AND d.kind <> \(unescaped: OwedTarget.Kind.pushToStart.sql)
             """,
             logger: self.logger
         )

@@ -1,8 +1,10 @@
+import PostgresNIO
+
 /// A push APNs asked to retry later (429, 5xx, or a connection lost before its answer), owed to one target of an
 /// update.
 package struct OwedTarget: Sendable {
-    /// What the target is.
-    package enum Kind: String, Sendable {
+    /// What the target is (`owed_pushes.target_kind`).
+    package enum Kind: String, Sendable, CaseIterable, StoredState {
         /// An activity: the push goes to its live update token when it is sent.
         case activity
         /// A push-to-start token.

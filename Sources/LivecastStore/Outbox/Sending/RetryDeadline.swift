@@ -18,7 +18,7 @@ package struct RetryDeadline: Sendable {
     ///   retry period.
     func activitySQL(event: String, startedAt: String, since: String) -> String {
         """
-        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.period.wholeSeconds) seconds', \(startedAt) + interval '12 hours')
+        CASE WHEN \(event) = \(LiveActivityEvent.end.sql) THEN greatest(\(since) + interval '\(self.period.wholeSeconds) seconds', \(startedAt) + interval '12 hours')
              ELSE least(\(since) + interval '\(self.period.wholeSeconds) seconds', \(startedAt) + interval '8 hours') END
         """
     }
@@ -27,7 +27,7 @@ package struct RetryDeadline: Sendable {
     /// end is kept for 12 hours, the longest its activities can show.
     func sql(event: String, since: String) -> String {
         """
-        CASE WHEN \(event) = 'end' THEN greatest(\(since) + interval '\(self.period.wholeSeconds) seconds', \(since) + interval '12 hours')
+        CASE WHEN \(event) = \(LiveActivityEvent.end.sql) THEN greatest(\(since) + interval '\(self.period.wholeSeconds) seconds', \(since) + interval '12 hours')
              ELSE \(since) + interval '\(self.period.wholeSeconds) seconds' END
         """
     }
