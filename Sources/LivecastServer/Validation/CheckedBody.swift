@@ -19,25 +19,21 @@ extension CreateChannelBody: CheckedBody {
     }
 }
 
-extension PushToStartTokenBody: CheckedBody {
+extension PushToStartTokenBody: CheckedBody, DeviceDetails {
     func checkLimits() throws {
         try InputLimits.checkToken(self.token, field: "token")
-        try InputLimits.checkIdentifier(self.userId, field: "userId")
-        try InputLimits.checkIdentifier(self.userAssertion, field: "userAssertion", maximumBytes: InputLimits.assertionBytes)
-        try InputLimits.checkIdentifier(self.osVersion, field: "osVersion", maximumBytes: InputLimits.osVersionBytes)
+        try self.checkDeviceDetails()
     }
 }
 
-extension ActivityBody: CheckedBody {
+extension ActivityBody: CheckedBody, DeviceDetails {
     func checkLimits() throws {
         try InputLimits.checkIdentifier(self.attributesType, field: "attributesType")
         try InputLimits.checkIdentifier(self.feed, field: "feed")
         try InputLimits.checkToken(self.pushToken, field: "pushToken")
         try InputLimits.checkIdentifier(self.channelId, field: "channelId")
         try InputLimits.checkIdentifier(self.deviceId, field: "deviceId")
-        try InputLimits.checkIdentifier(self.userId, field: "userId")
-        try InputLimits.checkIdentifier(self.userAssertion, field: "userAssertion", maximumBytes: InputLimits.assertionBytes)
-        try InputLimits.checkIdentifier(self.osVersion, field: "osVersion", maximumBytes: InputLimits.osVersionBytes)
+        try self.checkDeviceDetails()
     }
 }
 
@@ -60,5 +56,22 @@ extension ActivityImportRow: CheckedBody {
     func checkLimits() throws {
         try InputLimits.checkRequiredIdentifier(self.activityId, field: "activityId")
         try self.body.checkLimits()
+    }
+}
+
+/// A registration body that names the device's user, with a client key's proof of it, and the device's OS version:
+/// both registrations hold these to the same limits.
+protocol DeviceDetails {
+    var userId: String? { get }
+    var userAssertion: String? { get }
+    var osVersion: String? { get }
+}
+
+extension DeviceDetails {
+    /// Checks the user id, its assertion and the OS version against ``InputLimits``.
+    func checkDeviceDetails() throws {
+        try InputLimits.checkIdentifier(self.userId, field: "userId")
+        try InputLimits.checkIdentifier(self.userAssertion, field: "userAssertion", maximumBytes: InputLimits.assertionBytes)
+        try InputLimits.checkIdentifier(self.osVersion, field: "osVersion", maximumBytes: InputLimits.osVersionBytes)
     }
 }
