@@ -87,15 +87,15 @@ import Testing
     @Test func anAnswerLostWithItsConnectionIsNotLoggedAsAnswered() async throws {
         let token = String(repeating: "ab", count: 32)
         try await ClientFixture.with(emulator: {
-            $0.latency = EmulatorLatency(base: .milliseconds(300))
+            $0.latency = EmulatorLatency(base: .seconds(2))
             $0.recordsWire = true
         }) { fixture in
             let emulator = fixture.emulator.emulator
             emulator.setFaults(FaultPlan(unregisteredTokens: [token: Int(Date().timeIntervalSince1970 * 1000)]))
             let push = DevicePush(deviceToken: token, bundleID: ClientFixture.bundleID, payload: ClientFixture.update())
             async let outcome = fixture.client.send(push)
-            // The 410 is decided on arrival and waits 300 ms; the connection drops meanwhile.
-            try await Task.sleep(for: .milliseconds(150))
+            // The 410 is decided on arrival and waits out the latency; the connection drops meanwhile.
+            try await eventually("the push to reach the emulator") { emulator.wireRecords.contains { $0.target == "device:\(token)" } }
             #expect(emulator.dropConnections() == 1)
             #expect(await outcome.status == 410, "the client sent it again and got the answer")
             let records = emulator.wireRecords.filter { $0.target == "device:\(token)" }
