@@ -137,11 +137,15 @@ PYTHON
 export HYPOTHESIS_STORAGE_DIRECTORY=.build/fuzz/hypothesis
 # One worker: with two, hypothesis's ast.parse calls ran in two threads at once and Python 3.11 (3.11.7 here; Debian
 # 12 ships 3.11.2) failed one ("AST constructor recursion depth mismatch"), a runtime error of the fuzzer.
+# The filter_too_much health check is off: schemathesis discards path values a URL cannot carry (a `/` in a free-text
+# identifier, `.`, `..`), and on some seeds most of the values drawn for `GET …/channels/{channelId}` were such, so
+# the run failed on how its own data was drawn (CI, seed 160396045380752792154140445259610875410) without sending
+# a request that could fault the API. The checks on the server's answers are unchanged.
 fuzz() { # NAME [schemathesis options...]
     local name=$1
     shift
     "$venv/bin/st" --config-file scripts/fuzz.toml run "$work/openapi.yaml" --url "$base" --checks "$checks" \
-        --max-examples "$examples" ${FUZZ_SEED:+--seed "$FUZZ_SEED"} --workers 1 --no-color \
+        --max-examples "$examples" ${FUZZ_SEED:+--seed "$FUZZ_SEED"} --workers 1 --no-color --suppress-health-check filter_too_much \
         --report junit --report-junit-path "$report/$name.xml" "$@"
 }
 status=0
