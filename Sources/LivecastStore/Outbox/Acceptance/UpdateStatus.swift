@@ -43,7 +43,7 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
         try container.encode(self.event, forKey: .event)
         try container.encode(self.timestamp, forKey: .timestamp)
         try container.encode(self.priority, forKey: .priority)
-        try container.encode(self.status.rawValue, forKey: .status)
+        try container.encode(self.status, forKey: .status)
         var targets = container.nestedContainer(keyedBy: TargetKeys.self, forKey: .targets)
         try targets.encode(self.pending, forKey: .pending)
         try targets.encode(self.sent, forKey: .sent)

@@ -36,7 +36,7 @@ package struct RetryDeadline: Sendable {
     /// up, counted from now: the activity's deadline for an activity, else the channel's and token's.
     func owedSQL(kind: String, event: String, activityStartedAt: String) -> String {
         """
-        CASE WHEN \(kind) = 'activity'
+        CASE WHEN \(kind) = \(OwedTarget.Kind.activity.sql)
              THEN \(self.activitySQL(event: event, startedAt: "coalesce(\(activityStartedAt), now())", since: "now()"))
              ELSE \(self.sql(event: event, since: "now()")) END
         """
