@@ -84,6 +84,9 @@ struct APIFixture: Sendable {
                 api: configuration,
                 dispatchWorkers: 0
             )
+            // Hummingbird's live test client holds one connection and never reconnects; on a starved runner a browser
+            // test can leave it idle past the 60 s default, and the server's close fails its next request.
+            settings.httpIdleTimeout = .seconds(900)
             adjust(&settings)
             let metricsPort = PortBox()
             let livecast = LivecastApplication(
