@@ -89,11 +89,11 @@ extension StoreFixture {
         let rows = try await self.client.query(
             """
             SELECT status, claimed_by, cursor_id, sent_count, attempts, extract(epoch FROM not_before - now())::float8, timestamp,
-                priority::int, content_state
+                priority::int, content_state, extract(epoch FROM not_before)::float8
             FROM updates WHERE id = \(id)
             """
         )
-        for try await row in rows.decode((String, UUID?, Int64, Int64, Int, Double, Int, Int, String?).self) {
+        for try await row in rows.decode((String, UUID?, Int64, Int64, Int, Double, Int, Int, String?, Double).self) {
             return OutboxUpdateRow(
                 status: row.0,
                 claimedBy: row.1,
@@ -103,7 +103,8 @@ extension StoreFixture {
                 leaseLeft: row.5,
                 timestamp: row.6,
                 priority: row.7,
-                contentState: row.8
+                contentState: row.8,
+                notBefore: row.9
             )
         }
         throw StoreError(.notFound, "no update \(id)")
@@ -147,6 +148,8 @@ struct OutboxUpdateRow {
     var timestamp: Int
     var priority: Int
     var contentState: String?
+    /// `not_before` in UNIX seconds: when the row may next be claimed.
+    var notBefore: Double
 }
 
 /// An owed push (`owed_pushes`), as ``StoreFixture/owedPushes()`` reads it.
