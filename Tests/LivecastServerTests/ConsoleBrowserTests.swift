@@ -257,8 +257,11 @@ import Testing
         return (devices.dropLast().map(\.id), standalone)
     }
 
-    /// Posts `rows` to an import route a thousand at a time, each part checked to be created whole.
-    /// Hummingbird's live test client gives a request 20 s, which one 5,000-row import can outlast on a starved runner.
+    /// Rows per import request: Hummingbird's live test client gives a request 20 s, which one 5,000-row import can
+    /// outlast on a starved runner.
+    private static let importPartSize = 1000
+
+    /// Posts `rows` to an import route ``importPartSize`` at a time, each part checked to be created whole.
     /// - Returns: How many rows were created.
     private static func importInParts(
         _ rows: [String],
@@ -267,8 +270,8 @@ import Testing
         client: any TestClientProtocol
     ) async throws -> Int {
         var created = 0
-        for start in stride(from: 0, to: rows.count, by: 1000) {
-            let part = rows[start..<min(start + 1000, rows.count)]
+        for start in stride(from: 0, to: rows.count, by: Self.importPartSize) {
+            let part = rows[start..<min(start + Self.importPartSize, rows.count)]
             let answer = try await client.send(.post, path, key: fixture.key(.backend), body: "[\(part.joined(separator: ","))]")
             let count = answer.json["counts"]?["created"]?.intValue
             #expect(count == part.count, "\(answer.text.prefix(500))")
