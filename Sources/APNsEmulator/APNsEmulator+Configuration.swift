@@ -26,6 +26,14 @@ extension APNsEmulator {
         /// Priority-10 pushes a device accepts per hour before ignoring them; `nil` for no limit (Apple publishes
         /// no number). Defaults to `nil`.
         public var priority10Budget: Int?
+        /// How long a started activity stays active before the simulated device ends it, in seconds, as iOS ends one
+        /// after 8 hours (it then stays on the Lock Screen up to 4 more). Lower it to watch renewals in minutes.
+        /// Defaults to `28800`.
+        public var activityLifetime: Int
+        /// The push-to-start budget of each simulated device: starts over it are ignored while APNs answers `200`,
+        /// and the wire log marks them (``WireRecord/deviceDropped``); `nil` for no limit. Defaults to
+        /// ``PushToStartBudget/apple``.
+        public var pushToStartBudget: PushToStartBudget?
         /// Apps without the broadcast capability: their broadcasts and channel requests answer
         /// `FeatureNotEnabled`. Defaults to none.
         public var broadcastDisabledBundleIDs: Set<String>
@@ -58,6 +66,8 @@ extension APNsEmulator {
             channelLimit: Int = 10_000,
             acceptsUnknownTokens: Bool = false,
             priority10Budget: Int? = nil,
+            activityLifetime: Int = 8 * 3600,
+            pushToStartBudget: PushToStartBudget? = .apple,
             broadcastDisabledBundleIDs: Set<String> = [],
             faults: FaultPlan = FaultPlan(),
             recordsWire: Bool = false,
@@ -72,6 +82,8 @@ extension APNsEmulator {
             self.channelLimit = channelLimit
             self.acceptsUnknownTokens = acceptsUnknownTokens
             self.priority10Budget = priority10Budget
+            self.activityLifetime = activityLifetime
+            self.pushToStartBudget = pushToStartBudget
             self.broadcastDisabledBundleIDs = broadcastDisabledBundleIDs
             self.faults = faults
             self.recordsWire = recordsWire

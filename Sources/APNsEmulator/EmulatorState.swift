@@ -54,10 +54,15 @@ extension EmulatorState.Contents {
     /// The devices' clock, in seconds since 1970.
     var deviceNow: Int { EmulatorState.wallClock + self.clockOffset }
 
-    /// The context deliveries are judged in now.
-    func deliveryContext(priority10Budget: Int?) -> DeliveryContext {
+    /// The context deliveries are judged in now, by the configuration's device rules.
+    func deliveryContext(_ configuration: APNsEmulator.Configuration) -> DeliveryContext {
         let channels = self.channels
-        return DeliveryContext(now: self.deviceNow, priority10Budget: priority10Budget) { id, bundleID in
+        return DeliveryContext(
+            now: self.deviceNow,
+            priority10Budget: configuration.priority10Budget,
+            pushToStartBudget: configuration.pushToStartBudget,
+            activityLifetime: configuration.activityLifetime
+        ) { id, bundleID in
             channels.channel(id, bundleID: bundleID) != nil
         }
     }

@@ -62,6 +62,18 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "Priority-10 pushes a device accepts per hour (default: no limit).")
     var priority10Budget: Int?
 
+    @Option(help: "Seconds a started activity stays active before the simulated device ends it, as iOS does at 8 hours.")
+    var activityLifetime = 8 * 3600
+
+    @Option(
+        help:
+            "Push-to-start notifications a device takes in --push-to-start-window before it ignores the rest (APNs still answers 200); 0 for no limit."
+    )
+    var pushToStartBudget = APNsEmulator.PushToStartBudget.apple.starts
+
+    @Option(help: "The rolling window of --push-to-start-budget, in seconds.")
+    var pushToStartWindow = APNsEmulator.PushToStartBudget.apple.window
+
     @Option(help: "Answers for the next requests, comma-separated: 429, 503:Shutdown, goaway, goaway:IdleTimeout, drop, ok (no fault).")
     var faultScript: String?
 
@@ -98,6 +110,12 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         if let priority10Budget, priority10Budget < 0 {
             throw ValidationError("--priority10-budget must not be negative")
+        }
+        guard self.activityLifetime >= 1 else {
+            throw ValidationError("--activity-lifetime must be at least 1 second")
+        }
+        guard self.pushToStartBudget >= 0, self.pushToStartWindow >= 1 else {
+            throw ValidationError("--push-to-start-budget must not be negative and --push-to-start-window must be at least 1 second")
         }
     }
 
@@ -153,6 +171,9 @@ struct EmulatorCommand: AsyncParsableCommand {
             channelLimit: self.channelLimit,
             acceptsUnknownTokens: self.acceptUnknownTokens,
             priority10Budget: self.priority10Budget,
+            activityLifetime: self.activityLifetime,
+            pushToStartBudget: self.pushToStartBudget == 0
+                ? nil : APNsEmulator.PushToStartBudget(starts: self.pushToStartBudget, window: self.pushToStartWindow),
             broadcastDisabledBundleIDs: Set(self.broadcastDisabled),
             faults: try self.makeFaultPlan(),
             recordsWire: self.recordWire,

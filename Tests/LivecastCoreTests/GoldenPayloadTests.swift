@@ -84,7 +84,6 @@ import Testing
         payload.relevanceScore = 75
         payload.alert = LiveActivityAlert(
             title: .localized(key: "GOAL_TITLE", arguments: ["Giants"]),
-            subtitle: "2nd half",
             body: .localized(key: "GOAL_BODY", arguments: []),
             sound: .critical(name: "goal.caf", volume: 0.5)
         )
@@ -92,11 +91,44 @@ import Testing
         let golden = #"""
             {"aps": {"timestamp": 100, "event": "update", "content-state": {"s": 1}, "stale-date": 1000,
                      "relevance-score": 75,
-                     "alert": {"title-loc-key": "GOAL_TITLE", "title-loc-args": ["Giants"], "subtitle": "2nd half",
-                               "loc-key": "GOAL_BODY", "sound": {"critical": 1, "name": "goal.caf", "volume": 0.5}}},
+                     "alert": {"title": {"loc-key": "GOAL_TITLE", "loc-args": ["Giants"]}, "body": {"loc-key": "GOAL_BODY"},
+                               "sound": {"critical": 1, "name": "goal.caf", "volume": 0.5}}},
              "matchId": "4711"}
             """#
         #expect(try self.parsed(payload.validated(for: .device)) == self.parsed(golden))
+    }
+
+    /// ActivityKit nests localized text under `title` and `body` (APNS-REFERENCE §3.2): the flat keys of ordinary
+    /// alerts (`title-loc-key`, `loc-key`) make a device discard the whole push, so they are never written.
+    @Test func localizedAlertTextIsNestedInEveryEvent() throws {
+        let alert = LiveActivityAlert(title: .localized(key: "T", arguments: ["a"]), body: .localized(key: "B", arguments: ["b", "c"]))
+        var start = LiveActivityPayload.start(
+            timestamp: 1,
+            attributesType: "GameAttributes",
+            attributes: try RawJSON(validating: "{}"),
+            contentState: try RawJSON(validating: "{}"),
+            alert: alert
+        )
+        start.inputPushToken = true
+        var update = LiveActivityPayload.update(timestamp: 2, contentState: try RawJSON(validating: "{}"))
+        update.alert = alert
+        var end = LiveActivityPayload.end(timestamp: 3)
+        end.alert = alert
+        for (payload, destination) in [(start, PushDestination.device), (update, .device), (update, .broadcast), (end, .broadcast)] {
+            let json = try self.parsed(payload.validated(for: destination))
+            let written = try #require(json.objectValue?["aps"]?.objectValue?["alert"]?.objectValue)
+            #expect(Set(written.keys) == ["title", "body"])
+            #expect(
+                written["title"]
+                    == .object(["loc-key": .string("T"), "loc-args": .array([.string("a")])])
+            )
+            #expect(
+                written["body"]
+                    == .object(["loc-key": .string("B"), "loc-args": .array([.string("b"), .string("c")])])
+            )
+            let decoded = try LiveActivityPayload(decoding: payload.validated(for: destination))
+            #expect(decoded.alert == alert)
+        }
     }
 
     @Test func contentStateIsPassedThroughByteForByte() throws {

@@ -70,6 +70,8 @@ struct DeviceFleet {
     ///   - collapseID: The push's `apns-collapse-id`: a start with the collapse id of an activity the device shows
     ///     is a repeat.
     ///   - context: The device clock and rules.
+    /// - Returns: Why the device ignored the push; `nil` when it applied it, or when no device holds the token.
+    @discardableResult
     mutating func deliver(
         _ body: [UInt8],
         toToken token: String,
@@ -77,38 +79,52 @@ struct DeviceFleet {
         pushID: String,
         collapseID: String? = nil,
         context: DeliveryContext
-    ) {
-        guard let owner = self.owners[token] else { return }
+    ) -> IgnoredPush.Reason? {
+        guard let owner = self.owners[token] else { return nil }
         let deviceIndex: Int
         switch owner {
         case .pushToStart(let device, _), .activity(let device, _): deviceIndex = device
         }
-        let payload = try? LiveActivityPayload(decoding: body)
+        let decoded = try? LiveActivityPayload.decodedAsDevice(body)
+        let payload = decoded?.payload
         if isPriority10, !self.devices[deviceIndex].spendPriority10(now: context.now, budget: context.priority10Budget) {
             return self.ignore(.priorityBudgetExceeded, payload, owner: owner, now: context.now)
         }
         guard let payload else {
             return self.ignore(.malformedPayload, nil, owner: owner, now: context.now)
         }
+        if let key = decoded?.undocumentedAlertKey {
+            return self.ignore(.undocumentedAlertKey, payload, detail: key, owner: owner, now: context.now)
+        }
         switch owner {
         case .pushToStart(let device, let attributesType):
-            self.start(payload, device: device, attributesType: attributesType, pushID: pushID, collapseID: collapseID, context: context)
+            return self.start(payload, device: device, attributesType: attributesType, pushID: pushID, collapseID: collapseID, context: context)
         case .activity(let device, let activity):
-            self.devices[device].activities[activity].apply(payload, pushID: pushID, now: context.now)
+            return self.devices[device].activities[activity].apply(payload, pushID: pushID, now: context.now)
         }
     }
 
     /// Hands a broadcast that APNs accepted to every activity subscribed to the channel.
     /// - Parameter pushID: The broadcast's `apns-request-id`.
-    mutating func broadcast(_ body: [UInt8], channelID: String, pushID: String, now: Int) {
-        let payload = try? LiveActivityPayload(decoding: body)
+    /// - Returns: Why every subscriber ignored it for what it carries (malformed, or an alert key ActivityKit does not
+    ///   document); `nil` when each subscriber judged it on its own.
+    @discardableResult
+    mutating func broadcast(_ body: [UInt8], channelID: String, pushID: String, now: Int) -> IgnoredPush.Reason? {
+        let decoded = try? LiveActivityPayload.decodedAsDevice(body)
+        let refusal: (reason: IgnoredPush.Reason, detail: String?)? =
+            switch decoded {
+            case .none: (.malformedPayload, nil)
+            case .some(let decoded): decoded.undocumentedAlertKey.map { (.undocumentedAlertKey, $0) }
+            }
         for subscriber in self.channelSubscribers[channelID] ?? [] {
-            if let payload {
-                self.devices[subscriber.device].activities[subscriber.activity].apply(payload, pushID: pushID, now: now)
-            } else {
-                self.devices[subscriber.device].activities[subscriber.activity].ignore(.malformedPayload, nil, now: now)
+            if let decoded, refusal == nil {
+                self.devices[subscriber.device].activities[subscriber.activity].apply(decoded.payload, pushID: pushID, now: now)
+            } else if let refusal {
+                self.devices[subscriber.device].activities[subscriber.activity]
+                    .ignore(refusal.reason, decoded?.payload, detail: refusal.detail, now: now)
             }
         }
+        return refusal?.reason
     }
 
     /// Replaces a push-to-start token, as iOS does now and then; the old token then answers 410.
@@ -158,6 +174,7 @@ struct DeviceFleet {
 
     // MARK: - Starting activities
 
+    /// Starts an activity from a push-to-start, as iOS does, or ignores the push. - Returns: why it was ignored.
     private mutating func start(
         _ payload: LiveActivityPayload,
         device: Int,
@@ -165,7 +182,7 @@ struct DeviceFleet {
         pushID: String,
         collapseID: String?,
         context: DeliveryContext
-    ) {
+    ) -> IgnoredPush.Reason? {
         let owner = TokenOwner.pushToStart(device: device, attributesType: attributesType)
         guard payload.event == .start else {
             return self.ignore(.notAStart, payload, owner: owner, now: context.now)
@@ -191,6 +208,9 @@ struct DeviceFleet {
                 return self.ignore(.unknownChannel, payload, detail: channelID, owner: owner, now: context.now)
             }
         }
+        guard self.devices[device].spendPushToStart(now: context.now, budget: context.pushToStartBudget) else {
+            return self.ignore(.startBudgetExceeded, payload, owner: owner, now: context.now)
+        }
         // Without input-push-channel the activity gets its own update token: with input-push-token on iOS 18,
         // and through pushTokenUpdates on earlier versions.
         let updateToken = payload.inputPushChannel == nil ? Self.newToken() : nil
@@ -205,7 +225,7 @@ struct DeviceFleet {
                 staleDate: payload.staleDate,
                 relevanceScore: payload.relevanceScore
             ),
-            lifecycle: .init(startedAt: context.now),
+            lifecycle: .init(startedAt: context.now, lifetime: context.activityLifetime),
             pushes: .init(lastTimestamp: payload.timestamp, lastPushID: pushID, startCollapseID: collapseID)
         )
         let activityIndex = self.devices[device].activities.count
@@ -216,15 +236,17 @@ struct DeviceFleet {
         if let channelID = payload.inputPushChannel {
             self.channelSubscribers[channelID, default: []].append((device, activityIndex))
         }
+        return nil
     }
 
+    /// Remembers an ignored push where its target keeps them. - Returns: `reason`.
     private mutating func ignore(
         _ reason: IgnoredPush.Reason,
         _ payload: LiveActivityPayload?,
         detail: String? = nil,
         owner: TokenOwner,
         now: Int
-    ) {
+    ) -> IgnoredPush.Reason {
         switch owner {
         case .pushToStart(let device, _):
             self.devices[device].ignoredPushes.remember(
@@ -233,6 +255,7 @@ struct DeviceFleet {
         case .activity(let device, let activity):
             self.devices[device].activities[activity].ignore(reason, payload, detail: detail, now: now)
         }
+        return reason
     }
 
     // MARK: - Tokens
@@ -250,6 +273,10 @@ struct DeliveryContext {
     var now: Int
     /// Priority-10 pushes a device accepts per hour, or `nil` for no limit.
     var priority10Budget: Int?
+    /// Push-to-start notifications a device takes in a window, or `nil` for no limit.
+    var pushToStartBudget: APNsEmulator.PushToStartBudget?
+    /// How long a started activity stays active, in seconds.
+    var activityLifetime: Int
     /// Whether a channel exists for an app: `(channelID, bundleID)`.
     var channelExists: (String, String) -> Bool
 }

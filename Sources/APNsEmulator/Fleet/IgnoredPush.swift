@@ -34,6 +34,16 @@ public struct IgnoredPush: Sendable, Hashable, Codable {
         /// A start with the `apns-collapse-id` of an activity the device already shows: a repeated start, not a
         /// second activity.
         public static let duplicateStart = Reason(rawValue: "duplicateStart")
+        /// A start over the device's push-to-start budget (``APNsEmulator/PushToStartBudget``): iOS does not start
+        /// it, while APNs answered `200`.
+        public static let startBudgetExceeded = Reason(rawValue: "startBudgetExceeded")
+        /// The alert has a key ActivityKit does not document for a Live Activity (the flat `title-loc-key` /
+        /// `loc-key` of ordinary alerts, a `subtitle`): iOS discards the whole push, while APNs answered `200`.
+        public static let undocumentedAlertKey = Reason(rawValue: "undocumentedAlertKey")
+
+        /// The drops iOS makes without a word to the server, which a server must avoid rather than discover: the wire
+        /// log marks them (``WireRecord/deviceDropped``) and ``WireJudge`` counts each as a violation.
+        public static let silentDrops: Set<Reason> = [.startBudgetExceeded, .undocumentedAlertKey, .invalidStart]
     }
 
     /// Why.

@@ -2,8 +2,6 @@ import LivecastCore
 
 /// One Live Activity on a simulated device, following ActivityKit's documented rules.
 struct SimulatedActivity {
-    /// The longest an activity stays active: Apple ends it after 8 hours.
-    static let maximumActiveDuration = 8 * 3600
     /// The longest an ended activity stays on the Lock Screen.
     static let maximumDismissalDelay = 4 * 3600
 
@@ -26,6 +24,9 @@ struct SimulatedActivity {
     /// Its life on the device, in device time: started, ended (explicitly or by the 8-hour limit), dismissed.
     struct Lifecycle {
         let startedAt: Int
+        /// How long it stays active before the system ends it: 8 hours on iOS
+        /// (``APNsEmulator/Configuration/activityLifetime``).
+        let lifetime: Int
         /// The time of an explicit end.
         var endedAt: Int?
         /// When an explicitly ended activity leaves the Lock Screen.
@@ -33,10 +34,10 @@ struct SimulatedActivity {
         /// Removed from the device without an end, while its token still answers 200.
         var isLost = false
 
-        /// When the activity ended (explicitly, or by the 8-hour limit), if it has by `now`.
+        /// When the activity ended (explicitly, or by its lifetime), if it has by `now`.
         func end(at now: Int) -> Int? {
             if let endedAt { return endedAt }
-            let forcedEnd = self.startedAt + SimulatedActivity.maximumActiveDuration
+            let forcedEnd = self.startedAt + self.lifetime
             return now >= forcedEnd ? forcedEnd : nil
         }
 
@@ -87,7 +88,9 @@ struct SimulatedActivity {
 
     /// Applies an update or end, or records why it was ignored.
     /// - Parameter pushID: The push's request id, remembered when the push is applied.
-    mutating func apply(_ payload: LiveActivityPayload, pushID: String?, now: Int) {
+    /// - Returns: Why it was ignored; `nil` when it was applied.
+    @discardableResult
+    mutating func apply(_ payload: LiveActivityPayload, pushID: String?, now: Int) -> IgnoredPush.Reason? {
         if self.lifecycle.isLost {
             return self.ignore(.activityLost, payload, now: now)
         }
@@ -111,9 +114,18 @@ struct SimulatedActivity {
         if payload.event == .end {
             self.lifecycle.end(now: now, dismissalDate: payload.dismissalDate)
         }
+        return nil
     }
 
-    mutating func ignore(_ reason: IgnoredPush.Reason, _ payload: LiveActivityPayload?, detail: String? = nil, shownTimestamp: Int? = nil, now: Int) {
+    /// Remembers a push it did not apply. - Returns: `reason`.
+    @discardableResult
+    mutating func ignore(
+        _ reason: IgnoredPush.Reason,
+        _ payload: LiveActivityPayload?,
+        detail: String? = nil,
+        shownTimestamp: Int? = nil,
+        now: Int
+    ) -> IgnoredPush.Reason {
         let push = IgnoredPush(
             reason: reason,
             detail: detail,
@@ -123,5 +135,6 @@ struct SimulatedActivity {
             shownTimestamp: shownTimestamp
         )
         self.pushes.ignored.remember(push)
+        return reason
     }
 }

@@ -11,6 +11,8 @@ struct SimulatedDevice {
     var ignoredPushes: [IgnoredPush] = []
     /// Device times of the priority-10 pushes of the last hour.
     var priority10PushTimes: [Int] = []
+    /// Device times of the push-to-start notifications counted against the push-to-start budget, in its window.
+    var pushToStartTimes: [Int] = []
 
     /// Whether the OS can start an activity subscribed to a channel (`input-push-channel`): iOS 18 or later.
     var supportsChannels: Bool {
@@ -24,6 +26,16 @@ struct SimulatedDevice {
         self.priority10PushTimes.removeAll { $0 <= now - 3600 }
         if let budget, self.priority10PushTimes.count >= budget { return false }
         self.priority10PushTimes.append(now)
+        return true
+    }
+
+    /// Counts a push-to-start against the device's push-to-start budget.
+    /// - Returns: `false` when the budget of the window was already spent (the start is then not counted).
+    mutating func spendPushToStart(now: Int, budget: APNsEmulator.PushToStartBudget?) -> Bool {
+        guard let budget else { return true }
+        self.pushToStartTimes.removeAll { $0 <= now - budget.window }
+        if self.pushToStartTimes.count >= budget.starts { return false }
+        self.pushToStartTimes.append(now)
         return true
     }
 }

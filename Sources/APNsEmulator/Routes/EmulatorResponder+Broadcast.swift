@@ -24,7 +24,7 @@ extension EmulatorResponder {
             guard let expiration = try Self.expiration(request) else { throw APNsFailure(400, "BadExpirationDate") }
             guard try Self.priority(request) != nil else { throw APNsFailure(400, "BadPriority") }
             let now = EmulatorState.wallClock
-            try self.state.withLock { contents throws(APNsFailure) in
+            let ignoredBy = try self.state.withLock { contents throws(APNsFailure) -> IgnoredPush.Reason? in
                 guard let channel = contents.channels.channel(channelID, bundleID: bundleID) else {
                     throw APNsFailure(400, "ChannelNotRegistered")
                 }
@@ -34,9 +34,11 @@ extension EmulatorResponder {
                     let expiresAt = min(expiration, now + Self.maximumStorageSeconds)
                     contents.channels.store(String(decoding: body, as: UTF8.self), expiresAt: expiresAt, in: channelID)
                 }
-                contents.fleet.broadcast(body, channelID: channelID, pushID: requestID, now: contents.deviceNow)
+                return contents.fleet.broadcast(body, channelID: channelID, pushID: requestID, now: contents.deviceNow)
             }
-            return EmulatorResponse(status: 200, headers: [("apns-unique-id", UUIDText.random())])
+            var response = EmulatorResponse(status: 200, headers: [("apns-unique-id", UUIDText.random())])
+            response.deviceDropped = ignoredBy.flatMap { IgnoredPush.Reason.silentDrops.contains($0) ? $0 : nil }
+            return response
         }
     }
 

@@ -39,18 +39,19 @@ extension EmulatorResponder {
                 break
             }
             try Self.checkPayload(request, limit: 4096)
+            var ignoredBy: IgnoredPush.Reason?
             if isLiveActivity, owner != nil {
                 // Copied only for a device that shows it: a push to an unknown token is answered, not kept.
                 let body = Array(request.body.readableBytesView)
-                let budget = self.state.configuration.priority10Budget
-                self.state.withLock { contents in
+                let configuration = self.state.configuration
+                ignoredBy = self.state.withLock { contents in
                     contents.fleet.deliver(
                         body,
                         toToken: token,
                         isPriority10: (priority ?? 10) == 10,
                         pushID: apnsID,
                         collapseID: collapseID,
-                        context: contents.deliveryContext(priority10Budget: budget)
+                        context: contents.deliveryContext(configuration)
                     )
                 }
             }
@@ -58,7 +59,9 @@ extension EmulatorResponder {
             if self.state.configuration.environment == "sandbox" {
                 headers.append(("apns-unique-id", UUIDText.random()))
             }
-            return EmulatorResponse(status: 200, headers: headers)
+            var response = EmulatorResponse(status: 200, headers: headers)
+            response.deviceDropped = ignoredBy.flatMap { IgnoredPush.Reason.silentDrops.contains($0) ? $0 : nil }
+            return response
         }
     }
 

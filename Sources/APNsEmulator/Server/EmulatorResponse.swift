@@ -13,6 +13,9 @@ struct EmulatorResponse {
     var connectionAction: ConnectionAction?
     /// The APNs reason of an error answer made by ``apnsError(_:headers:)``, for the wire log.
     var apnsReason: String?
+    /// Why the simulated devices silently dropped an accepted push (``IgnoredPush/Reason/silentDrops``), for the
+    /// wire log.
+    var deviceDropped: IgnoredPush.Reason?
     /// The request's entry in the wire log, when it was recorded: an answer that never leaves (its connection closed
     /// while it waited out the latency) is taken back from it (``EmulatorResponder/answerLost(_:)``).
     var wireSequence: Int?

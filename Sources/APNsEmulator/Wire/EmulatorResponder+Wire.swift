@@ -16,7 +16,12 @@ extension EmulatorResponder {
         let sequence = wire.arrive(target: target, body: WireBody(Array(request.body.readableBytesView)))
         var response = answer()
         if response.isAnswered {
-            wire.answer(sequence, status: response.status, reason: response.status == 200 ? nil : response.apnsReason)
+            wire.answer(
+                sequence,
+                status: response.status,
+                reason: response.status == 200 ? nil : response.apnsReason,
+                deviceDropped: response.deviceDropped?.rawValue
+            )
             response.wireSequence = sequence
         }
         return response
@@ -26,7 +31,7 @@ extension EmulatorResponder {
     /// client saw no answer (and may send the request again), as after a dropped connection.
     func answerLost(_ response: EmulatorResponse) {
         guard let wire = self.state.wire, let sequence = response.wireSequence else { return }
-        wire.answer(sequence, status: nil, reason: nil)
+        wire.answer(sequence, status: nil, reason: nil, deviceDropped: response.deviceDropped?.rawValue)
     }
 
     /// `device:<lowercase token>` for a device push, `channel:<apns-channel-id>` for a broadcast, `nil` otherwise.

@@ -13,6 +13,9 @@ struct TargetHistory {
 
     /// Judges a request against what the target had accepted before it arrived.
     func judge(_ record: WireRecord, into verdict: inout WireVerdict) {
+        if let dropped = record.deviceDropped {
+            verdict.droppedByDevices.append(WireViolation(record: record, rule: "accepted, then dropped by the device: \(dropped)"))
+        }
         if let unregistered = self.unregistered {
             verdict.sentAfterUnregistered.append(
                 WireViolation(record: record, rule: "sent after 410 \(unregistered.reason ?? "Unregistered") (#\(unregistered.sequence))")

@@ -43,7 +43,8 @@ final class WireLog: Sendable {
     ///   - sequence: What ``arrive(target:body:)`` returned.
     ///   - status: The status answered, or `nil` when no answer was sent.
     ///   - reason: The APNs reason of a non-200 answer.
-    func answer(_ sequence: Int, status: Int?, reason: String?) {
+    ///   - deviceDropped: Why the simulated devices silently dropped the accepted push, if they did.
+    func answer(_ sequence: Int, status: Int?, reason: String?, deviceDropped: String? = nil) {
         let answeredAt = status == nil ? nil : Date().timeIntervalSince1970
         self.contents.withLockedValue { contents in
             let index = sequence - contents.firstSequence
@@ -51,6 +52,7 @@ final class WireLog: Sendable {
             contents.records[index].status = status
             contents.records[index].reason = reason
             contents.records[index].answeredAt = answeredAt
+            contents.records[index].deviceDropped = deviceDropped
         }
     }
 

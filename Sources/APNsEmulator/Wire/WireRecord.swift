@@ -24,6 +24,10 @@ public struct WireRecord: Sendable, Hashable, Codable {
     public var reason: String?
     /// When the answer was made, by the wall clock, in seconds since 1970; `nil` when no answer was sent.
     public var answeredAt: Double?
+    /// Why the simulated devices dropped a push APNs accepted, when it is a drop iOS makes without telling the server
+    /// (``IgnoredPush/Reason/silentDrops``: a start over the device's push-to-start budget, an alert key ActivityKit
+    /// does not document, a start missing what it needs); `nil` otherwise. ``WireJudge`` counts each as a violation.
+    public var deviceDropped: String?
 
     /// Creates a record.
     /// - Parameters:
@@ -37,6 +41,7 @@ public struct WireRecord: Sendable, Hashable, Codable {
     ///   - status: The status answered. Defaults to `nil` (no answer).
     ///   - reason: The APNs reason of a non-200 answer. Defaults to `nil`.
     ///   - answeredAt: When it was answered, in seconds since 1970. Defaults to `nil`.
+    ///   - deviceDropped: Why the devices silently dropped the accepted push. Defaults to `nil`.
     public init(
         sequence: Int,
         arrivedAt: Double,
@@ -47,7 +52,8 @@ public struct WireRecord: Sendable, Hashable, Codable {
         contentState: String? = nil,
         status: Int? = nil,
         reason: String? = nil,
-        answeredAt: Double? = nil
+        answeredAt: Double? = nil,
+        deviceDropped: String? = nil
     ) {
         self.sequence = sequence
         self.arrivedAt = arrivedAt
@@ -59,6 +65,7 @@ public struct WireRecord: Sendable, Hashable, Codable {
         self.status = status
         self.reason = reason
         self.answeredAt = answeredAt
+        self.deviceDropped = deviceDropped
     }
 
     /// Whether the emulator answered `200`.

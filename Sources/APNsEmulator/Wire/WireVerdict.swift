@@ -13,6 +13,10 @@ public struct WireVerdict: Sendable, CustomStringConvertible {
     /// Requests that arrived at a target after it had accepted a push with event `end`, other than an identical
     /// re-send of that end.
     public var sentAfterEnd: [WireViolation]
+    /// Requests APNs accepted that the simulated devices then dropped without a word to the server
+    /// (``WireRecord/deviceDropped``): a start over the device's push-to-start budget, an alert key ActivityKit does
+    /// not document, a start missing what it needs.
+    public var droppedByDevices: [WireViolation]
     /// Requests that could not change what the device shows: every ordering violation, plus identical re-sends of
     /// the newest push their target had already accepted.
     public var wastedPushes: Int
@@ -26,14 +30,16 @@ public struct WireVerdict: Sendable, CustomStringConvertible {
         self.orderingViolations = []
         self.sentAfterUnregistered = []
         self.sentAfterEnd = []
+        self.droppedByDevices = []
         self.wastedPushes = 0
         self.lastAccepted = [:]
     }
 
-    /// Whether no rule was broken: no ordering violation, nothing sent after `410` or after an accepted end.
-    /// Wasted identical re-sends do not count against it.
+    /// Whether no rule was broken: no ordering violation, nothing sent after `410` or after an accepted end, nothing
+    /// the devices dropped in silence. Wasted identical re-sends do not count against it.
     public var isClean: Bool {
         self.orderingViolations.isEmpty && self.sentAfterUnregistered.isEmpty && self.sentAfterEnd.isEmpty
+            && self.droppedByDevices.isEmpty
     }
 
     /// The figures, then every violation on a line of its own.
@@ -41,9 +47,9 @@ public struct WireVerdict: Sendable, CustomStringConvertible {
         var lines = [
             "\(self.requests) requests, \(self.accepted) accepted, \(self.wastedPushes) wasted; "
                 + "\(self.orderingViolations.count) out of order, \(self.sentAfterUnregistered.count) after 410, "
-                + "\(self.sentAfterEnd.count) after end"
+                + "\(self.sentAfterEnd.count) after end, \(self.droppedByDevices.count) dropped by devices"
         ]
-        for violation in self.orderingViolations + self.sentAfterUnregistered + self.sentAfterEnd {
+        for violation in self.orderingViolations + self.sentAfterUnregistered + self.sentAfterEnd + self.droppedByDevices {
             lines.append("  \(violation)")
         }
         return lines.joined(separator: "\n")

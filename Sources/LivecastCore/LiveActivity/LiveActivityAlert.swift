@@ -1,9 +1,13 @@
+import Foundation
+
 /// The `alert` of a Live Activity push. Required on start; on update or end it lights up the device.
+///
+/// ActivityKit documents three keys: `title`, `body` and `sound`. Localized text nests under its own key,
+/// `"title": {"loc-key": "GOAL_TITLE", "loc-args": ["Giants"]}`, not in the flat `title-loc-key` / `loc-key` keys of
+/// ordinary alert notifications: a device silently discards a Live Activity push whose alert uses those.
 public struct LiveActivityAlert: Sendable, Hashable {
     /// The title, as text or a localization key.
     public var title: Text?
-    /// The subtitle, as text or a localization key.
-    public var subtitle: Text?
     /// The body, as text or a localization key.
     public var body: Text?
     /// The sound to play.
@@ -12,12 +16,10 @@ public struct LiveActivityAlert: Sendable, Hashable {
     /// Creates an alert.
     /// - Parameters:
     ///   - title: The title. Defaults to none.
-    ///   - subtitle: The subtitle. Defaults to none.
     ///   - body: The body. Defaults to none.
     ///   - sound: The sound. Defaults to none.
-    public init(title: Text? = nil, subtitle: Text? = nil, body: Text? = nil, sound: Sound? = nil) {
+    public init(title: Text? = nil, body: Text? = nil, sound: Sound? = nil) {
         self.title = title
-        self.subtitle = subtitle
         self.body = body
         self.sound = sound
     }
@@ -26,7 +28,7 @@ public struct LiveActivityAlert: Sendable, Hashable {
     public enum Text: Sendable, Hashable, ExpressibleByStringLiteral {
         /// Literal text.
         case text(String)
-        /// A localization key (`*-loc-key`) and its arguments (`*-loc-args`).
+        /// A localization key (`loc-key`) and its arguments (`loc-args`), written nested under the text's own key.
         case localized(key: String, arguments: [String])
 
         public init(stringLiteral value: String) {
@@ -41,15 +43,20 @@ public struct LiveActivityAlert: Sendable, Hashable {
         /// A critical alert sound, played even when the device is muted: `{"critical": 1, "name": …, "volume": …}`.
         case critical(name: String, volume: Double)
     }
+
+    /// The keys ActivityKit documents for a Live Activity alert.
+    package static let documentedKeys: Set<String> = ["title", "body", "sound"]
+
+    /// The keys ActivityKit documents for localized text, nested under `title` or `body`.
+    package static let documentedLocalizedKeys: Set<String> = ["loc-key", "loc-args"]
 }
 
 extension LiveActivityAlert {
-    /// Writes the alert as the value of `aps.alert`. The sound is written beside it by the payload.
+    /// Writes the alert as the value of `aps.alert`.
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        Self.write(self.title, text: "title", key: "title-loc-key", arguments: "title-loc-args", to: &writer)
-        Self.write(self.subtitle, text: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args", to: &writer)
-        Self.write(self.body, text: "body", key: "loc-key", arguments: "loc-args", to: &writer)
+        Self.write(self.title, key: "title", to: &writer)
+        Self.write(self.body, key: "body", to: &writer)
         if let sound = self.sound {
             writer.key("sound")
             switch sound {
@@ -69,46 +76,32 @@ extension LiveActivityAlert {
         writer.endObject()
     }
 
-    private static func write(
-        _ value: Text?,
-        text textKey: String,
-        key locKey: String,
-        arguments argsKey: String,
-        to writer: inout JSONWriter
-    ) {
+    /// Writes `"key": "text"`, or `"key": {"loc-key": …, "loc-args": […]}` for localized text.
+    private static func write(_ value: Text?, key: String, to writer: inout JSONWriter) {
         switch value {
         case .none:
             break
         case .text(let text):
-            writer.key(textKey)
+            writer.key(key)
             writer.string(text)
-        case .localized(let key, let arguments):
-            writer.key(locKey)
-            writer.string(key)
+        case .localized(let locKey, let arguments):
+            writer.key(key)
+            writer.beginObject()
+            writer.key("loc-key")
+            writer.string(locKey)
             if !arguments.isEmpty {
-                writer.key(argsKey)
+                writer.key("loc-args")
                 writer.stringArray(arguments)
             }
+            writer.endObject()
         }
     }
 
-    /// Reads an `aps.alert` value; `nil` when it is not an object of the documented shape.
+    /// Reads an `aps.alert` value in ActivityKit's shape; `nil` when it is not an object.
     init?(json: JSONValue) {
         guard let members = json.objectValue else { return nil }
-        func text(_ textKey: String, _ locKey: String, _ argsKey: String) -> Text? {
-            if let text = members[textKey]?.stringValue { return .text(text) }
-            guard let key = members[locKey]?.stringValue else { return nil }
-            let arguments: [String]
-            if case .array(let values) = members[argsKey] {
-                arguments = values.compactMap(\.stringValue)
-            } else {
-                arguments = []
-            }
-            return .localized(key: key, arguments: arguments)
-        }
-        self.title = text("title", "title-loc-key", "title-loc-args")
-        self.subtitle = text("subtitle", "subtitle-loc-key", "subtitle-loc-args")
-        self.body = text("body", "loc-key", "loc-args")
+        self.title = members["title"].flatMap(Self.text(json:))
+        self.body = members["body"].flatMap(Self.text(json:))
         switch members["sound"] {
         case .string(let name):
             self.sound = .named(name)
@@ -117,5 +110,54 @@ extension LiveActivityAlert {
         default:
             self.sound = nil
         }
+    }
+
+    /// Literal text, or `{"loc-key": …, "loc-args": […]}`.
+    private static func text(json: JSONValue) -> Text? {
+        if let text = json.stringValue { return .text(text) }
+        guard let localized = json.objectValue, let key = localized["loc-key"]?.stringValue else { return nil }
+        let arguments: [String]
+        if case .array(let values) = localized["loc-args"] {
+            arguments = values.compactMap(\.stringValue)
+        } else {
+            arguments = []
+        }
+        return .localized(key: key, arguments: arguments)
+    }
+
+    /// The first key of an `aps.alert` value that ActivityKit does not document for a Live Activity, as a path
+    /// (`alert.title-loc-key`, `alert.title.title-loc-args`); `nil` when every key is documented. A device discards a
+    /// Live Activity push whose alert has such a key, such as the flat localization keys of ordinary alerts.
+    /// - Parameter json: The value of `aps.alert`.
+    package static func undocumentedKey(in json: JSONValue) -> String? {
+        guard let members = json.objectValue else { return "alert" }
+        for key in members.keys.sorted() {
+            guard Self.documentedKeys.contains(key) else { return "alert.\(key)" }
+            guard key != "sound", let localized = members[key]?.objectValue else { continue }
+            if let nested = localized.keys.sorted().first(where: { !Self.documentedLocalizedKeys.contains($0) }) {
+                return "alert.\(key).\(nested)"
+            }
+        }
+        return nil
+    }
+}
+
+extension LiveActivityAlert {
+    /// The alert as compact JSON, as `aps.alert` carries it: how the store keeps an alert to send again later.
+    package var jsonText: String {
+        var writer = JSONWriter()
+        self.write(to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Reads an alert kept as ``jsonText``; `nil` when the text is not a JSON object.
+    package init?(jsonText: String) {
+        guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(jsonText.utf8)) else { return nil }
+        self.init(json: json)
+    }
+
+    /// The same alert without its sound: what a renewal shows, lighting the screen without a sound.
+    package var quiet: LiveActivityAlert {
+        LiveActivityAlert(title: self.title, body: self.body)
     }
 }

@@ -3,14 +3,28 @@ import LivecastCore
 /// An update's `alert`, shaped like ``LiveActivityAlert``:
 /// `{"title": "Goal!", "body": {"locKey": "GOAL", "locArgs": ["Giants"]}, "sound": "default"}`. Each text is a
 /// string or a localized form; `sound` is a file name or `{"critical": true, "name": "…", "volume": 0.8}`.
+///
+/// Only what ActivityKit documents for a Live Activity alert is taken: any other key (`subtitle`, say) is refused
+/// `422`, naming it, rather than sent to a device that would discard the whole push.
 struct AlertBody: Decodable {
     let title: TextBody?
-    let subtitle: TextBody?
     let body: TextBody?
     let sound: SoundBody?
 
     var alert: LiveActivityAlert {
-        LiveActivityAlert(title: self.title?.text, subtitle: self.subtitle?.text, body: self.body?.text, sound: self.sound?.sound)
+        LiveActivityAlert(title: self.title?.text, body: self.body?.text, sound: self.sound?.sound)
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case title, body, sound
+    }
+
+    init(from decoder: any Decoder) throws {
+        try UndocumentedKeys.refuse(in: decoder, allowing: CodingKeys.allCases.map(\.rawValue), what: "a Live Activity alert")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.title = try container.decodeIfPresent(TextBody.self, forKey: .title)
+        self.body = try container.decodeIfPresent(TextBody.self, forKey: .body)
+        self.sound = try container.decodeIfPresent(SoundBody.self, forKey: .sound)
     }
 
     /// Literal text, or a localization key with arguments.
@@ -20,6 +34,17 @@ struct AlertBody: Decodable {
         private struct Localized: Decodable {
             let locKey: String
             let locArgs: [String]?
+
+            private enum CodingKeys: String, CodingKey, CaseIterable {
+                case locKey, locArgs
+            }
+
+            init(from decoder: any Decoder) throws {
+                try UndocumentedKeys.refuse(in: decoder, allowing: CodingKeys.allCases.map(\.rawValue), what: "localized alert text")
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.locKey = try container.decode(String.self, forKey: .locKey)
+                self.locArgs = try container.decodeIfPresent([String].self, forKey: .locArgs)
+            }
         }
 
         init(from decoder: any Decoder) throws {
