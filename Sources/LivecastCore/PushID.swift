@@ -13,6 +13,9 @@ package struct PushID: Sendable, Hashable, CustomStringConvertible {
         case pushToStart = 2
         /// A broadcast channel (`channels.id`).
         case channel = 3
+        /// A renewal of an activity (`activities.id`, the one renewed), sent to its device's push-to-start token; the
+        /// update is the feed's latest, whose content it carries.
+        case renewal = 4
     }
 
     /// The largest update id an id can hold (2^56 − 1).
@@ -92,6 +95,11 @@ package struct PushID: Sendable, Hashable, CustomStringConvertible {
     /// The `apns-collapse-id` of every push-to-start of a feed: stable per device (each device gets its own push)
     /// and feed, so a start APNs delivers twice (a retry after a lost answer) starts one activity, not two.
     package static func startCollapseID(feedID: Int64) -> String { "livecast-start-\(feedID)" }
+
+    /// The `apns-collapse-id` of the renewal of an activity: one per activity renewed, and so per generation of the
+    /// device's activity of the feed, so a renewal APNs delivers twice starts one activity, and never collapses into
+    /// the start or renewal it replaces.
+    package static func renewalCollapseID(activityID: Int64) -> String { "livecast-renew-\(activityID)" }
 
     private static func nibble(_ character: UInt8) -> UInt8? {
         switch character {

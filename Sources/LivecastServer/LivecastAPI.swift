@@ -74,7 +74,14 @@ package struct LivecastAPI: Sendable {
         )
         self.controllers = [
             OperationsController(readiness: report),
-            AppController(database: database, apps: apps, appClients: appClients, readiness: report, channelLimit: configuration.channelLimit),
+            AppController(
+                database: database,
+                apps: apps,
+                appClients: appClients,
+                readiness: report,
+                channelLimit: configuration.channelLimit,
+                startRegistrationTimeout: configuration.startRegistrationTimeout
+            ),
             KeyController(keys: APIKeys(client: database, logger: logger), keyCache: keyCache),
             IdentityKeyController(identityKeys: IdentityKeys(client: database, logger: logger)),
             RegistrationController(
@@ -96,7 +103,8 @@ package struct LivecastAPI: Sendable {
                 database: database,
                 feeds: Feeds(client: database, logger: logger),
                 channels: channels,
-                startRegistrationTimeout: configuration.startRegistrationTimeout
+                startRegistrationTimeout: configuration.startRegistrationTimeout,
+                activityLifetime: configuration.activityLifetime
             ),
             ChannelController(registries: channels),
             RecordController(database: database, deliveries: DeliveryLog(client: database, logger: logger)),

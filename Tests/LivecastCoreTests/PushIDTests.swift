@@ -33,7 +33,7 @@ import Testing
                 }
             }
         }
-        #expect(seen.count == 20 * 3 * 20)
+        #expect(seen.count == 20 * PushID.TargetKind.allCases.count * 20)
     }
 
     @Test func idsOutOfRangeAndForeignTextAreRefused() {

@@ -10,16 +10,21 @@ import Testing
 @testable import LivecastServer
 
 extension APIFixture {
-    /// Runs `body` with the emulator (recording the wire), a fresh fixture whose apps send to it, and a dispatcher over the fixture's
-    /// database sending through one APNs client to the emulator (the test drains it), with `dispatcherSettings`.
+    /// Runs `body` with the emulator (recording the wire, configured further by `configure`), a fresh fixture whose apps
+    /// send to it, and a dispatcher over the fixture's database sending through one APNs client to the emulator (the
+    /// test drains it), with `dispatcherSettings`.
     static func withEmulator(
         _ name: String,
         configuration: LivecastAPI.Configuration = .init(),
         testing: TestingSetup = .router,
         dispatcherSettings: Dispatcher.Settings = .init(),
+        emulator configure: (inout APNsEmulator.Configuration) -> Void = { _ in },
         _ body: @Sendable (APIFixture, any TestClientProtocol, EmulatorFixture, Dispatcher) async throws -> Void
     ) async throws {
-        try await EmulatorFixture.with({ $0.recordsWire = true }) { emulator in
+        try await EmulatorFixture.with({
+            $0.recordsWire = true
+            configure(&$0)
+        }) { emulator in
             let apns = try emulator.makeClient()
             defer { Task { await apns.shutdown() } }
             try await APIFixture.with(name, emulator: emulator, configuration: configuration, testing: testing) { fixture, client in

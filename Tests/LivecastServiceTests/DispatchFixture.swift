@@ -17,16 +17,20 @@ struct DispatchFixture {
     /// Runs `body` with a fresh fixture, then judges every push the emulator received, as it arrived: no target
     /// got a timestamp older than one it had accepted (an identical re-send aside), nothing reached a token after
     /// its 410 or a target after its end. A test that sends older pushes on purpose passes `judgesWire: false`.
-    /// - Parameter latency: How long the emulator waits before each answer, as APNs does.
+    /// - Parameters:
+    ///   - latency: How long the emulator waits before each answer, as APNs does.
+    ///   - configure: Changes the emulator's configuration further (its devices' budgets, their activities' lifetime).
     static func with(
         _ name: String,
         judgesWire: Bool = true,
         latency: EmulatorLatency = .none,
+        emulator configure: (inout APNsEmulator.Configuration) -> Void = { _ in },
         _ body: (DispatchFixture) async throws -> Void
     ) async throws {
         try await EmulatorFixture.with({
             $0.recordsWire = true
             $0.latency = latency
+            configure(&$0)
         }) { emulator in
             let apns = try emulator.makeClient()
             do {

@@ -207,7 +207,13 @@ import Testing
 
     /// An outbox under a claimer of its own: a dispatcher that claims and then stalls or dies.
     private static func outbox(_ fixture: DispatchFixture, lease: Duration) -> Outbox {
-        Outbox(database: fixture.store.client, claimer: UUID(), lease: lease, retryDeadline: .seconds(3600), logger: fixture.store.logger)
+        Outbox(
+            database: fixture.store.client,
+            claimer: UUID(),
+            lease: lease,
+            retryDeadline: RetryDeadline(period: .seconds(3600)),
+            logger: fixture.store.logger
+        )
     }
 
     /// Dispatches until the update is sent. - Returns: how many claims the dispatcher ran.

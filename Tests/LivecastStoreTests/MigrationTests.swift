@@ -34,7 +34,7 @@ import Testing
                     "apps", "api_keys", "push_to_start_tokens", "feeds", "channels", "activities", "activity_tokens", "updates",
                     "deliveries", "feed_starts", "priority_budget", "livecast_migrations", "owed_pushes", "dead_letters",
                     "scheduled_updates", "console_sessions", "client_devices", "identity_keys", "events", "webhook_endpoints", "fan_out_slices",
-                    "webhook_deliveries",
+                    "webhook_deliveries", "start_ledger", "queued_starts",
                     "unfinished_updates",  // a view (0024)
                 ]
             )

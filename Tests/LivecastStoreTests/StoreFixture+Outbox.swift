@@ -12,7 +12,7 @@ extension StoreFixture {
 
     /// The outbox as a dispatcher of its own (a new claimer) works it.
     func outbox(lease: Duration = .seconds(30)) -> Outbox {
-        Outbox(database: self.client, claimer: UUID(), lease: lease, retryDeadline: .seconds(3600), logger: self.logger)
+        Outbox(database: self.client, claimer: UUID(), lease: lease, retryDeadline: RetryDeadline(period: .seconds(3600)), logger: self.logger)
     }
 
     /// A feed with `followers` token-based followers. - Returns: the feed's id and its followers' activity ids, in order.

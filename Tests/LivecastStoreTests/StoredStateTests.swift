@@ -18,6 +18,11 @@ import Testing
             ("updates", "event", Set(LiveActivityEvent.allCases.map(\.rawValue))),
             ("owed_pushes", "target_kind", Set(OwedTarget.Kind.allCases.map(\.rawValue))),
             ("dead_letters", "replay_outcome", Set(DeadLetterReplay.Outcome.allCases.map(\.rawValue))),
+            ("activities", "ended_by", Set(EndedBy.allCases.map(\.rawValue))),
+            ("activities", "dismissed_by", Set(DismissedBy.allCases.map(\.rawValue))),
+            ("activities", "renewal", Set(RenewalStanding.allCases.map(\.rawValue))),
+            ("queued_starts", "state", Set(QueuedStartState.allCases.map(\.rawValue))),
+            ("queued_starts", "kind", Set(QueuedStartKind.allCases.map(\.rawValue))),
         ]
         try await StoreFixture.with("stored_states") { fixture in
             for (table, column, cases) in columns {

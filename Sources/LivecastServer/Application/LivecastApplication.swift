@@ -64,6 +64,7 @@ package struct LivecastApplication: Sendable {
         let isDispatcherRunning: @Sendable () -> Bool = { dispatcher.isRunning }
         var apiConfiguration = settings.api
         apiConfiguration.retryDeadline = settings.dispatch.retryDeadline
+        apiConfiguration.activityLifetime = settings.dispatch.activityLifetime
         apiConfiguration.masterKey = settings.masterKey
         apiConfiguration.webhookAllowPrivate = settings.webhookAllowPrivate
         let api = LivecastAPI(
@@ -118,9 +119,13 @@ package struct LivecastApplication: Sendable {
             }
             application.addServices(AfterMigrations(migrated: migrated, services: afterMigrations))
         }
-        application.addServices(OutboxGauges(database: database, logger: logger))
+        application.addServices(
+            OutboxGauges(database: database, startRegistrationTimeout: settings.api.startRegistrationTimeout, logger: logger)
+        )
         if settings.reapInterval > .zero {
-            let reaper = Reaper(database: database, clientForApp: clientForApp, policy: settings.reaperPolicy, logger: logger)
+            var policy = settings.reaperPolicy
+            policy.activityLifetime = settings.dispatch.activityLifetime
+            let reaper = Reaper(database: database, clientForApp: clientForApp, policy: policy, logger: logger)
             application.addServices(ReaperService(reaper: reaper, interval: settings.reapInterval))
         }
         if let metricsPort = settings.metricsPort {

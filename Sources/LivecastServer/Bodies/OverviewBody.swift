@@ -11,7 +11,7 @@ struct OverviewBody: Encodable {
     let problems: [String]
 
     private enum CodingKeys: String, CodingKey {
-        case bundleId, environment, outbox, lastHour, failedByReason, channels, deadLetters, reaper, problems
+        case bundleId, environment, outbox, lastHour, failedByReason, channels, deadLetters, reaper, starts, problems
     }
 
     /// The members of `outbox`, `channels` and `reaper`.
@@ -22,6 +22,7 @@ struct OverviewBody: Encodable {
     /// `outbox`: updates waiting or being sent, how long the oldest has waited (seconds; absent when it is empty) and
     /// the scheduled sends not yet due. `lastHour`: twelve five-minute buckets, oldest first. `channels`: used
     /// against the cap. `deadLetters`: not replayed. `reaper`: its last pass over the app (absent before the first).
+    /// `starts`: the last day's feed starts, those whose registration timeout passed, and those confirmed in time.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.overview.bundleID, forKey: .bundleId)
@@ -39,6 +40,7 @@ struct OverviewBody: Encodable {
         var reaper = container.nestedContainer(keyedBy: PartKeys.self, forKey: .reaper)
         try reaper.encodeIfPresent(self.overview.reapedAt, forKey: .lastRunAt)
         try reaper.encodeIfPresent(self.overview.reapSummary, forKey: .summary)
+        try container.encode(self.overview.starts, forKey: .starts)
         try container.encode(self.problems, forKey: .problems)
     }
 }

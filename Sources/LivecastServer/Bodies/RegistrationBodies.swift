@@ -44,12 +44,15 @@ struct ActivityBody: Decodable {
     /// A client key's proof of `userId` (``IdentityAssertions``).
     let userAssertion: String?
     let osVersion: String?
+    /// The app scheduled it to start later (iOS 26's `pending`): it counts as the device's activity of the feed, so
+    /// the feed's starts leave the device out.
+    let pending: Bool?
 }
 
 extension ActivityBody {
     /// The registration it asks for, of an activity or its new update token, bound to `userID`.
     func registration(appID: Int64, activityKey: String, userID: String?) -> Activities.Registration {
-        Activities.Registration(
+        var registration = Activities.Registration(
             appID: appID,
             activityKey: activityKey,
             attributesType: self.attributesType,
@@ -60,6 +63,8 @@ extension ActivityBody {
             userID: userID,
             osVersion: self.osVersion
         )
+        registration.isPending = self.pending ?? false
+        return registration
     }
 }
 

@@ -36,6 +36,9 @@ extension LivecastAPI {
         /// How long `GET /ready` serves its answer again before asking PostgreSQL anew (``ReadinessCache``).
         /// Defaults to 1 second.
         package var readinessLifetime: Duration
+        /// How long an activity stays active before the system ends it (`activity-lifetime`): a feed's
+        /// `renewal.before` must be shorter. Defaults to ActivityKit's 8 hours.
+        package var activityLifetime: Duration = .seconds(8 * 3600)
 
         package init(
             rateLimit: RateLimit = .perKey,

@@ -33,7 +33,8 @@ extension LivecastAPI.Configuration {
     ///     unused before it ends.
     ///   - `start-registration-timeout` (whole seconds, 1 or more, default 300): after a feed's start within which
     ///     the device's app should register the activity.
-    ///   - `retry-deadline`: as ``Dispatcher/Settings/init(reader:)`` reads it, for replayed dead letters.
+    ///   - `retry-deadline`: as ``Dispatcher/Settings/init(reader:)`` reads it, for replayed dead letters; and
+    ///     `activity-lifetime`, which a feed's renewal must fall within.
     ///   - The client keys' bounds (``ClientLimits``): `client-device-rate` (positive number, default 60) and
     ///     `client-address-rate` (positive number, default 600), requests a minute per device and per client address;
     ///     `client-device-tokens` and `client-device-activities` (whole numbers, 1 or more, default 32 each), live
@@ -60,7 +61,9 @@ extension LivecastAPI.Configuration {
         self.maximumClockSkew = try reader.seconds("max-clock-skew", atLeast: 0, default: self.maximumClockSkew)
         self.startRegistrationTimeout = try reader.seconds("start-registration-timeout", atLeast: 1, default: self.startRegistrationTimeout)
         self.consoleIdleTimeout = try reader.seconds("console-idle-timeout", atLeast: 60, default: self.consoleIdleTimeout)
-        self.retryDeadline = try Dispatcher.Settings(reader: reader).retryDeadline
+        let dispatch = try Dispatcher.Settings(reader: reader)
+        self.retryDeadline = dispatch.retryDeadline
+        self.activityLifetime = dispatch.activityLifetime
         self.clientLimits = ClientLimits(
             perDevice: .perMinute(try reader.positiveNumber("client-device-rate", default: self.clientLimits.perDevice.burst)),
             perAddress: .perMinute(try reader.positiveNumber("client-address-rate", default: self.clientLimits.perAddress.burst)),

@@ -96,6 +96,15 @@ extension Console {
         feed["channelFollowers"] = json["followers"]?["channel"]?.intValue ?? 0
         feed["startsSent"] = json["starts"]?["sent"]?.intValue ?? 0
         feed["startsUnregistered"] = json["starts"]?["unregistered"]?.intValue ?? 0
+        feed["startsDeferred"] = json["starts"]?["deferred"]?.intValue ?? 0
+        feed["startsDropped"] = json["starts"]?["dropped"]?.intValue ?? 0
+        if let ratio = json["starts"]?["confirmationRatio"]?.doubleValue { feed["startsConfirmed"] = String(format: "%.0f%%", ratio * 100) }
+        if let renewal = json["renewal"]?.objectValue {
+            feed["renewal"] = [
+                "before": ConsoleView.duration(Int64(renewal["before"]?.intValue ?? 0)),
+                "ifUpdatedWithin": ConsoleView.duration(Int64(renewal["ifUpdatedWithin"]?.intValue ?? 0)),
+            ]
+        }
         if let channelID = json["channelId"]?.stringValue { feed["channel"] = ["id": channelID] }
         if let last = json["lastTimestamp"]?.intValue { feed["lastTime"] = ConsoleView.time(Int64(last)) }
         if case .object = json["lastUpdate"] {

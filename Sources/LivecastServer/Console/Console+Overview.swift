@@ -35,8 +35,20 @@ extension Console {
             ],
             "pushes": Self.pushChart(json["lastHour"], reasons: json["failedByReason"]),
             "reaper": reaper,
+            "starts": Self.startsModel(json["starts"]),
             "problems": json["problems"].items.compactMap(\.stringValue),
         ]
+    }
+
+    /// The last day's starts: how many went out, and the share the apps confirmed in time, with a gauge.
+    private static func startsModel(_ json: JSONValue?) -> [String: Any] {
+        var starts: [String: Any] = ["sent": json?["sent"]?.intValue ?? 0, "due": json?["due"]?.intValue ?? 0]
+        if let ratio = json?["confirmationRatio"]?.doubleValue {
+            starts["ratio"] = String(format: "%.0f%%", ratio * 100)
+            starts["width"] = Int((ratio * 200).rounded())
+            starts["low"] = ratio < 0.9
+        }
+        return starts
     }
 
     /// The last hour as twelve stacked bars (accepted below, failed above) in a 360 × 110 drawing.

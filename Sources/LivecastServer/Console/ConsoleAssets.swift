@@ -90,6 +90,7 @@ enum ConsoleAssets {
         svg.chart rect.sent { fill: var(--sent); } svg.chart rect.failed { fill: var(--failed); }
         svg.chart .axis { stroke: var(--line); } svg.chart text { fill: var(--muted); font-size: 8px; }
         svg.gauge { width: 100%; height: 14px; } svg.gauge .track { fill: var(--track); } svg.gauge .fill { fill: var(--accent); }
+        svg.gauge .fill.low { fill: var(--warn); }
         .dot { display: inline-block; width: 10px; height: 10px; border-radius: 5px; } .dot.sent { background: var(--sent); } .dot.failed { background: var(--failed); }
         @media (max-width: 640px) {
           main { padding: 12px; } .who { margin-left: 0; width: 100%; }

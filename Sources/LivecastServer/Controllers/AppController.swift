@@ -14,6 +14,8 @@ struct AppController: APIController {
     let readiness: ReadinessReport
     /// The channels an app may have, which the overview shows beside its count.
     let channelLimit: Int
+    /// How long after a start its app has to register the activity, for the overview's confirmed starts.
+    let startRegistrationTimeout: Duration
 
     func addRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}", role: .admin) { _, context, scope in
@@ -41,7 +43,14 @@ struct AppController: APIController {
     }
 
     private func overview(_ scope: AppScope, context: APIRequestContext) async throws -> Response {
-        guard let overview = try await AppOverview.read(appID: scope.appID, client: self.database, logger: context.logger) else {
+        guard
+            let overview = try await AppOverview.read(
+                appID: scope.appID,
+                registrationTimeout: self.startRegistrationTimeout,
+                client: self.database,
+                logger: context.logger
+            )
+        else {
             throw APIError.notFound("no app \(scope.bundleID)")
         }
         let checks = await self.readiness.checks(logger: context.logger)

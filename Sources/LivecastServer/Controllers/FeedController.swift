@@ -12,6 +12,8 @@ struct FeedController: APIController {
     let channels: ChannelRegistries
     /// How long after a feed's start the device's app should register the started activity.
     let startRegistrationTimeout: Duration
+    /// How long an activity stays active: a renewal's `before` must be shorter.
+    let activityLifetime: Duration
 
     func addRoutes(to routes: RouteRegistrar) {
         let path = "/v1/apps/{bundleId}/feeds/{feedKey}"
@@ -76,7 +78,8 @@ struct FeedController: APIController {
                 attributesType: body.attributesType,
                 attributes: body.attributes,
                 staleAfter: body.staleAfterSeconds.map { Duration.seconds($0) },
-                staleGrace: body.staleGraceSeconds.map { Duration.seconds($0) }
+                staleGrace: body.staleGraceSeconds.map { Duration.seconds($0) },
+                renewal: try body.renewal?.renewal(activityLifetime: self.activityLifetime)
             )
         )
         if let policy, feed.channelID == nil {

@@ -1,4 +1,5 @@
 import Hummingbird
+import LivecastService
 import LivecastStore
 import Logging
 import PostgresNIO
@@ -96,8 +97,11 @@ struct RegistrationController: APIController {
             let userID = try await self.admission.user(scope, userID: body.userId, assertion: body.userAssertion, logger: context.logger)
             var registration = body.registration(appID: scope.appID, activityKey: try context.parameters.decoded("activityId"), userID: userID)
             registration.deviceID = registration.deviceID ?? scope.clientDeviceID
-            let result = try await self.activities.logging(to: context.logger).register(registration, device: self.admission.deviceScope(scope))
-            return RegistrationAnswer.response(result)
+            let registered = try await self.activities.logging(to: context.logger).record(registration, device: self.admission.deviceScope(scope))
+            if let replaced = registered.renewedActivityToEnd {
+                await self.endRenewed(replaced, appID: scope.appID, logger: context.logger)
+            }
+            return RegistrationAnswer.response(registered.result)
         }
         routes.device(.delete, path) { _, context, scope in
             let activityKey = try context.parameters.decoded("activityId")
@@ -114,6 +118,16 @@ struct RegistrationController: APIController {
                 throw APIError.notFound("no activity \(activityKey)", field: "activityId")
             }
             return Response(status: .noContent)
+        }
+    }
+
+    /// Ends the activity a renewal replaced, now that its successor can be updated; the reaper ends it later if this
+    /// fails, and the registration is answered either way.
+    private func endRenewed(_ activityKey: String, appID: Int64, logger: Logger) async {
+        do {
+            try await RenewalEnds(database: self.database, logger: logger).end(activityKey, appID: appID)
+        } catch {
+            logger.warning("could not end a renewed activity; the reaper will", metadata: ["activity": "\(activityKey)", "error": "\(error)"])
         }
     }
 }

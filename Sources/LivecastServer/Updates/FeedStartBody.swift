@@ -9,9 +9,11 @@ struct FeedStartBody: Decodable {
     let fields: UpdateBody
     let alert: AlertBody
     let audience: AudienceBody
+    /// Start devices whose user dismissed an activity of the feed too; by default they are left out.
+    let includeDismissed: Bool?
 
     private enum CodingKeys: String, CodingKey {
-        case alert, audience
+        case alert, audience, includeDismissed
     }
 
     init(from decoder: any Decoder) throws {
@@ -19,6 +21,7 @@ struct FeedStartBody: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.alert = try container.decode(AlertBody.self, forKey: .alert)
         self.audience = try container.decode(AudienceBody.self, forKey: .audience)
+        self.includeDismissed = try container.decodeIfPresent(Bool.self, forKey: .includeDismissed)
     }
 
     /// What the body says, field for field, as a start of `feedKey`.
@@ -35,6 +38,7 @@ struct FeedStartBody: Decodable {
         start.staleDate = self.fields.staleDate
         start.relevanceScore = self.fields.relevanceScore
         start.priority = self.fields.priority
+        start.includesDismissed = self.includeDismissed ?? false
         return start
     }
 }

@@ -18,6 +18,8 @@ enum InputLimits {
     static let staleAfterSeconds = 1...(8 * 3600)
     /// A feed's `staleGraceSeconds` is 0 to 8 h.
     static let staleGraceSeconds = 0...(8 * 3600)
+    /// A feed's `renewal.ifUpdatedWithin` is 1 s to 7 days.
+    static let renewalIfUpdatedWithin = 1...(7 * 86400)
 
     /// Checks an identifier: at most `maximumBytes` UTF-8 bytes and no control character (U+0000 to U+001F, U+007F).
     /// - Throws: ``APIError`` `422 invalid` naming `field`.

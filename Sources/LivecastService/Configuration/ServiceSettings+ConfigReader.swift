@@ -2,6 +2,7 @@ import APNs
 package import Configuration
 import LivecastCore
 import LivecastSettings
+import LivecastStore
 
 extension Dispatcher.Settings {
     /// How a dispatcher works, as settings give it; what they leave out keeps its default.
@@ -11,11 +12,20 @@ extension Dispatcher.Settings {
     ///     stays owed before it is a dead letter; an end is kept while its activity can show.
     ///   - `fan-out-slice` (whole number, 100 or more, default 50000): a feed's token-based followers per slice; a
     ///     fan-out to more is split into slices that the workers of every instance walk side by side.
+    ///   - `start-budget` (whole number, 1 or more, default 8) and `start-budget-window` (whole seconds, 1 or more,
+    ///     default 3600): the push-to-start notifications (starts and renewals) one device is sent in a rolling
+    ///     window; a start without room waits until there is.
+    ///   - `activity-lifetime`: as ``ReaperPolicy/init(reader:)`` reads it.
     /// - Throws: ``InvalidSetting`` for a value out of range.
     package init(reader: ConfigReader) throws {
         self.init()
         self.retryDeadline = try reader.seconds("retry-deadline", atLeast: 1, default: self.retryDeadline)
         self.sliceSize = try reader.wholeNumber("fan-out-slice", atLeast: 100, default: self.sliceSize)
+        self.startBudget = StartBudget(
+            starts: try reader.wholeNumber("start-budget", atLeast: 1, default: self.startBudget.starts),
+            window: try reader.seconds("start-budget-window", atLeast: 1, default: self.startBudget.window)
+        )
+        self.activityLifetime = try ReaperPolicy.activityLifetime(reader: reader)
     }
 }
 
@@ -25,8 +35,11 @@ extension ReaperPolicy {
     /// - Configuration keys:
     ///   - `stale-grace` (whole seconds, 0 or more, default 900): after an activity's or feed's stale-date before
     ///     it is ended; a feed's own grace wins.
-    ///   - `lifetime-margin` (whole seconds, 0 or more, default 900): before the 8-hour limit that activities are
-    ///     ended.
+    ///   - `activity-lifetime` (whole seconds, 10 or more, default 28800, ActivityKit's 8 hours; lowered only to
+    ///     test): how long an activity stays active before the system ends it. The aging rule, renewals and retries
+    ///     count from it.
+    ///   - `lifetime-margin` (whole seconds, 0 or more, less than `activity-lifetime`, default 900): before the
+    ///     activity lifetime that activities are ended.
     ///   - `channel-retirement-delay` (whole seconds, 0 or more, default 3600): after a feed's end that its channel
     ///     is retired.
     ///   - `token-expiry-days` (whole days, 1 or more, default 30): without a new registration before a
@@ -37,10 +50,25 @@ extension ReaperPolicy {
     package init(reader: ConfigReader) throws {
         self.init()
         self.staleGrace = try reader.seconds("stale-grace", atLeast: 0, default: self.staleGrace)
+        self.activityLifetime = try Self.activityLifetime(reader: reader)
         self.lifetimeMargin = try reader.seconds("lifetime-margin", atLeast: 0, default: self.lifetimeMargin)
+        guard self.lifetimeMargin < self.activityLifetime else {
+            throw InvalidSetting(
+                key: "lifetime-margin",
+                value: "\(self.lifetimeMargin.wholeSeconds)",
+                allowed: "must be less than activity-lifetime (\(self.activityLifetime.wholeSeconds))"
+            )
+        }
         self.channelRetirementDelay = try reader.seconds("channel-retirement-delay", atLeast: 0, default: self.channelRetirementDelay)
         self.tokenExpiry = try reader.days("token-expiry-days", atLeast: 1, default: self.tokenExpiry)
         self.startRegistrationTimeout = try reader.seconds("start-registration-timeout", atLeast: 1, default: self.startRegistrationTimeout)
+    }
+}
+
+extension ReaperPolicy {
+    /// `activity-lifetime`: how long an activity stays active, which the dispatcher, the reaper and the API share.
+    static func activityLifetime(reader: ConfigReader) throws -> Duration {
+        try reader.seconds("activity-lifetime", atLeast: 10, default: .seconds(8 * 3600))
     }
 }
 

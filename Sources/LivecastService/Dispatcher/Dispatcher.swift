@@ -1,6 +1,6 @@
 package import APNs
 package import Foundation
-import LivecastStore
+package import LivecastStore
 import Logging
 package import PostgresNIO
 
@@ -58,6 +58,12 @@ package struct Dispatcher: Sendable {
         package var invalidationGuardShare: Double
         /// The smallest batch the invalidation guard judges. Defaults to 20.
         package var invalidationGuardMinimumBatch: Int
+        /// The push-to-start notifications one device is sent in a rolling window (`start-budget`,
+        /// `start-budget-window`). Defaults to ``StartBudget/default``.
+        package var startBudget: StartBudget = .default
+        /// How long an activity stays active before the system ends it (`activity-lifetime`): a renewal is not sent
+        /// after it, nor an update retried past it. Defaults to ActivityKit's 8 hours.
+        package var activityLifetime: Duration = .seconds(8 * 3600)
 
         package init(
             batchSize: Int = 500,
@@ -107,7 +113,13 @@ package struct Dispatcher: Sendable {
     package init(database: PostgresClient, clientForApp: @escaping ClientForApp, settings: Settings = Settings(), logger: Logger) {
         let id = UUID()
         let owedDue = OwedDue()
-        let outbox = Outbox(database: database, claimer: id, lease: settings.lease, retryDeadline: settings.retryDeadline, logger: logger)
+        let outbox = Outbox(
+            database: database,
+            claimer: id,
+            lease: settings.lease,
+            retryDeadline: RetryDeadline(period: settings.retryDeadline, activityLifetime: settings.activityLifetime),
+            logger: logger
+        )
         let recorder = PushRecorder(
             outbox: outbox,
             database: database,
@@ -125,8 +137,19 @@ package struct Dispatcher: Sendable {
         self.outbox = outbox
         self.owedDue = owedDue
         self.logger = logger
-        self.fanOuts = FanOutRunner(tools: tools, pageSize: settings.pageSize, sliceSize: settings.sliceSize, attempts: settings.fanOutAttempts)
-        self.quickLane = QuickLane(tools: tools, batchSize: settings.batchSize)
+        self.fanOuts = FanOutRunner(
+            tools: tools,
+            pageSize: settings.pageSize,
+            sliceSize: settings.sliceSize,
+            attempts: settings.fanOutAttempts,
+            startBudget: settings.startBudget
+        )
+        self.quickLane = QuickLane(
+            tools: tools,
+            batchSize: settings.batchSize,
+            startBudget: settings.startBudget,
+            activityLifetime: settings.activityLifetime
+        )
     }
 
     /// Claims and sends one piece of work, under a heartbeat that keeps its claims: a feed's fan-out (to its end,

@@ -4,7 +4,8 @@ import NIOPosix
 import PostgresNIO
 import Synchronization
 
-/// The claims one round of a dispatcher holds: the updates, slices and owed pushes it claimed, which its heartbeat renews.
+/// The claims one round of a dispatcher holds: the updates, slices, owed pushes and queued starts it claimed, which its
+/// heartbeat renews.
 ///
 /// Only these, not every claim under the dispatcher's id: the workers of a dispatcher share its id, and a claim
 /// left behind by a round that failed would otherwise be renewed by the other rounds' heartbeats for as long as any
@@ -14,6 +15,7 @@ final class RoundClaims: Sendable {
         var updates: [Int64] = []
         var slices: [Int64] = []
         var owedPushes: [Int64] = []
+        var queuedStarts: [Int64] = []
     }
 
     private let held = Mutex(Held())
@@ -33,8 +35,13 @@ final class RoundClaims: Sendable {
         self.held.withLock { $0.owedPushes.append(contentsOf: owedPushes) }
     }
 
-    fileprivate var current: (updates: [Int64], slices: [Int64], owedPushes: [Int64]) {
-        self.held.withLock { ($0.updates, $0.slices, $0.owedPushes) }
+    /// Adds queued starts the round claimed.
+    func hold(queuedStarts: some Sequence<Int64>) {
+        self.held.withLock { $0.queuedStarts.append(contentsOf: queuedStarts) }
+    }
+
+    fileprivate var current: (updates: [Int64], slices: [Int64], owedPushes: [Int64], queuedStarts: [Int64]) {
+        self.held.withLock { ($0.updates, $0.slices, $0.owedPushes, $0.queuedStarts) }
     }
 }
 
@@ -52,9 +59,9 @@ extension Dispatcher {
 
     private func beat(_ claims: RoundClaims) async {
         while (try? await MultiThreadedEventLoopGroup.singleton.any().sleep(for: self.settings.lease / 3)) != nil {
-            let (updates, slices, owedPushes) = claims.current
+            let (updates, slices, owedPushes, queuedStarts) = claims.current
             do {
-                try await self.outbox.renew(updates: updates, slices: slices, owedPushes: owedPushes)
+                try await self.outbox.renew(updates: updates, slices: slices, owedPushes: owedPushes, queuedStarts: queuedStarts)
             } catch {
                 self.logger.warning("could not renew the dispatcher's claims", metadata: ["error": "\(error)"])
             }

@@ -19,6 +19,8 @@ struct FanOutRunner: Sendable {
     let sliceSize: Int
     /// Claims in a row without a checkpoint before a fan-out is given up.
     let attempts: Int
+    /// The push-to-start budget each device of a start's audience is kept within.
+    let startBudget: StartBudget
 
     /// Sends a claimed fan-out to its end, then marks it sent; pushes APNs asked to retry stay owed to their
     /// targets. A lost claim stops it quietly (the new holder goes on from the checkpoint); a graceful shutdown

@@ -15,6 +15,8 @@ struct PageTarget: Sendable {
     var pushID: PushID?
     /// `apns-collapse-id`: a start's, stable per device and feed (``PushID/startCollapseID(feedID:)``).
     var collapseID: String?
+    /// `apns-expiration` (UNIX seconds), when APNs should stop trying: a renewal's is short.
+    var expiration: Int?
     /// An iOS 18 device's start on the feed's channel.
     var usesChannelPayload = false
     /// Whether a client key registered the token and APNs has yet to accept a push to it (``InvalidationGuard``).
@@ -86,6 +88,7 @@ struct PageSender: Sendable {
                     bundleID: app.bundleID,
                     payload: $0.payload,
                     priority: priority,
+                    expiration: $0.expiration,
                     apnsID: $0.pushID?.uuidString,
                     collapseID: $0.collapseID
                 )

@@ -1,4 +1,5 @@
 import APNs
+import LivecastStore
 import Metrics
 
 /// What the dispatcher reports through swift-metrics (`livecast serve` exports it to Prometheus):
@@ -49,5 +50,29 @@ enum DispatchMetrics {
     /// Counts followers (or audience members) a fan-out handled.
     static func fanOutProgress(_ targets: Int) {
         Counter(label: "livecast_fanout_targets_total").increment(by: targets)
+    }
+
+    /// Counts what became of claimed queued starts, by kind (`deferred`, `renewal`) and outcome (`sent`, `dropped`,
+    /// `waiting`), in `livecast_queued_starts_total`: renewals sent are the renewals done.
+    static func queuedStarts(_ outcomes: [QueuedStartOutcome]) {
+        var counts: [[String]: Int] = [:]
+        for outcome in outcomes {
+            let fate: String =
+                switch outcome.fate {
+                case .sent: "sent"
+                case .dropped: "dropped"
+                case .later, .awaitingRoom: "waiting"
+                }
+            counts[[outcome.claim.kind.rawValue, fate], default: 0] += 1
+        }
+        for (labels, count) in counts {
+            Counter(label: "livecast_queued_starts_total", dimensions: [("kind", labels[0]), ("outcome", labels[1])]).increment(by: count)
+        }
+    }
+
+    /// Counts a fan-out page's starts that waited for their devices' budget, in `livecast_starts_deferred_total`.
+    static func startsDeferred(_ count: Int) {
+        guard count > 0 else { return }
+        Counter(label: "livecast_starts_deferred_total").increment(by: count)
     }
 }

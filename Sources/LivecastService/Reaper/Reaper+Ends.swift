@@ -6,9 +6,9 @@ import Logging
 /// through the outbox (``ActivityUpdates``, ``FeedUpdates``), so the ordering rules hold and the dispatcher sends
 /// them; the store's locks and states make a second reaper's attempt a no-op.
 extension Reaper {
-    /// The start before which a running activity nears the 8-hour limit less the margin (UNIX seconds).
+    /// The start before which a running activity nears the activity lifetime less the margin (UNIX seconds).
     func agingCutoff(_ now: Int) -> Double {
-        Double(now) - (ReaperPolicy.activityLifetime - self.policy.lifetimeMargin).inSeconds
+        Double(now) - (self.policy.activityLifetime - self.policy.lifetimeMargin).inSeconds
     }
 
     func endStaleActivities(_ app: Reaping.App, now: Int) async throws -> Int {

@@ -4,8 +4,9 @@ import LivecastStore
 import Logging
 package import PostgresNIO
 
-/// One pass of the scheduled clean-up, app by app: ends stale activities and feeds and activities nearing
-/// ActivityKit's 8-hour limit (through the outbox, so the dispatcher sends the ends in order), marks ended
+/// One pass of the scheduled clean-up, app by app: plans the renewals of renewing feeds' followers, ends stale
+/// activities and feeds, activities renewals replaced and activities nearing the activity lifetime (ActivityKit's 8
+/// hours; through the outbox, so the dispatcher sends the ends in order), marks ended
 /// activities dismissed once their dismissal date passed, retires the channels of ended feeds, expires
 /// push-to-start tokens not seen for long, and prunes old rows in bounded batches.
 ///
@@ -117,7 +118,13 @@ package struct Reaper: Sendable {
             report.endedActivities += try await self.endStaleActivities(app, now: now)
             report.endedFeeds += try await self.endStaleFeeds(app, now: now)
         }
-        await self.rule("ending activities near the 8-hour limit", &report) { report in
+        await self.rule("planning renewals", &report) { report in
+            report.plannedRenewals += try await self.planRenewals(app, dryRun: false)
+        }
+        await self.rule("ending renewed activities", &report) { report in
+            report.endedActivities += try await self.endRenewedActivities(app)
+        }
+        await self.rule("ending activities near the activity lifetime", &report) { report in
             report.endedActivities += try await self.endAgingActivities(app, now: now)
         }
         await self.rule("dismissing ended activities", &report) { report in
@@ -153,6 +160,7 @@ package struct Reaper: Sendable {
                 startedBefore: self.agingCutoff(now)
             )
             report.endedFeeds = try await self.reaping.staleFeedCount(app.id, now: now, staleGrace: self.policy.staleGrace)
+            report.plannedRenewals = try await self.planRenewals(app, dryRun: true)
             report.dismissedActivities = try await self.dismissActivities(app, now: now, dryRun: true)
             report.retiredChannels = try await self.reaping.channelsToRetireCount(app.id, endedBefore: self.retirementCutoff(now))
             report.expiredTokens = try await self.expireTokens(app, now: now, dryRun: true)

@@ -19,18 +19,22 @@ package struct ReaperPolicy: Sendable, Hashable {
         }
     }
 
-    /// ActivityKit ends an activity 8 hours after its start.
-    package static let activityLifetime = Duration.seconds(8 * 3600)
     /// An ended activity stays at most 4 hours on the Lock Screen.
     package static let maximumDismissalDelay = Duration.seconds(4 * 3600)
 
+    /// How long an activity stays active before the system ends it (`activity-lifetime`): ActivityKit's 8 hours,
+    /// lowered only to test. The aging rule and the renewals count from it.
+    package var activityLifetime: Duration = .seconds(8 * 3600)
+    /// How far ahead renewals are planned: more than the time between two passes, so none is planned late. Defaults
+    /// to 10 minutes.
+    package var renewalHorizon: Duration = .seconds(600)
     /// How long after its `stale-date` an activity or feed without a newer update is ended; a feed's own
     /// `stale_grace_seconds` replaces it. Defaults to 15 minutes.
     package var staleGrace: Duration
     /// How long after the reaper's end a stale activity leaves the Lock Screen (its `dismissal-date`). Defaults to
     /// 0: its content is out of date, so it goes at once.
     package var staleDismissalDelay: Duration
-    /// How long before ActivityKit's 8-hour limit the reaper ends an activity itself, so the backend's last state
+    /// How long before the activity lifetime ends the reaper ends an activity itself, so the backend's last state
     /// stays on the Lock Screen (for 4 hours, the most ActivityKit allows). Defaults to 15 minutes.
     package var lifetimeMargin: Duration
     /// How long after a feed's end its channel is deleted at APNs and retired. Defaults to 1 hour.

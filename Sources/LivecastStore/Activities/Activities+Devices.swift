@@ -36,22 +36,25 @@ extension Activities {
         }
     }
 
-    /// Records that the user dismissed the activity on the device, as the reaper records a dismissal: it is
-    /// `dismissed` (ended too, if it was running), its update token is forgotten (invalidated, reason `dismissed`),
-    /// and nothing more is sent to it. Dismissing a dismissed activity changes nothing.
+    /// Records that the activity left the device, as the reaper records a dismissal: it is `dismissed` (ended too,
+    /// if it was running), its update token is forgotten (invalidated, reason `dismissed`), and nothing more is sent
+    /// to it. Dismissing a dismissed activity changes nothing. One still running, and not replaced by a renewal, was
+    /// swiped away by the user (`dismissed_by` `user`): its device is left out of the feed's renewals and later
+    /// starts (``Outbox/audience(of:limit:on:)``).
     /// - Parameter deviceID: Dismisses the activity only if it is this device's (a client key's device).
     /// - Returns: Whether the activity exists (of `deviceID`, when given).
     package func dismissedByDevice(appID: Int64, activityKey: String, deviceID: String? = nil) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
             """
             WITH target AS (
-                SELECT id, state FROM activities
+                SELECT id, state, renewed_to FROM activities
                 WHERE app_id = \(appID) AND activity_key = \(activityKey) AND (\(deviceID)::text IS NULL OR device_id = \(deviceID))
                 FOR UPDATE
             ),
             dismissed AS (
                 UPDATE activities a SET state = \(unescaped: ActivityState.dismissed.sql), dismissed_at = now(), ended_at = coalesce(a.ended_at, now()),
-                    dismissed_by = \(EndedBy.device.rawValue),
+                    dismissed_by = CASE WHEN a.state IN \(unescaped: ActivityState.runningSQL) AND target.renewed_to IS NULL
+                                        THEN \(unescaped: DismissedBy.user.sql) ELSE \(unescaped: DismissedBy.device.sql) END,
                     ended_by = CASE WHEN a.state IN \(unescaped: ActivityState.runningSQL) THEN \(EndedBy.device.rawValue) ELSE a.ended_by END
                 FROM target WHERE a.id = target.id AND target.state <> \(unescaped: ActivityState.dismissed.sql)
                 RETURNING a.id

@@ -21,6 +21,9 @@ package struct Activities: DatabaseBacked {
         package var deviceID: String?
         package var userID: String?
         package var osVersion: String?
+        /// Whether the app scheduled it to start later (iOS 26's `pending`): it is recorded `starting`, so the feed's
+        /// starts leave its device out, until a report without the flag.
+        package var isPending = false
 
         package init(
             appID: Int64,
@@ -58,18 +61,34 @@ package struct Activities: DatabaseBacked {
         case unchanged
     }
 
+    /// What a registration did, and what it leaves for the caller to do.
+    package struct Registered: Sendable, Hashable {
+        package var result: Result
+        /// The activity a renewal replaced, whose end is now due: the registration gave its successor a live update
+        /// token, so the old one can be ended (with a past `dismissal-date`) without leaving the user with none.
+        package var renewedActivityToEnd: String?
+    }
+
     package let database: Database
 
     package init(database: Database) { self.database = database }
 
-    /// Registers an activity or records its new update token, in one transaction.
+    /// Registers an activity or records its new update token, in one transaction; see ``record(_:device:)``.
+    package func register(_ registration: Registration, device: DeviceScope? = nil) async throws -> Result {
+        try await self.record(registration, device: device).result
+    }
+
+    /// Registers an activity or records its new update token, in one transaction. A new follower of a feed confirms
+    /// the feed's start to its device (`feed_starts.confirmed_at`), and adopts the renewal sent to its device for the
+    /// feed, if one is waiting for it: the two are linked (`renewed_from`, `renewed_to`, `activity.renewed`), and a
+    /// renewed activity on the feed's channel ends at once (ending it by broadcast would end its successor too).
     /// - Parameter device: The device the caller is held to (a client key's): the activity must be that device's,
     ///   and a new one must fit under the device's cap.
     /// - Throws: ``StoreError``: `invalid` for a malformed token or both a token and a channel; `notFound` for an
     ///   unknown feed or channel, or an activity of another device than `device`'s; `conflict` for an ended
     ///   activity, a retired channel, a token another activity holds, or an attributes type that differs from the
     ///   activity's or the feed's; `deviceLimitReached` for a new activity past `device`'s cap.
-    package func register(_ registration: Registration, device: DeviceScope? = nil) async throws -> Result {
+    package func record(_ registration: Registration, device: DeviceScope? = nil) async throws -> Registered {
         let token = registration.pushToken.flatMap(DeviceToken.normalized)
         if registration.pushToken != nil, token == nil {
             throw StoreError(.invalid, "pushToken must be hex: an even number of 2 to \(DeviceToken.maximumHexDigits) digits", field: "pushToken")
@@ -79,7 +98,7 @@ package struct Activities: DatabaseBacked {
         }
         do {
             return try await self.client.withGuardedTransaction(logger: self.logger) { connection in
-                try await self.register(registration, token: token, device: device, on: connection)
+                try await self.record(registration, token: token, device: device, on: connection)
             }
         } catch let error as PostgresTransactionError {
             if let storeError = error.closureError as? StoreError { throw storeError }
@@ -90,25 +109,27 @@ package struct Activities: DatabaseBacked {
         }
     }
 
-    private func register(
+    private func record(
         _ registration: Registration,
         token: String?,
         device: DeviceScope?,
         on connection: PostgresConnection
-    ) async throws -> Result {
+    ) async throws -> Registered {
         let appID = registration.appID
         let feedID = try await self.feedID(registration, hidingWhy: device != nil, on: connection)
         let channelRowID = try await self.channelRowID(registration, on: connection)
         var result = Result.unchanged
         let existing = try await connection.query(
             """
-            SELECT id, state, attributes_type, device_id FROM activities WHERE app_id = \(appID) AND activity_key = \(registration.activityKey)
+            SELECT id, state, attributes_type, device_id, renewed_from IS NOT NULL FROM activities
+            WHERE app_id = \(appID) AND activity_key = \(registration.activityKey)
             FOR UPDATE
             """,
             logger: self.logger
         )
-        var activity: (id: Int64, state: ActivityState, attributesType: String, deviceID: String?)?
-        for try await row in existing.decode((Int64, ActivityState, String, String?).self) { activity = row }
+        var activity: (id: Int64, state: ActivityState, attributesType: String, deviceID: String?, isRenewal: Bool)?
+        for try await row in existing.decode((Int64, ActivityState, String, String?, Bool).self) { activity = row }
+        var isRenewal = activity?.isRenewal ?? false
         let activityID: Int64
         if let activity {
             if let device, activity.deviceID != device.deviceID {
@@ -136,7 +157,7 @@ package struct Activities: DatabaseBacked {
                 INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
                 VALUES (\(appID), \(registration.activityKey), \(registration.attributesType), \(feedID), \(channelRowID),
                         \(registration.deviceID), \(registration.userID), \(registration.osVersion),
-                        \(token == nil && channelRowID == nil ? ActivityState.starting : ActivityState.active))
+                        \(token == nil && channelRowID == nil || registration.isPending ? ActivityState.starting : ActivityState.active))
                 RETURNING id
                 """,
                 logger: self.logger
@@ -145,6 +166,9 @@ package struct Activities: DatabaseBacked {
             for try await value in inserted.decode(Int64.self) { id = value }
             activityID = id
             result = .created
+            if let feedID, let deviceID = registration.deviceID {
+                isRenewal = try await self.adopt(activityID, feedID: feedID, deviceID: deviceID, appID: appID, on: connection)
+            }
         }
         if let token {
             let change = try await self.recordToken(token, activityID: activityID, appID: appID, unproven: device != nil, on: connection)
@@ -155,12 +179,15 @@ package struct Activities: DatabaseBacked {
                 case .same: break
                 }
             }
+        }
+        if token != nil || channelRowID != nil, !registration.isPending {
             try await connection.query(
                 "UPDATE activities SET state = \(unescaped: ActivityState.active.sql) WHERE id = \(activityID) AND state = \(unescaped: ActivityState.starting.sql)",
                 logger: self.logger
             )
         }
-        return result
+        let renewedToEnd = isRenewal && result != .unchanged ? try await self.renewedActivityToEnd(by: activityID, on: connection) : nil
+        return Registered(result: result, renewedActivityToEnd: renewedToEnd)
     }
 
     private enum TokenChange {

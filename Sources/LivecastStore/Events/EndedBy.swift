@@ -11,6 +11,8 @@ package enum EndedBy: String, Sendable, Hashable, Codable, CaseIterable {
     case reaper
     /// The reaper, for an activity nearing ActivityKit's 8-hour limit.
     case lifetime
+    /// Livecast, for an activity a renewal replaced (its successor follows the feed now).
+    case renewal
 
     /// Tells the rest of the caller's transaction who ends what it ends: `sql/0035_events.sql` reads the setting
     /// `livecast.ended_by` when it writes `activity.ended` for an end accepted through the outbox. The backend, the

@@ -16,6 +16,8 @@ package struct Feeds: DatabaseBacked {
         package var staleAfter: Duration?
         /// How long after its `stale-date` the reaper ends the feed; the reaper's global grace when `nil`.
         package var staleGrace: Duration?
+        /// Whether and how its followers' activities are renewed before the activity lifetime; `nil`: not renewed.
+        package var renewal: Renewal?
 
         package init(
             appID: Int64,
@@ -23,7 +25,8 @@ package struct Feeds: DatabaseBacked {
             attributesType: String,
             attributes: RawJSON,
             staleAfter: Duration? = nil,
-            staleGrace: Duration? = nil
+            staleGrace: Duration? = nil,
+            renewal: Renewal? = nil
         ) {
             self.appID = appID
             self.feedKey = feedKey
@@ -31,6 +34,25 @@ package struct Feeds: DatabaseBacked {
             self.attributes = attributes
             self.staleAfter = staleAfter
             self.staleGrace = staleGrace
+            self.renewal = renewal
+        }
+    }
+
+    /// How a feed's followers are carried past the activity lifetime (ActivityKit's 8 hours): each follower's
+    /// activity is replaced by a push-to-start ``before`` its lifetime ends, if the feed was updated within
+    /// ``ifUpdatedWithin`` and the user did not dismiss it.
+    package struct Renewal: Sendable, Hashable {
+        /// How long before the lifetime's end the renewal goes out (spread over the first half of that window).
+        package var before: Duration
+        /// The feed must have been updated within this long for its followers to be renewed.
+        package var ifUpdatedWithin: Duration
+        /// The alert the renewal shows; `nil`: the feed's latest start's alert, without its sound.
+        package var alert: LiveActivityAlert?
+
+        package init(before: Duration, ifUpdatedWithin: Duration, alert: LiveActivityAlert? = nil) {
+            self.before = before
+            self.ifUpdatedWithin = ifUpdatedWithin
+            self.alert = alert
         }
     }
 
@@ -59,6 +81,21 @@ package struct Feeds: DatabaseBacked {
         /// Of those, devices whose app has not registered the started activity with the feed, though the start
         /// went out longer ago than the registration timeout: the "9 of 14 starts got no token back" failure.
         package var startsUnregistered: Int = 0
+        /// Of those, the ones whose registration timeout has passed, and of these, the ones the device's app
+        /// confirmed by registering the started activity within it.
+        package var startsDue: Int = 0
+        package var startsConfirmed: Int = 0
+        /// Starts that waited for their device's push-to-start budget (or still wait), and those of them dropped.
+        package var startsDeferred: Int = 0
+        package var startsDropped: Int = 0
+        /// Its renewal policy, if it has one.
+        package var renewal: Renewal?
+
+        /// Of the starts whose registration timeout has passed, the share the app confirmed by registering the
+        /// activity in time: the one honest signal of starts a device dropped in silence. `nil` before any such start.
+        package var startConfirmationRatio: Double? {
+            StartConfirmations.ratio(confirmed: self.startsConfirmed, due: self.startsDue)
+        }
 
         /// A feed's latest update, in short.
         package struct LastUpdate: Sendable, Hashable, Encodable {
@@ -81,12 +118,12 @@ package struct Feeds: DatabaseBacked {
         private enum CodingKeys: String, CodingKey {
             case feedKey, attributesType, attributes, contentState, state, lastTimestamp, staleAfterSeconds
             case channelID = "channelId"
-            case followers, lastUpdate, starts
+            case followers, lastUpdate, starts, renewal
         }
 
-        /// The counts `followers` (`token`, `channel`) and `starts` (`sent`, `unregistered`) hold.
+        /// The counts `followers` (`token`, `channel`) and `starts` hold.
         private enum CountKeys: String, CodingKey {
-            case token, channel, sent, unregistered
+            case token, channel, sent, unregistered, confirmed, confirmationRatio, deferred, dropped
         }
 
         /// As the API shows it: `staleAfterSeconds` in whole seconds, the followers and starts counted in objects
@@ -108,6 +145,11 @@ package struct Feeds: DatabaseBacked {
             var starts = container.nestedContainer(keyedBy: CountKeys.self, forKey: .starts)
             try starts.encode(self.startsSent, forKey: .sent)
             try starts.encode(self.startsUnregistered, forKey: .unregistered)
+            try starts.encode(self.startsConfirmed, forKey: .confirmed)
+            try starts.encodeIfPresent(self.startConfirmationRatio, forKey: .confirmationRatio)
+            try starts.encode(self.startsDeferred, forKey: .deferred)
+            try starts.encode(self.startsDropped, forKey: .dropped)
+            try container.encodeIfPresent(self.renewal, forKey: .renewal)
         }
     }
 
@@ -129,6 +171,14 @@ package struct Feeds: DatabaseBacked {
         if let grace = definition.staleGrace, grace < .zero {
             throw StoreError(.invalid, "staleGraceSeconds must not be negative", field: "staleGraceSeconds")
         }
+        if let renewal = definition.renewal, renewal.before <= .zero || renewal.ifUpdatedWithin <= .zero {
+            throw StoreError(.invalid, "renewal.before and renewal.ifUpdatedWithin must be positive", field: "renewal")
+        }
+        let renewal = (
+            before: definition.renewal?.before.wholeSeconds,
+            ifUpdatedWithin: definition.renewal?.ifUpdatedWithin.wholeSeconds,
+            alert: definition.renewal?.alert?.jsonText
+        )
         let created: Bool
         do {
             created = try await self.client.withGuardedTransaction(logger: self.logger) { connection in
@@ -141,9 +191,11 @@ package struct Feeds: DatabaseBacked {
                 guard let existing else {
                     try await connection.query(
                         """
-                        INSERT INTO feeds (app_id, feed_key, attributes_type, attributes, stale_after_seconds, stale_grace_seconds)
+                        INSERT INTO feeds (app_id, feed_key, attributes_type, attributes, stale_after_seconds, stale_grace_seconds,
+                                           renewal_before, renewal_if_updated_within, renewal_alert)
                         VALUES (\(definition.appID), \(definition.feedKey), \(definition.attributesType), \(definition.attributes.text),
-                                \(definition.staleAfter?.wholeSeconds), \(definition.staleGrace?.wholeSeconds))
+                                \(definition.staleAfter?.wholeSeconds), \(definition.staleGrace?.wholeSeconds),
+                                \(renewal.before), \(renewal.ifUpdatedWithin), \(renewal.alert))
                         """,
                         logger: self.logger
                     )
@@ -158,7 +210,8 @@ package struct Feeds: DatabaseBacked {
                 try await connection.query(
                     """
                     UPDATE feeds SET attributes = \(definition.attributes.text), stale_after_seconds = \(definition.staleAfter?.wholeSeconds),
-                        stale_grace_seconds = \(definition.staleGrace?.wholeSeconds), updated_at = now()
+                        stale_grace_seconds = \(definition.staleGrace?.wholeSeconds), renewal_before = \(renewal.before),
+                        renewal_if_updated_within = \(renewal.ifUpdatedWithin), renewal_alert = \(renewal.alert), updated_at = now()
                     WHERE app_id = \(definition.appID) AND feed_key = \(definition.feedKey)
                     """,
                     logger: self.logger
@@ -206,14 +259,20 @@ package struct Feeds: DatabaseBacked {
                 (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN \(unescaped: ActivityState.runningSQL) AND a.channel_id IS NULL),
                 (SELECT count(*)::int FROM activities a WHERE a.feed_id = f.id AND a.state IN \(unescaped: ActivityState.runningSQL) AND a.channel_id IS NOT NULL),
                 u.id, u.event, u.status, u.timestamp, extract(epoch FROM u.created_at)::bigint,
-                coalesce(s.sent, 0), coalesce(s.unregistered, 0)
+                coalesce(s.sent, 0), coalesce(s.unregistered, 0), coalesce(s.confirmed, 0), coalesce(s.due, 0),
+                f.renewal_before, f.renewal_if_updated_within, f.renewal_alert,
+                (SELECT count(*)::int FROM queued_starts q WHERE q.feed_id = f.id AND q.kind = \(unescaped: QueuedStartKind.deferred.sql)),
+                (SELECT count(*)::int FROM queued_starts q
+                 WHERE q.feed_id = f.id AND q.kind = \(unescaped: QueuedStartKind.deferred.sql) AND q.state = \(unescaped: QueuedStartState.dropped.sql))
             FROM feeds f
             LEFT JOIN LATERAL (SELECT * FROM updates u WHERE u.feed_id = f.id ORDER BY u.id DESC LIMIT 1) u ON true
             LEFT JOIN LATERAL (
                 SELECT count(*)::int AS sent,
                     count(*) FILTER (
                         WHERE s.started_at < now() - make_interval(secs => \(registrationTimeout.inSeconds))
-                          AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.feed_id = f.id AND a.device_id = s.device_id))::int AS unregistered
+                          AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.feed_id = f.id AND a.device_id = s.device_id))::int AS unregistered,
+                    count(*) FILTER (WHERE \(unescaped: StartConfirmations.dueSQL("s", timeout: registrationTimeout)))::int AS due,
+                    count(*) FILTER (WHERE \(unescaped: StartConfirmations.confirmedSQL("s", timeout: registrationTimeout)))::int AS confirmed
                 FROM feed_starts s
                 WHERE s.feed_id = f.id
                   AND NOT EXISTS (
@@ -254,10 +313,25 @@ package struct Feeds: DatabaseBacked {
                     channelFollowers: try cells[10].decode(Int.self),
                     lastUpdate: lastUpdate,
                     startsSent: try cells[16].decode(Int.self),
-                    startsUnregistered: try cells[17].decode(Int.self)
+                    startsUnregistered: try cells[17].decode(Int.self),
+                    startsDue: try cells[19].decode(Int.self),
+                    startsConfirmed: try cells[18].decode(Int.self),
+                    startsDeferred: try cells[23].decode(Int.self),
+                    startsDropped: try cells[24].decode(Int.self),
+                    renewal: try Self.renewal(
+                        before: cells[20].decode(Int?.self),
+                        ifUpdatedWithin: cells[21].decode(Int?.self),
+                        alert: cells[22].decode(String?.self)
+                    )
                 )
             )
         }
         return feeds
+    }
+
+    /// A feed's renewal policy from its columns.
+    private static func renewal(before: Int?, ifUpdatedWithin: Int?, alert: String?) -> Renewal? {
+        guard let before, let ifUpdatedWithin else { return nil }
+        return Renewal(before: .seconds(before), ifUpdatedWithin: .seconds(ifUpdatedWithin), alert: alert.flatMap(LiveActivityAlert.init(jsonText:)))
     }
 }

@@ -23,7 +23,7 @@ extension Reaping {
                 """
                 ),
                 dismissed AS (
-                    UPDATE activities a SET state = \(ActivityState.dismissed.sql), dismissed_at = now(), dismissed_by = 'reaper' FROM due WHERE a.id = due.id RETURNING a.id
+                    UPDATE activities a SET state = \(ActivityState.dismissed.sql), dismissed_at = now(), dismissed_by = \(DismissedBy.reaper.sql) FROM due WHERE a.id = due.id RETURNING a.id
                 ),
                 forgotten AS (
                     UPDATE activity_tokens t SET invalidated_at = now(), invalidation_reason = 'dismissed'

@@ -80,8 +80,25 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
     package var startedAt: Int64
     package var endedAt: Int64?
     package var dismissalDate: Int64?
+    /// The activity a renewal replaced by this one, and the one that replaced it (ActivityKit ids).
+    package var renewedFrom: String?
+    package var renewedTo: String?
+    /// Where its renewal stands, for a follower of a renewing feed.
+    package var renewal: Renewal?
     /// Oldest first; pushes are the latest ``maximumPushes`` at most.
     package var timeline: [Event]
+
+    /// A follower's renewal: planned, sent, dropped, or impossible (and why).
+    package struct Renewal: Sendable, Hashable, Encodable {
+        /// `queued`, `sent`, `dropped`, or why it cannot be renewed: `noPushToStartToken` (iOS before 17.2, or no
+        /// token registered), `noDevice`.
+        package var state: String
+        /// Why a renewal waits or was dropped.
+        package var reason: String?
+        /// When it is due, or was sent (UNIX seconds).
+        package var dueAt: Int64?
+        package var sentAt: Int64?
+    }
 
     /// The API's names.
     private enum CodingKeys: String, CodingKey {
@@ -92,7 +109,7 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
         case channelID = "channelId"
         case deviceID = "deviceId"
         case userID = "userId"
-        case osVersion, startedAt, endedAt, dismissalDate, timeline
+        case osVersion, startedAt, endedAt, dismissalDate, renewedFrom, renewedTo, renewal, timeline
     }
 
     /// The most pushes a timeline shows (the latest): an 8-hour game updated every second sends 28,800.
@@ -144,10 +161,15 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
             """
             SELECT a.id, a.attributes_type, a.feed_id, f.feed_key, a.channel_id, c.channel_id, a.device_id, a.user_id,
                 a.os_version, a.state, a.stale_date, a.dismissal_date, extract(epoch FROM a.started_at)::bigint,
-                extract(epoch FROM a.ended_at)::bigint, extract(epoch FROM a.dismissed_at)::bigint
+                extract(epoch FROM a.ended_at)::bigint, extract(epoch FROM a.dismissed_at)::bigint,
+                (SELECT p.activity_key FROM activities p WHERE p.id = a.renewed_from),
+                (SELECT n.activity_key FROM activities n WHERE n.id = a.renewed_to),
+                CASE WHEN a.renewal = \(unescaped: RenewalStanding.queued.sql) THEN q.state ELSE a.renewal END, q.reason,
+                extract(epoch FROM q.due_at)::bigint, extract(epoch FROM q.sent_at)::bigint
             FROM activities a
             LEFT JOIN feeds f ON f.id = a.feed_id
             LEFT JOIN channels c ON c.id = a.channel_id
+            LEFT JOIN queued_starts q ON q.activity_id = a.id AND q.kind = \(unescaped: QueuedStartKind.renewal.sql)
             WHERE a.app_id = \(appID) AND a.activity_key = \(activityID)
             """,
             logger: logger
@@ -169,6 +191,17 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
                 startedAt: try cells[12].decode(Int64.self),
                 endedAt: try cells[13].decode(Int64?.self),
                 dismissalDate: try cells[11].decode(Int64?.self),
+                renewedFrom: try cells[15].decode(String?.self),
+                renewedTo: try cells[16].decode(String?.self),
+                renewal: try cells[17].decode(String?.self).map { state in
+                    Renewal(
+                        state: state == QueuedStartState.waiting.rawValue || state == QueuedStartState.sending.rawValue
+                            ? RenewalStanding.queued.rawValue : state,
+                        reason: try cells[18].decode(String?.self),
+                        dueAt: try cells[19].decode(Int64?.self),
+                        sentAt: try cells[20].decode(Int64?.self)
+                    )
+                },
                 timeline: []
             )
             return Row(

@@ -34,9 +34,18 @@ package struct AppOverview: Sendable, Hashable {
     package var reapSummary: String?
     /// Why the invalidation guard holds the app's sending, when it does.
     package var sendingHeldReason: String?
+    /// The last day's feed starts, and how many the devices' apps confirmed in time.
+    package var starts = StartConfirmations(sent: 0, due: 0, confirmed: 0)
 
     /// Reads an app's overview. - Returns: `nil` for an unknown app.
-    package static func read(appID: Int64, client: PostgresClient, logger: Logger, now: Date = Date()) async throws -> AppOverview? {
+    /// - Parameter registrationTimeout: How long after a start its app has to register the activity.
+    package static func read(
+        appID: Int64,
+        registrationTimeout: Duration = Feeds.defaultRegistrationTimeout,
+        client: PostgresClient,
+        logger: Logger,
+        now: Date = Date()
+    ) async throws -> AppOverview? {
         let rows = try await client.guardedQuery(
             """
             SELECT a.bundle_id, a.environment,
@@ -71,6 +80,7 @@ package struct AppOverview: Sendable, Hashable {
         guard var overview else { return nil }
         overview.lastHour = try await Self.lastHour(appID: appID, client: client, logger: logger, now: now)
         overview.failedByReason = try await Self.failures(appID: appID, client: client, logger: logger)
+        overview.starts = try await StartConfirmations.read(appID: appID, registrationTimeout: registrationTimeout, client: client, logger: logger)
         return overview
     }
 

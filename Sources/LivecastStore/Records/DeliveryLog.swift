@@ -53,7 +53,9 @@ package struct DeliveryLog: DatabaseBacked {
         try await self.client.withGuardedConnection { connection in
             let derivation = PushDerivation(appID: appID, logger: self.logger)
             var page: Page
-            if let apnsID = query.apnsID {
+            if let apnsID = query.apnsID, apnsID.targetKind == .renewal {
+                page = Page(records: try await self.renewal(apnsID, appID: appID, on: connection).map { [$0] } ?? [])
+            } else if let apnsID = query.apnsID {
                 let candidate = try await self.candidate(apnsID, appID: appID, on: connection)
                 page = Page(records: try await self.named(derivation.records(of: candidate.map { [$0] } ?? [], on: connection), on: connection))
             } else if let token = query.token {
@@ -96,6 +98,8 @@ package struct DeliveryLog: DatabaseBacked {
                 """,
                 logger: self.logger
             )
+        case .renewal:
+            return nil  // a renewal's record is its queued start's (``renewal(_:appID:on:)``)
         case .channel:
             rows = try await connection.query(
                 """
@@ -118,7 +122,7 @@ package struct DeliveryLog: DatabaseBacked {
             switch id.targetKind {
             case .activity: candidate.activityID = name
             case .pushToStart: candidate.deviceID = deviceID
-            case .channel: break
+            case .channel, .renewal: break
             }
             return candidate
         }

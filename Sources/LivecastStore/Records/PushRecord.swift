@@ -58,7 +58,7 @@ package struct PushRecord: Sendable, Hashable, Encodable {
         case outcome, status, reason, attempts, at
     }
 
-    /// As the API shows it; `targetKind` is `activity` (an update token), `pushToStart` or `channel`.
+    /// As the API shows it; `targetKind` is `activity` (an update token), `pushToStart`, `channel` or `renewal`.
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.apnsID, forKey: .apnsID)
@@ -82,6 +82,7 @@ package struct PushRecord: Sendable, Hashable, Encodable {
         case .activity: "activity"
         case .pushToStart: "pushToStart"
         case .channel: "channel"
+        case .renewal: "renewal"
         }
     }
 }
@@ -93,6 +94,7 @@ extension PushID.TargetKind {
         case .activity: "activity"
         case .pushToStart: "push_to_start"
         case .channel: "channel"
+        case .renewal: "renewal"
         }
     }
 

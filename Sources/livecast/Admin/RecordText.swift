@@ -17,6 +17,7 @@ enum RecordText {
             case .activity: "activity \(record.activityID ?? "-") token \(record.target)"
             case .pushToStart: "device \(record.deviceID ?? "-") push-to-start token \(record.target)"
             case .channel: "channel \(record.target)"
+            case .renewal: "renewal of activity \(record.activityID ?? "-") on device \(record.deviceID ?? "-") push-to-start token \(record.target)"
             }
         var line = "update \(record.updateID) (\(record.event), timestamp \(record.timestamp)) → \(target): \(record.outcome.rawValue)"
         if let status = record.status { line += " \(status)" }

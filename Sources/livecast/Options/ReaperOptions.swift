@@ -9,7 +9,15 @@ struct ReaperOptions: ParsableArguments {
     )
     var staleGrace: Int?
 
-    @Option(help: "Seconds before the 8-hour limit that activities are ended (default: $LIVECAST_LIFETIME_MARGIN, else 900).")
+    @Option(
+        help: """
+            Seconds an activity stays active before the system ends it: ActivityKit's 8 hours; lower it only to test \
+            (default: $LIVECAST_ACTIVITY_LIFETIME, else 28800).
+            """
+    )
+    var activityLifetime: Int?
+
+    @Option(help: "Seconds before the activity lifetime that activities are ended (default: $LIVECAST_LIFETIME_MARGIN, else 900).")
     var lifetimeMargin: Int?
 
     @Option(help: "Seconds after a feed's end that its channel is retired (default: $LIVECAST_CHANNEL_RETIREMENT_DELAY, else 3600).")
@@ -22,6 +30,7 @@ struct ReaperOptions: ParsableArguments {
     var flags: [String: String?] {
         [
             "stale-grace": self.staleGrace.map(String.init), "lifetime-margin": self.lifetimeMargin.map(String.init),
+            "activity-lifetime": self.activityLifetime.map(String.init),
             "channel-retirement-delay": self.channelRetirementDelay.map(String.init), "token-expiry-days": self.tokenExpiryDays.map(String.init),
         ]
     }

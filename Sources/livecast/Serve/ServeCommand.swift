@@ -131,6 +131,17 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var fanOutSlice: Int?
 
+    @Option(
+        help: """
+            Push-to-start notifications (starts and renewals) one device is sent in --start-budget-window; a start \
+            without room waits until there is (default: $LIVECAST_START_BUDGET, else 8).
+            """
+    )
+    var startBudget: Int?
+
+    @Option(help: "The rolling window of --start-budget, in seconds (default: $LIVECAST_START_BUDGET_WINDOW, else 3600).")
+    var startBudgetWindow: Int?
+
     @Option(help: "Seconds between reaper passes on the one instance holding the lock (default: $LIVECAST_REAP_INTERVAL, else 60; 0 disables).")
     var reapInterval: Int?
 
@@ -160,6 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
             "console-idle-timeout": self.consoleIdleTimeout.map(String.init),
             "dispatch-workers": self.dispatchWorkers.map(String.init), "retry-deadline": self.retryDeadline.map(String.init),
             "fan-out-slice": self.fanOutSlice.map(String.init),
+            "start-budget": self.startBudget.map(String.init), "start-budget-window": self.startBudgetWindow.map(String.init),
             "reap-interval": self.reapInterval.map(String.init),
             "webhook-workers": self.webhookWorkers.map(String.init), "webhook-allow-private": self.webhookAllowPrivate ? "true" : nil,
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },

@@ -34,7 +34,10 @@ extension ConsoleTemplates {
         <dt>Attributes type</dt><dd>{{feed.attributesType}}</dd>
         <dt>Channel</dt><dd>{{#feed.channel}}{{>copy}}{{/feed.channel}}{{^feed.channel}}none: token followers only{{/feed.channel}}</dd>
         <dt>Followers</dt><dd><span id="token-followers">{{feed.tokenFollowers}}</span> by token · <span id="channel-followers">{{feed.channelFollowers}}</span> by channel</dd>
-        <dt>Starts</dt><dd>{{feed.startsSent}} sent · {{feed.startsUnregistered}} with no activity registered back</dd>
+        <dt>Starts</dt><dd>{{feed.startsSent}} sent · {{feed.startsUnregistered}} with no activity registered back{{#feed.startsConfirmed}}
+        · <span id="start-confirmation">{{feed.startsConfirmed}} confirmed in time</span>{{/feed.startsConfirmed}}
+        {{#feed.startsDeferred}} · {{feed.startsDeferred}} waited for the device's push-to-start budget, {{feed.startsDropped}} of them dropped{{/feed.startsDeferred}}</dd>
+        <dt>Renewal</dt><dd>{{#feed.renewal}}{{before}} before the activity lifetime, if updated within {{ifUpdatedWithin}}{{/feed.renewal}}{{^feed.renewal}}none: activities end with their lifetime{{/feed.renewal}}</dd>
         {{#feed.lastTimestamp}}<dt>Last timestamp</dt><dd>{{#feed.lastTime}}{{>time}}{{/feed.lastTime}}</dd>{{/feed.lastTimestamp}}
         </dl>
         </section>

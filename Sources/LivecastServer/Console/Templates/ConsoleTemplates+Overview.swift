@@ -29,6 +29,12 @@ extension ConsoleTemplates {
         <section class="grid">
         <div class="card"><h2>Reaper</h2>{{#reaper.at}}<p>Last pass {{>time}}</p><p class="muted">{{reaper.summary}}</p>{{/reaper.at}}
         {{^reaper.at}}<p class="muted">It has not passed over this app yet: <code>livecast serve</code> runs it every few minutes.</p>{{/reaper.at}}</div>
+        <div class="card"><h2>Starts confirmed</h2>{{#starts.ratio}}
+        <svg class="gauge" viewBox="0 0 200 14" role="img" aria-label="{{starts.ratio}} of starts confirmed">
+        <rect class="track" width="200" height="14" rx="7"></rect><rect class="fill{{#starts.low}} low{{/starts.low}}" width="{{starts.width}}" height="14" rx="7"></rect></svg>
+        <p id="start-confirmation">{{starts.ratio}} of {{starts.due}} starts of the last day were reported by the app in time</p>{{/starts.ratio}}
+        {{^starts.ratio}}<p class="muted" id="start-confirmation">{{starts.sent}} starts in the last day; none past its registration timeout yet.</p>{{/starts.ratio}}
+        <p class="muted">APNs answers 200 to a start a device drops: a low share means starts lost on the devices.</p></div>
         <div class="card"><h2>Health</h2>{{#hasProblems}}<ul class="problems">{{#problems}}<li>{{.}}</li>{{/problems}}</ul>{{/hasProblems}}
         {{^hasProblems}}<p class="ok">Nothing is wrong: the database answers, migrations are applied, the dispatcher runs.</p>{{/hasProblems}}</div>
         </section>

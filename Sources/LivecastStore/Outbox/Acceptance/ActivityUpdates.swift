@@ -41,13 +41,14 @@ package struct ActivityUpdates: DatabaseBacked {
     /// timestamp comes after both the feed's and the activity's last, so it is the last push the device applies.
     /// - Parameters:
     ///   - dismissalDate: UNIX seconds; at most 4 hours after the end (clamped).
+    ///   - endedBy: Who ends it: the reaper at the lifetime (`lifetime`), or a renewal whose successor took over.
     /// - Throws: ``StoreError``: `notFound` activity; `activityEnded` when it, or its feed, has ended (the feed's end
     ///   reaches it); `conflict` for a standalone or channel-based activity (a broadcast would end every follower).
-    package func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?) async throws -> AcceptedUpdate {
+    package func endFollower(appID: Int64, activityKey: String, dismissalDate: Int?, by endedBy: EndedBy = .lifetime) async throws -> AcceptedUpdate {
         var request = Request(appID: appID, activityKey: activityKey, event: .end)
         request.content.dismissalDate = dismissalDate
         return try await UpdateAcceptance.accept(request, client: self.client, logger: self.logger) { [logger] connection in
-            try await EndedBy.lifetime.declare(on: connection, logger: logger)
+            try await endedBy.declare(on: connection, logger: logger)
             return try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: logger)
         }
     }

@@ -8,6 +8,8 @@ import PostgresNIO
 struct FeedStartTarget: UpdateTarget {
     var feed: FeedTarget
     var audience: FeedStarts.Audience
+    /// Whether devices whose user dismissed an activity of the feed are started too.
+    var includesDismissed: Bool
 
     var id: Int64 { self.feed.id }
     var lastTimestamp: Int? { self.feed.lastTimestamp }
@@ -42,6 +44,7 @@ struct FeedStartTarget: UpdateTarget {
     func address(_ row: inout OutboxRow) throws {
         row.feedID = self.feed.id
         row.audience = self.audience
+        row.includesDismissed = self.includesDismissed
         row.channelPayload = nil
         guard let channelID = self.feed.channelID else { return }
         var onChannel = row.content
@@ -50,11 +53,13 @@ struct FeedStartTarget: UpdateTarget {
         row.channelPayload = String(decoding: try OutboxRules.encode(onChannel, for: .device), as: UTF8.self)
     }
 
-    /// The feed's timestamp and content state move on, and it is active.
+    /// The feed's timestamp, content state, stale date and relevance move on, it keeps the start's alert for starts
+    /// rebuilt later (a deferred start, a renewal), and it is active.
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             """
             UPDATE feeds SET last_timestamp = \(payload.timestamp), content_state = \(payload.contentState?.text),
+                stale_date = \(payload.staleDate), relevance_score = \(payload.relevanceScore), start_alert = \(payload.alert?.jsonText),
                 state = \(unescaped: FeedState.active.sql), updated_at = now()
             WHERE id = \(self.feed.id)
             """,

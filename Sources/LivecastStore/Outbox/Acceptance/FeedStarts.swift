@@ -49,6 +49,9 @@ package struct FeedStarts: DatabaseBacked {
         /// 5 or 10; 10 (it carries an alert) when `nil`.
         package var priority: Int?
         package var idempotencyKey: IdempotencyKey?
+        /// Whether devices whose user dismissed an activity of the feed are started again; by default they are left
+        /// out, as are devices that already run one.
+        package var includesDismissed = false
 
         package init(appID: Int64, feedKey: String, audience: Audience, contentState: RawJSON, alert: LiveActivityAlert) {
             self.appID = appID
@@ -83,7 +86,7 @@ package struct FeedStarts: DatabaseBacked {
         let start = UpdateRequest<FeedStarts>(appID: request.appID, targetKey: request.feedKey, content: content)
         return try await UpdateAcceptance.accept(start, client: self.client, logger: self.logger) { [logger] connection in
             let feed = try await FeedTarget.lock(appID: request.appID, feedKey: request.feedKey, on: connection, logger: logger)
-            return FeedStartTarget(feed: feed, audience: request.audience)
+            return FeedStartTarget(feed: feed, audience: request.audience, includesDismissed: request.includesDismissed)
         }
     }
 }

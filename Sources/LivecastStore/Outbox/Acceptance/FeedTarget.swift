@@ -84,13 +84,15 @@ struct FeedTarget: ContentTarget {
         row.channelPayload = self.channelID == nil ? nil : row.payload
     }
 
-    /// The feed's timestamp and content state move on; an end ends it, noting who ended it (``EndedBy/declare(on:logger:)``;
+    /// The feed's timestamp, content state, stale date and relevance move on (what the device keeps when an update
+    /// leaves one out stays); an end ends it, noting who ended it (``EndedBy/declare(on:logger:)``;
     /// the feed's followers' `activity.ended` events, written as its end reaches them, report it).
     func recordAccepted(_ payload: LiveActivityPayload, on connection: PostgresConnection, logger: Logger) async throws {
         let isEnd = payload.event == .end
         try await connection.query(
             """
             UPDATE feeds SET last_timestamp = \(payload.timestamp), content_state = coalesce(\(payload.contentState?.text), content_state),
+                stale_date = coalesce(\(payload.staleDate), stale_date), relevance_score = coalesce(\(payload.relevanceScore), relevance_score),
                 state = CASE WHEN \(isEnd) THEN \(unescaped: FeedState.ended.sql) ELSE \(unescaped: FeedState.active.sql) END,
                 ended_at = CASE WHEN \(isEnd) THEN now() END, updated_at = now(),
                 ended_by = CASE WHEN \(isEnd) THEN coalesce(nullif(current_setting('livecast.ended_by', true), ''), 'backend') END

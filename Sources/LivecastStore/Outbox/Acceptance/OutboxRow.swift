@@ -23,6 +23,8 @@ struct OutboxRow {
     var coalesced: Bool
     /// A start's audience.
     var audience: FeedStarts.Audience?
+    /// Whether a start goes to devices whose user dismissed an activity of the feed too.
+    var includesDismissed = false
 
     /// Inserts the row, with its answer when it has an idempotency key (``AcceptedUpdate/answer``); the dispatchers
     /// are woken once the transaction commits (``OutboxNotification``).
@@ -33,13 +35,13 @@ struct OutboxRow {
             """
             INSERT INTO updates (app_id, activity_id, feed_id, event, timestamp, content_state, stale_date, dismissal_date,
                                  relevance_score, priority, priority_downgraded, idempotency_key, idempotency_scope,
-                                 idempotency_fingerprint, not_before, payload, channel_payload, audience_kind, audience)
+                                 idempotency_fingerprint, not_before, payload, channel_payload, audience_kind, audience, include_dismissed)
             VALUES (\(self.appID), \(self.activityID), \(self.feedID), \(self.content.event.rawValue), \(timestamp),
                     \(self.content.contentState?.text), \(self.content.staleDate), \(self.content.dismissalDate),
                     \(self.content.relevanceScore), \(Int16(self.sentPriority)), \(self.sentPriority != self.requestedPriority),
                     \(self.idempotencyKey?.key), \(self.idempotencyKey?.scope), \(self.idempotencyKey?.fingerprint),
                     CASE WHEN \(self.coalesced) THEN to_timestamp(\(Double(timestamp))) ELSE now() END,
-                    \(self.payload), \(self.channelPayload), \(self.audience?.kind), \(self.audience?.listed))
+                    \(self.payload), \(self.channelPayload), \(self.audience?.kind), \(self.audience?.listed), \(self.includesDismissed))
             RETURNING id
             """,
             logger: logger

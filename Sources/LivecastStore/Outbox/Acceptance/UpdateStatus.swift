@@ -24,6 +24,10 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
     package var failed: Int64
     /// Failed targets by APNs' reason (or the transport's code).
     package var failedByReason: [String: Int]
+    /// A start's devices that had no room in their push-to-start budget (or had a newer start) and waited, or wait,
+    /// for it; and of those, the ones given up (their feed ended or went stale first, say). Zero for an update.
+    package var startsDeferred = 0
+    package var startsDropped = 0
 
     /// The API's names.
     private enum CodingKeys: String, CodingKey {
@@ -33,7 +37,7 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
 
     /// The per-target counts, under `targets`.
     private enum TargetKeys: String, CodingKey {
-        case pending, sent, superseded, failed, failedByReason
+        case pending, sent, superseded, failed, failedByReason, deferred, dropped
     }
 
     /// As the API shows it: the per-target counts in an object of their own.
@@ -50,6 +54,10 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
         try targets.encode(self.superseded, forKey: .superseded)
         try targets.encode(self.failed, forKey: .failed)
         try targets.encode(self.failedByReason, forKey: .failedByReason)
+        if self.event == .start {
+            try targets.encode(self.startsDeferred, forKey: .deferred)
+            try targets.encode(self.startsDropped, forKey: .dropped)
+        }
     }
 
     /// Reads one of an app's updates.
@@ -107,7 +115,10 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
                          + CASE WHEN u.channel_done THEN 0
                                 ELSE (SELECT count(*)::int FROM channels c WHERE c.feed_id = u.feed_id AND c.state = \(unescaped: ChannelState.active.sql)) END
                 END,
-                (SELECT count(*)::int FROM owed_pushes o WHERE o.update_id = u.id)
+                (SELECT count(*)::int FROM owed_pushes o WHERE o.update_id = u.id),
+                (SELECT count(*)::int FROM queued_starts q WHERE q.update_id = u.id),
+                (SELECT count(*)::int FROM queued_starts q WHERE q.update_id = u.id AND q.state = \(unescaped: QueuedStartState.dropped.sql)),
+                (SELECT count(*)::int FROM queued_starts q WHERE q.update_id = u.id AND q.state IN \(unescaped: QueuedStartState.unfinishedSQL))
             FROM unnest(\(updateIDs)::bigint[]) WITH ORDINALITY AS wanted(id, n)
             JOIN updates u ON u.id = wanted.id AND u.app_id = \(appID)
             ORDER BY wanted.n
@@ -115,7 +126,7 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
             logger: logger
         )
         var statuses: [UpdateStatus] = []
-        for try await row in rows.decode((Int64, LiveActivityEvent, Int64, Int, OutboxStatus, Int64, Int64, Int, Int).self) {
+        for try await row in rows.decode((Int64, LiveActivityEvent, Int64, Int, OutboxStatus, Int64, Int64, Int, Int, Int, Int, Int).self) {
             statuses.append(
                 UpdateStatus(
                     updateID: row.0,
@@ -123,11 +134,13 @@ package struct UpdateStatus: Sendable, Hashable, Encodable {
                     timestamp: row.2,
                     priority: row.3,
                     status: row.4,
-                    pending: ([.pending, .dispatching].contains(row.4) ? row.7 : 0) + row.8,
+                    pending: ([.pending, .dispatching].contains(row.4) ? row.7 : 0) + row.8 + row.11,
                     sent: row.5,
                     superseded: row.4 == .superseded ? row.7 : 0,
                     failed: row.6,
-                    failedByReason: [:]
+                    failedByReason: [:],
+                    startsDeferred: row.9,
+                    startsDropped: row.10
                 )
             )
         }

@@ -9,14 +9,14 @@ extension FanOutClaim {
         """
         u.id, u.app_id, u.feed_id, u.event, u.timestamp, u.dismissal_date, u.payload, u.channel_payload, u.priority::int,
             \(cursor), \(channelDone), u.audience_kind, u.audience, f.attributes_type, \(attempts),
-            u.created_at + interval '\(deadline.period.wholeSeconds) seconds' < now()
+            u.created_at + interval '\(deadline.period.wholeSeconds) seconds' < now(), u.relevance_score, u.include_dismissed
         """
     }
 
     /// The columns' types, in ``columns(cursor:channelDone:attempts:deadline:)``'s order.
     private typealias Row = (
         Int64, Int64, Int64, LiveActivityEvent, Int, Int?, String, String?, Int, Int64, Bool, String?, [String]?, String, Int, Bool,
-        Int64?, Int64?
+        Double?, Bool, Int64?, Int64?
     )
 
     /// The claim in the first row of a claim statement (``columns(cursor:channelDone:attempts:deadline:)``), if any.
@@ -39,7 +39,9 @@ extension FanOutClaim {
                 attributesType: row.13,
                 attempts: row.14,
                 pastDeadline: row.15,
-                slice: row.16.flatMap { id in row.17.map { FanOutSlice(id: id, upperID: $0) } }
+                relevanceScore: row.16,
+                includesDismissed: row.17,
+                slice: row.18.flatMap { id in row.19.map { FanOutSlice(id: id, upperID: $0) } }
             )
         }
         return nil

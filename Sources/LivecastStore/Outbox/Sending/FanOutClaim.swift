@@ -24,6 +24,10 @@ package struct FanOutClaim: Sendable {
     package var attempts: Int
     /// Whether the update is older than the retry deadline (what is still unsent then is given up).
     package var pastDeadline: Bool
+    /// `relevance-score`: a start deferred for its device's budget goes out before its lower-scored ones.
+    package var relevanceScore: Double?
+    /// Whether a start goes to devices whose user dismissed an activity of the feed too.
+    package var includesDismissed: Bool
     /// The slice of the followers this claim walks, when the update was split (``FanOutSlice``); nil for the claim
     /// of the update itself.
     package var slice: FanOutSlice?

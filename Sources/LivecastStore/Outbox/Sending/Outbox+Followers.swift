@@ -46,17 +46,24 @@ extension Outbox {
     }
 
     /// The next page of a start's audience after its cursor: the live push-to-start tokens of the feed's
-    /// attributes type, in keyset order.
+    /// attributes type, in keyset order, but for devices that already run an activity of the feed (one the app
+    /// started or scheduled itself included: a second would be a duplicate) and, unless the start includes them,
+    /// devices whose user dismissed one (``DismissedBy/user``).
     package func audience(of claim: FanOutClaim, limit: Int, on connection: PostgresConnection) async throws -> [AudienceMember] {
         let rows = try await connection.query(
             """
-            SELECT id, device_id, token, \(unescaped: AudienceMember.onIOS18SQL(osVersion: "os_version")), unproven
-            FROM push_to_start_tokens
-            WHERE app_id = \(claim.appID) AND attributes_type = \(claim.attributesType) AND invalidated_at IS NULL AND id > \(claim.cursor)
+            SELECT t.id, t.device_id, t.token, \(unescaped: AudienceMember.onIOS18SQL(osVersion: "t.os_version")), t.unproven
+            FROM push_to_start_tokens t
+            WHERE t.app_id = \(claim.appID) AND t.attributes_type = \(claim.attributesType) AND t.invalidated_at IS NULL AND t.id > \(claim.cursor)
               AND (\(claim.audienceKind) = 'everyone'
-                   OR (\(claim.audienceKind) = 'devices' AND device_id = ANY(\(claim.audience ?? [])))
-                   OR (\(claim.audienceKind) = 'users' AND user_id = ANY(\(claim.audience ?? []))))
-            ORDER BY id
+                   OR (\(claim.audienceKind) = 'devices' AND t.device_id = ANY(\(claim.audience ?? [])))
+                   OR (\(claim.audienceKind) = 'users' AND t.user_id = ANY(\(claim.audience ?? []))))
+              AND NOT EXISTS (
+                  SELECT 1 FROM activities a
+                  WHERE a.app_id = t.app_id AND a.device_id = t.device_id AND a.feed_id = \(claim.feedID)
+                    AND (a.state IN \(unescaped: ActivityState.runningSQL)
+                         OR (a.dismissed_by = \(unescaped: DismissedBy.user.sql) AND NOT \(claim.includesDismissed))))
+            ORDER BY t.id
             LIMIT \(limit)
             """,
             logger: self.logger
@@ -66,22 +73,6 @@ extension Outbox {
             page.append(AudienceMember(tokenRowID: id, deviceID: deviceID, token: token, onIOS18: onIOS18, isUnproven: isUnproven))
         }
         return page
-    }
-
-    /// Records the devices a start goes to in `feed_starts`. - Returns: those not started on the feed before.
-    package func recordStarts(_ deviceIDs: [String], of claim: FanOutClaim, on connection: PostgresConnection) async throws -> Set<String> {
-        let rows = try await connection.query(
-            """
-            INSERT INTO feed_starts (feed_id, device_id, update_id)
-            SELECT \(claim.feedID), device_id, \(claim.updateID) FROM unnest(\(deviceIDs)::text[]) AS device(device_id)
-            ON CONFLICT (feed_id, device_id) DO NOTHING
-            RETURNING device_id
-            """,
-            logger: self.logger
-        )
-        var fresh = Set<String>()
-        for try await deviceID in rows.decode(String.self) { fresh.insert(deviceID) }
-        return fresh
     }
 
     /// Ends a feed's running channel-based activities, as its end was broadcast.

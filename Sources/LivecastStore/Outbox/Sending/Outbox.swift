@@ -23,11 +23,11 @@ package struct Outbox: Sendable {
     ///   - claimer: The dispatcher whose name claims carry.
     ///   - lease: How long a claim holds without a heartbeat.
     ///   - retryDeadline: How long a push APNs asks to retry later is tried again.
-    package init(database: PostgresClient, claimer: UUID, lease: Duration, retryDeadline: Duration, logger: Logger) {
+    package init(database: PostgresClient, claimer: UUID, lease: Duration, retryDeadline: RetryDeadline, logger: Logger) {
         self.database = database
         self.claimer = claimer
         self.lease = lease
-        self.retryDeadline = RetryDeadline(period: retryDeadline)
+        self.retryDeadline = retryDeadline
         self.logger = logger
     }
 }

@@ -6,21 +6,25 @@ import LivecastCore
 package struct RetryDeadline: Sendable {
     /// How long a push is retried after it was first owed (`--retry-deadline`).
     package var period: Duration
+    /// How long an activity stays active (`activity-lifetime`, ActivityKit's 8 hours).
+    package var activityLifetime: Duration
 
-    package init(period: Duration) {
+    package init(period: Duration, activityLifetime: Duration = .seconds(8 * 3600)) {
         self.period = period
+        self.activityLifetime = activityLifetime
     }
 
     /// SQL for when a push of an update to an activity is given up, counted from `since`: an update not later
-    /// than the activity's 8 hours (the system ends it then); an end not before the activity's 12 hours (8 hours
-    /// running and up to 4 on the Lock Screen), so an end is never given up while the activity can still show.
+    /// than the activity's lifetime (the system ends it then); an end not before the lifetime and 4 hours more (the
+    /// longest it stays on the Lock Screen), so an end is never given up while the activity can still show.
     /// - Parameters: SQL expressions of the update's `event`, the activity's `started_at` and the start of the
     ///   retry period.
     func activitySQL(event: String, startedAt: String, since: String) -> String {
-        """
-        CASE WHEN \(event) = \(LiveActivityEvent.end.sql) THEN greatest(\(since) + interval '\(self.period.wholeSeconds) seconds', \(startedAt) + interval '12 hours')
-             ELSE least(\(since) + interval '\(self.period.wholeSeconds) seconds', \(startedAt) + interval '8 hours') END
-        """
+        let lifetime = self.activityLifetime.wholeSeconds
+        return """
+            CASE WHEN \(event) = \(LiveActivityEvent.end.sql) THEN greatest(\(since) + interval '\(self.period.wholeSeconds) seconds', \(startedAt) + interval '\(lifetime + 4 * 3600) seconds')
+                 ELSE least(\(since) + interval '\(self.period.wholeSeconds) seconds', \(startedAt) + interval '\(lifetime) seconds') END
+            """
     }
 
     /// SQL for when a push to a channel or a push-to-start token is given up, counted from `since`; a channel's

@@ -1,0 +1,34 @@
+import Foundation
+import LivecastStore
+package import Logging
+package import PostgresNIO
+
+/// Ends an activity a renewal replaced, once its successor has a live update token: on its own token, through the
+/// outbox, with a past `dismissal-date`, so it leaves the Lock Screen at once and the user sees only the new one.
+/// The registration that gives the successor its token asks for it; the reaper catches any it missed.
+package struct RenewalEnds: Sendable {
+    let database: PostgresClient
+    let logger: Logger
+
+    package init(database: PostgresClient, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
+
+    /// Ends the replaced activity `activityKey` of the app.
+    /// - Returns: Whether its end was accepted; `false` when it ended meanwhile.
+    @discardableResult
+    package func end(_ activityKey: String, appID: Int64) async throws -> Bool {
+        do {
+            _ = try await ActivityUpdates(client: self.database, logger: self.logger).endFollower(
+                appID: appID,
+                activityKey: activityKey,
+                dismissalDate: Int(Date().timeIntervalSince1970) - 1,
+                by: .renewal
+            )
+            return true
+        } catch let error as StoreError where error.code == .activityEnded || error.code == .notFound {
+            return false
+        }
+    }
+}
