@@ -55,6 +55,13 @@ public enum ActivityKitControl {
         ActivityRegistry.shared.setFrequentPushesEnabled(enabled)
     }
 
+    /// Makes `Activity.pushToStartTokenUpdates` and `ActivityAuthorizationInfo.frequentPushEnablementUpdates` yield
+    /// nothing (neither the current value nor changes), as they can on a device: only reading
+    /// `Activity.pushToStartToken` and `frequentPushesEnabled` tells the values then. ``reset()`` ends it.
+    public static func setSequencesSilent(_ silent: Bool) {
+        ActivityRegistry.shared.setSequencesSilent(silent)
+    }
+
     /// The user allows or forbids the app's Live Activities.
     public static func setActivitiesEnabled(_ enabled: Bool) {
         ActivityRegistry.shared.setActivitiesEnabled(enabled)
@@ -66,7 +73,7 @@ public enum ActivityKitControl {
     }
 
     /// Forgets every activity and token, ends every sequence, and restores the defaults (activities enabled, frequent
-    /// updates off).
+    /// updates off, sequences not silent).
     public static func reset() {
         ActivityRegistry.shared.reset()
     }

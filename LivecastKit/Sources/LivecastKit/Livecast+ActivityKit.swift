@@ -10,9 +10,9 @@ import Foundation
 
 // Compiled against ActivityKit on iOS and iPadOS, and against its stand-in on Linux; left out on Mac Catalyst, macOS
 // and elsewhere, where ActivityKit does not run an app's Live Activities. It uses only ActivityKit's documented API:
-// `Activity<A>.pushToStartTokenUpdates` (iOS 17.2), `activities`, `activityUpdates`, and each activity's `id`,
-// `attributes`, `activityState`, `pushToken`, `pushTokenUpdates` and `activityStateUpdates`, and
-// `ActivityAuthorizationInfo`'s `frequentPushesEnabled` and `frequentPushEnablementUpdates`. An `Activity` never
+// `Activity<A>.pushToStartToken` and `pushToStartTokenUpdates` (iOS 17.2), `activities`, `activityUpdates`, and
+// each activity's `id`, `attributes`, `activityState`, `pushToken`, `pushTokenUpdates` and `activityStateUpdates`,
+// and `ActivityAuthorizationInfo`'s `frequentPushesEnabled` and `frequentPushEnablementUpdates`. An `Activity` never
 // crosses tasks: each task looks its activity up by id.
 
 #if compiler(>=6.2)
@@ -32,7 +32,9 @@ public enum Livecast {
     /// activity (those running at launch, and each one started later, by the app or by a push), its update tokens,
     /// its end and its dismissal, and changes of the frequent-updates setting. At launch it first reports what
     /// happened while the app was not running: an activity the client reported that ActivityKit no longer shows,
-    /// or shows ended or dismissed (``LivecastClient/reconcile(attributesType:running:)``).
+    /// or shows ended or dismissed (``LivecastClient/reconcile(attributesType:running:)``). At launch and at every
+    /// ``LivecastClient/resume()``, it also reads the push-to-start token and `frequentPushesEnabled` themselves:
+    /// their update sequences can stay silent on a device.
     ///
     /// Call it once per attributes type, early at launch (in `application(_:didFinishLaunchingWithOptions:)` or the
     /// `App`'s `init`), so that an activity started by a push while the app was not running is reported when the
@@ -52,8 +54,11 @@ public enum Livecast {
     ) -> Task<Void, Never> {
         let attributesType = String(describing: type)
         return Task {
+            let read: @Sendable () async -> Void = { await Self.readCurrentValues(Attributes.self, attributesType: attributesType, client: client) }
             await client.noteFrequentUpdatesEnabled(ActivityAuthorizationInfo().frequentPushesEnabled)
             await client.reconcile(attributesType: attributesType, running: Self.running(Attributes.self))
+            let reader = await client.addResumeReader(read)
+            await read()
             await withTaskGroup(of: Void.self) { group in
                 if #available(iOS 17.2, *) {
                     group.addTask {
@@ -94,7 +99,23 @@ public enum Livecast {
                     }
                 }
             }
+            await client.removeResumeReader(reader)
         }
+    }
+
+    /// Reads what ActivityKit's update sequences may not tell: the frequent-updates setting and the push-to-start
+    /// token (iOS 17.2+), and reports them when they changed.
+    @available(iOS 16.2, *)
+    private static func readCurrentValues<Attributes: ObservableActivityAttributes>(
+        _ type: Attributes.Type,
+        attributesType: String,
+        client: LivecastClient
+    ) async {
+        let frequentUpdatesEnabled = ActivityAuthorizationInfo().frequentPushesEnabled
+        if #available(iOS 17.2, *), let token = Activity<Attributes>.pushToStartToken {
+            await client.register(pushToStartToken: token, for: attributesType, frequentUpdatesEnabled: frequentUpdatesEnabled)
+        }
+        await client.setFrequentUpdatesEnabled(frequentUpdatesEnabled)
     }
 
     /// The activities ActivityKit shows now, by id, with their states.
