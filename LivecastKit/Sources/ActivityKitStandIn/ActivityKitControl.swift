@@ -7,7 +7,8 @@ public import Foundation
 public enum ActivityKitControl {
     /// Starts an activity of the app, as a push-to-start push or `Activity.request` would: it is listed in
     /// `Activity.activities` and yielded by `Activity.activityUpdates`.
-    /// - Parameter state: Its state from the start (an activity that ended while the app was not running: `.ended`).
+    /// - Parameter state: Its state from the start (an activity that ended while the app was not running: `.ended`;
+    ///   one the app scheduled for a later date: `.pending`, then ``setState(of:_:)`` `.active` when it starts).
     @discardableResult
     public static func start<Attributes: ActivityAttributes>(
         _ attributes: Attributes,

@@ -180,7 +180,8 @@ extension LivecastClient {
     }
 
     /// Removes a report that is done with, tells it (`event`; `nil` for one a later report replaced), and starts what
-    /// may go next. An acknowledged removal may have made room for a held report.
+    /// may go next. An acknowledged removal may have made room for a held report; an acknowledged token or channel
+    /// of an activity is what a renewal waits for (``waitUntilAddressable(_:)``).
     private func finish(
         _ item: PendingState.Pending,
         acknowledged: Bool,
@@ -195,6 +196,9 @@ extension LivecastClient {
         self.persist()
         if self.inFlight[item.report.lane]?.sequence == item.sequence { self.inFlight[item.report.lane] = nil }
         if let event { self.emit(event, item.report, status: status, code: code, message: message, dropReason: dropReason) }
+        if acknowledged, let id = item.report.activityID, item.report.content.givesActivityAddress {
+            self.resumeAddressWaiters(of: id, addressable: true)
+        }
         self.startReports()
         if acknowledged, item.report.isRemoval { self.wakeHeld() }
         if self.state.pending.isEmpty { self.resumeIdleWaiters() }

@@ -53,6 +53,12 @@ public actor LivecastClient {
     var sleepers: [Int: Sleeper] = [:]
     /// Activities whose token and state sequences are being observed.
     var observedActivities: Set<String> = []
+    /// Activities the app scheduled that have not started yet (iOS 26 `.pending`): registered with `pending`.
+    var pendingActivities: Set<String> = []
+    /// Activities this client ended on the device for a renewal: their dismissal is not the user's.
+    var retiredActivities: Set<String> = []
+    /// Who waits for Livecast to acknowledge an activity's update token or channel (``waitUntilAddressable(_:)``).
+    var addressWaiters: [String: [UUID: CheckedContinuation<Bool, Never>]] = [:]
     /// What ``resume()`` reads again, as the adapter gave it: values whose update sequences can stay silent.
     var resumeReaders: [UUID: @Sendable () async -> Void] = [:]
     var idleWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
@@ -148,7 +154,8 @@ public actor LivecastClient {
         self.enqueue(.activityEnded(id: activityID))
     }
 
-    /// Reports that the activity left the Lock Screen (`POST /activities/{id}/dismissed`).
+    /// Reports that the activity left the Lock Screen (`POST /activities/{id}/dismissed`): the user dismissed it,
+    /// so Livecast neither renews it nor starts its feed on this device again.
     public func activityDismissed(_ activityID: String) {
         self.enqueue(.activityDismissed(id: activityID))
     }
@@ -191,11 +198,24 @@ public actor LivecastClient {
     /// ``Livecast/observe(_:client:feed:channelID:)`` calls it at launch.
     /// - Parameter running: ActivityKit's `Activity<A>.activities`: each one's id and state.
     public func reconcile(attributesType: String, running: [String: LivecastActivityState]) {
+        self.reconcile(attributesType: attributesType, running: running, feedsShown: [])
+    }
+
+    /// ``reconcile(attributesType:running:)``, knowing the feeds of the activities shown: an activity gone while
+    /// another of its feed is shown was replaced by a renewal (its end came with a past dismissal date), not
+    /// dismissed by the user, so it is reported ended.
+    func reconcile(attributesType: String, running: [String: LivecastActivityState], feedsShown: Set<String>) {
         for id in self.state.knownActivities(attributesType: attributesType) {
             switch running[id] {
-            case nil, .dismissed: self.activityDismissed(id)
+            case nil:
+                if let feed = self.state.latest(of: LivecastReport.subject(ofActivity: id))?.feed, feedsShown.contains(feed) {
+                    self.activityEnded(id)
+                } else {
+                    self.activityDismissed(id)
+                }
+            case .dismissed: self.activityDismissed(id)
             case .ended: self.activityEnded(id)
-            case .active, .stale: continue
+            case .active, .stale, .pending: continue
             }
         }
     }
@@ -245,6 +265,7 @@ public actor LivecastClient {
         self.inFlight = [:]
         self.eventSink.finish()
         self.resumeIdleWaiters()
+        self.resumeAddressWaiters()
     }
 
     /// Gives up on a store file that cannot be read (``LivecastEvent/Kind/storeUnreadable``): moves it aside as
@@ -278,6 +299,11 @@ public actor LivecastClient {
         self.frequentUpdatesEnabled = enabled
     }
 
+    /// The activities of an attributes type this client reported and not since reported over.
+    func reportedActivities(attributesType: String) -> [String] {
+        self.state.knownActivities(attributesType: attributesType)
+    }
+
     /// The ids of the activities observed now (for the tests: none is left once its activity is over).
     var observedActivityIDs: Set<String> { self.observedActivities }
 
@@ -303,7 +329,8 @@ public actor LivecastClient {
             pushToken: pushToken,
             channelID: channelID,
             osVersion: self.configuration.osVersion,
-            userID: self.currentUserID
+            userID: self.currentUserID,
+            pending: self.pendingActivities.contains(activity.id) ? true : nil
         )
     }
 
@@ -317,6 +344,7 @@ public actor LivecastClient {
             self.persist()
             self.startReports()
             self.wakeHeld(lane: report.lane)
+            if report.endsActivity, let id = report.activityID { self.resumeAddressWaiters(of: id, addressable: false) }
         }
     }
 

@@ -70,7 +70,10 @@ struct PendingState: Codable, Equatable {
         }
         if let latest {
             if LivecastReport(latest).endsActivity, !report.endsActivity { return false }
-            if case .activity(_, _, _, nil, nil, _, _) = report.content, case .activity = latest, latest.withUser(nil) != report.content.withUser(nil)
+            // A registration without a token or channel of an activity already reported, unless it changes only
+            // the user or whether the activity is pending.
+            if case .activity(_, _, _, nil, nil, _, _, let pending) = report.content, case .activity(_, _, _, _, _, _, _, let latestPending) = latest,
+                latest.withUser(nil) != report.content.withUser(nil), (pending ?? false) == (latestPending ?? false)
             {
                 return false
             }
@@ -108,7 +111,7 @@ struct PendingState: Codable, Equatable {
     /// The activities of an attributes type whose latest report registers them (not reported ended or dismissed).
     func knownActivities(attributesType: String) -> [String] {
         self.liveRegistrations.compactMap { content in
-            guard case .activity(let id, let type, _, _, _, _, _) = content, type == attributesType else { return nil }
+            guard case .activity(let id, let type, _, _, _, _, _, _) = content, type == attributesType else { return nil }
             return id
         }
     }
