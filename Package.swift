@@ -220,6 +220,7 @@ let package = Package(
             dependencies: [
                 "APNs", "APNsEmulator", "LivecastServer", "LivecastService", "LivecastStore", "LivecastTesting",
                 .product(name: "LivecastKit", package: "LivecastKit"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

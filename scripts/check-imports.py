@@ -12,7 +12,7 @@ import sys
 
 # Modules of the toolchain and the system, which no Package.swift declares.
 SYSTEM = {"ActivityKit", "Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Darwin", "Dispatch", "Synchronization",
-          "Testing", "XCTest", "_Concurrency", "PackageDescription"}
+          "Testing", "UIKit", "XCTest", "_Concurrency", "PackageDescription"}
 
 environment = dict(os.environ, LIVECAST_BENCHMARKS="1")  # the benchmark targets too
 # The root package, and LivecastKit's package of its own (LivecastKit/).

@@ -19,18 +19,23 @@ struct KitServer: Sendable {
     let baseURL: URL
     /// The publishable key the app's LivecastKit uses.
     let clientKey: String
-    /// Keys for the backend's and the operator's part (feeds, starts, updates).
+    /// Keys for the backend's and the operator's part (feeds, starts, updates), and the admin's (identity keys).
     let backendKey: String
     let operatorKey: String
+    let adminKey: String
 
     var database: PostgresClient { self.store.client }
 
     /// Runs `body` with the server up; stops it after.
-    /// - Parameter deviceRateLimit: The rate limit of each device calling with a client key (a tight one answers
-    ///   `429` with `Retry-After`).
+    /// - Parameters:
+    ///   - deviceRateLimit: The rate limit of each device calling with a client key (a tight one answers `429` with
+    ///     `Retry-After`).
+    ///   - activitiesPerDevice: The running activities a client key's device may have (`409 device_limit_reached`
+    ///     past it).
     static func with(
         _ name: String,
         deviceRateLimit: RateLimit = .init(ratePerSecond: 1000, burst: 2000),
+        activitiesPerDevice: Int = 32,
         _ body: @Sendable (KitServer) async throws -> Void
     ) async throws {
         try await EmulatorFixture.with { emulator in
@@ -40,6 +45,7 @@ struct KitServer: Sendable {
                 let clientKey = try await keys.create(appID: store.appID, role: .client).secret
                 let backendKey = try await keys.create(appID: store.appID, role: .backend).secret
                 let operatorKey = try await keys.create(appID: store.appID, role: .operator).secret
+                let adminKey = try await keys.create(appID: store.appID, role: .admin).secret
                 let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
                 let livecast = LivecastApplication(
                     settings: .init(
@@ -53,7 +59,7 @@ struct KitServer: Sendable {
                             caFile: emulator.curl.caFile,
                             requestTimeout: .seconds(60)
                         ),
-                        api: .init(clientLimits: .init(perDevice: deviceRateLimit)),
+                        api: .init(clientLimits: .init(perDevice: deviceRateLimit, activitiesPerDevice: activitiesPerDevice)),
                         dispatchWorkers: 2
                     ),
                     metrics: PrometheusCollectorRegistry(),
@@ -72,7 +78,8 @@ struct KitServer: Sendable {
                         baseURL: URL(string: "http://127.0.0.1:\(port)")!,
                         clientKey: clientKey,
                         backendKey: backendKey,
-                        operatorKey: operatorKey
+                        operatorKey: operatorKey,
+                        adminKey: adminKey
                     )
                     do {
                         try await body(server)
@@ -93,6 +100,7 @@ struct KitServer: Sendable {
         baseURL: URL? = nil,
         key: String? = nil,
         deviceID: String? = nil,
+        identifyGracePeriod: Duration = .seconds(60),
         now: @escaping @Sendable () -> Date = Date.init
     ) throws -> LivecastClient {
         var configuration = LivecastClient.Configuration(
@@ -104,6 +112,7 @@ struct KitServer: Sendable {
         configuration.deviceID = deviceID
         configuration.osVersion = "18.2"
         configuration.now = now
+        configuration.identifyGracePeriod = identifyGracePeriod
         configuration.retryPolicy = RetryPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400))
         return try LivecastClient(configuration: configuration)
     }

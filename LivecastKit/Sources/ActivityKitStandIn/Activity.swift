@@ -63,11 +63,13 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Stand
     @available(iOS 17.2, *)
     public static var pushToStartToken: Data? { ActivityRegistry.shared.entry(for: Attributes.self).pushToStartToken }
 
-    /// The push-to-start tokens: the current one, then each rotation.
+    /// The push-to-start tokens: the current one, then each rotation (none at all while
+    /// ``ActivityKitControl/setSequencesSilent(_:)`` says so, as on some devices).
     @available(iOS 17.2, *)
     public static var pushToStartTokenUpdates: PushTokenUpdates {
         let entry = ActivityRegistry.shared.entry(for: Attributes.self)
-        return PushTokenUpdates(stream: entry.pushToStartTokens.subscribe(initial: entry.pushToStartToken))
+        let initial = ActivityRegistry.shared.areSequencesSilent ? nil : entry.pushToStartToken
+        return PushTokenUpdates(stream: entry.pushToStartTokens.subscribe(initial: initial))
     }
 
     /// Starts an activity from the app.

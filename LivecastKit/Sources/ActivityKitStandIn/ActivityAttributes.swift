@@ -28,6 +28,9 @@ public struct ActivityContent<State>: Equatable, Hashable where State: Decodable
 
 /// Where a Live Activity is in its life.
 public enum ActivityState: Equatable, Hashable, Codable, Sendable {
+    /// Scheduled to start at a date, not started yet (iOS 26).
+    @available(iOS 26.0, *)
+    case pending
     /// Running: visible and updatable.
     case active
     /// Ended, still on the Lock Screen until its dismissal.

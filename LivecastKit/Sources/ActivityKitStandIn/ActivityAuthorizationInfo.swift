@@ -18,7 +18,8 @@ public struct ActivityAuthorizationInfo {
     @available(iOS 16.2, *)
     public var frequentPushesEnabled: Bool { ActivityRegistry.shared.frequentPushesEnabled }
 
-    /// Changes of ``frequentPushesEnabled`` (iOS 16.2+).
+    /// Changes of ``frequentPushesEnabled`` (iOS 16.2+); none while ``ActivityKitControl/setSequencesSilent(_:)``
+    /// says so.
     @available(iOS 16.2, *)
     public var frequentPushEnablementUpdates: FrequentPushEnablementUpdates {
         FrequentPushEnablementUpdates(stream: ActivityRegistry.shared.frequentPushesUpdates.subscribe())

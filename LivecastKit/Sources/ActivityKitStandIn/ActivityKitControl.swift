@@ -7,7 +7,8 @@ public import Foundation
 public enum ActivityKitControl {
     /// Starts an activity of the app, as a push-to-start push or `Activity.request` would: it is listed in
     /// `Activity.activities` and yielded by `Activity.activityUpdates`.
-    /// - Parameter state: Its state from the start (an activity that ended while the app was not running: `.ended`).
+    /// - Parameter state: Its state from the start (an activity that ended while the app was not running: `.ended`;
+    ///   one the app scheduled for a later date: `.pending`, then ``setState(of:_:)`` `.active` when it starts).
     @discardableResult
     public static func start<Attributes: ActivityAttributes>(
         _ attributes: Attributes,
@@ -55,6 +56,13 @@ public enum ActivityKitControl {
         ActivityRegistry.shared.setFrequentPushesEnabled(enabled)
     }
 
+    /// Makes `Activity.pushToStartTokenUpdates` and `ActivityAuthorizationInfo.frequentPushEnablementUpdates` yield
+    /// nothing (neither the current value nor changes), as they can on a device: only reading
+    /// `Activity.pushToStartToken` and `frequentPushesEnabled` tells the values then. ``reset()`` ends it.
+    public static func setSequencesSilent(_ silent: Bool) {
+        ActivityRegistry.shared.setSequencesSilent(silent)
+    }
+
     /// The user allows or forbids the app's Live Activities.
     public static func setActivitiesEnabled(_ enabled: Bool) {
         ActivityRegistry.shared.setActivitiesEnabled(enabled)
@@ -66,7 +74,7 @@ public enum ActivityKitControl {
     }
 
     /// Forgets every activity and token, ends every sequence, and restores the defaults (activities enabled, frequent
-    /// updates off).
+    /// updates off, sequences not silent).
     public static func reset() {
         ActivityRegistry.shared.reset()
     }

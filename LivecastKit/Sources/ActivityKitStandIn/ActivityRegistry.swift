@@ -20,6 +20,7 @@ final class ActivityRegistry: @unchecked Sendable {
     private var entries: [ObjectIdentifier: Entry] = [:]
     private var activitiesEnabled = true
     private var frequentPushes = false
+    private var silentSequences = false
     private(set) var activitiesEnabledUpdates = Broadcast<Bool>()
     private(set) var frequentPushesUpdates = Broadcast<Bool>()
 
@@ -51,12 +52,21 @@ final class ActivityRegistry: @unchecked Sendable {
 
     func setPushToStartToken(_ token: Data, for type: Any.Type) {
         let entry = self.entry(for: type)
-        self.lock.withLock { entry.pushToStartToken = token }
-        entry.pushToStartTokens.yield(token)
+        let silent = self.lock.withLock {
+            entry.pushToStartToken = token
+            return self.silentSequences
+        }
+        if !silent { entry.pushToStartTokens.yield(token) }
     }
 
     var areActivitiesEnabled: Bool { self.lock.withLock { self.activitiesEnabled } }
     var frequentPushesEnabled: Bool { self.lock.withLock { self.frequentPushes } }
+    /// Whether the push-to-start token and frequent-updates sequences stay silent, as they can on a device.
+    var areSequencesSilent: Bool { self.lock.withLock { self.silentSequences } }
+
+    func setSequencesSilent(_ silent: Bool) {
+        self.lock.withLock { self.silentSequences = silent }
+    }
 
     func setActivitiesEnabled(_ enabled: Bool) {
         self.lock.withLock { self.activitiesEnabled = enabled }
@@ -64,8 +74,11 @@ final class ActivityRegistry: @unchecked Sendable {
     }
 
     func setFrequentPushesEnabled(_ enabled: Bool) {
-        self.lock.withLock { self.frequentPushes = enabled }
-        self.frequentPushesUpdates.yield(enabled)
+        let silent = self.lock.withLock {
+            self.frequentPushes = enabled
+            return self.silentSequences
+        }
+        if !silent { self.frequentPushesUpdates.yield(enabled) }
     }
 
     /// Forgets every activity and token, ends every sequence, and restores the default settings.
@@ -75,6 +88,7 @@ final class ActivityRegistry: @unchecked Sendable {
                 self.entries = [:]
                 self.activitiesEnabled = true
                 self.frequentPushes = false
+                self.silentSequences = false
                 self.activitiesEnabledUpdates = Broadcast<Bool>()
                 self.frequentPushesUpdates = Broadcast<Bool>()
             }

@@ -6,8 +6,9 @@ import FoundationNetworking
 
 /// What came back from one try of a report.
 enum TransportAnswer: Equatable {
-    /// Livecast answered: its status, `Retry-After` (seconds) and, for an error, `error.code` and `error.message`.
-    case answered(status: Int, retryAfter: Duration?, code: String?, message: String?)
+    /// Livecast answered: its status, `Retry-After` (seconds) and, for an error, `error.code`, `error.message` and
+    /// `error.field`.
+    case answered(status: Int, retryAfter: Duration?, code: String?, message: String?, field: String? = nil)
     /// No answer: the network failed or the server could not be reached.
     case unreachable(message: String)
 }
@@ -54,7 +55,8 @@ struct HTTPTransport: Sendable {
                 status: http.statusCode,
                 retryAfter: Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After")),
                 code: error?.error.code,
-                message: error?.error.message
+                message: error?.error.message,
+                field: error?.error.field
             )
         } catch {
             return .unreachable(message: error.localizedDescription)
@@ -90,11 +92,12 @@ struct HTTPTransport: Sendable {
         return .seconds(seconds)
     }
 
-    /// `{"error": {"code": …, "message": …}}`.
+    /// `{"error": {"code": …, "message": …, "field": …}}`.
     private struct ErrorBody: Decodable {
         struct Detail: Decodable {
             let code: String?
             let message: String?
+            let field: String?
         }
         let error: Detail
     }

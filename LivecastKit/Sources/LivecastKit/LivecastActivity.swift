@@ -22,14 +22,18 @@ public struct LivecastActivity: Sendable, Hashable {
 }
 
 /// An activity's state, as ActivityKit's `ActivityState` tells it: what a client reports of it is that it
-/// ``ended`` (`DELETE /activities/{id}`) or was ``dismissed`` (`POST /activities/{id}/dismissed`).
+/// ``ended`` (`DELETE /activities/{id}`) or was ``dismissed`` (`POST /activities/{id}/dismissed`), and whether it is
+/// still ``pending`` (registered with `"pending": true`).
 public enum LivecastActivityState: Sendable, Hashable {
-    /// Running; nothing to report.
+    /// Scheduled by the app to start at a later date, not started yet (iOS 26): registered with `"pending": true`,
+    /// so that a backend does not start a second activity of its feed on the device.
+    case pending
+    /// Running: a pending activity that starts is registered again without `pending`.
     case active
     /// Ended, still on the Lock Screen: reported as ended on the device.
     case ended
     /// Gone from the Lock Screen: reported as dismissed.
     case dismissed
-    /// Past its stale date; nothing to report (Livecast knows the stale date it sent).
+    /// Past its stale date; nothing more to report (Livecast knows the stale date it sent).
     case stale
 }

@@ -32,8 +32,18 @@ extension LivecastClient {
         /// The wall clock: when reports are made and acknowledged, and so when they are due again or too old.
         /// Defaults to `Date.init`; tests give another.
         public var now: @Sendable () -> Date = Date.init
+        /// How long after launch a push-to-start registration made for the user the store remembers waits for the app
+        /// to call ``LivecastClient/identify(userID:assertion:)`` (it goes with that user's assertion) or
+        /// ``LivecastClient/forgetUser()`` (without a user). Livecast replaces a push-to-start token's user with the
+        /// registration's, so sent any earlier without the user it would unbind the user. Past it, the registration
+        /// goes without the user rather than leave Livecast an old token (``LivecastEvent/Kind/identityBindingFailed``).
+        /// Defaults to 60 seconds.
+        public var identifyGracePeriod: Duration = .seconds(60)
         /// For the tests: `URLProtocol` classes that answer the client's requests instead of the network.
         var urlProtocols = URLProtocolClasses([])
+        /// What keeps the app running while a report is sent (`UIApplication`'s background tasks on iOS); the tests
+        /// put a recorder in its place.
+        var backgroundTime = BackgroundTime.system
 
         /// A configuration with the defaults.
         public init(baseURL: URL, bundleID: String, clientKey: String, storeDirectory: URL = LivecastClient.defaultStoreDirectory) {

@@ -22,9 +22,9 @@ extension LivecastClient {
     }
 
     /// Reports an activity and follows it until it is over: every update token (ActivityKit's `pushTokenUpdates`)
-    /// is registered until it ends, and its end and dismissal (from `activityStateUpdates`) are reported. Returns
-    /// once it is dismissed (or its states end); an activity already observed is not observed twice: the call then
-    /// returns at once.
+    /// is registered until it ends, and its end and dismissal (from `activityStateUpdates`) are reported, and whether
+    /// it is ``LivecastActivityState/pending``. Returns once it is dismissed (or its states end); an activity already
+    /// observed is not observed twice: the call then returns at once.
     /// - Parameter channelID: The broadcast channel it subscribed to, for a channel-based activity (iOS 18+).
     public nonisolated func observe<Tokens: AsyncSequence & Sendable, States: AsyncSequence & Sendable>(
         activity: LivecastActivity,
@@ -64,8 +64,9 @@ extension LivecastClient {
 
     /// Follows an activity already claimed (``claimObservation(of:)``) until it is over, then releases it.
     ///
-    /// `states` hands each state of the activity to its argument, which reports an end or a dismissal and answers
-    /// whether to go on: after a dismissal it does not. `updateTokens` runs until the activity ends (it is cancelled
+    /// `states` hands each state of the activity to its argument, which reports an end, a dismissal (or, for an
+    /// activity this client ended for a renewal, only its end) and whether it is pending, and answers whether to go
+    /// on: after a dismissal it does not. `updateTokens` runs until the activity ends (it is cancelled
     /// then: an ended activity gets no more pushes) or its own sequence ends. So both end with the activity, and
     /// the activity leaves ``observedActivities``.
     nonisolated func follow(
@@ -79,13 +80,18 @@ extension LivecastClient {
                 await states { state in
                     switch state {
                     case .ended:
+                        await self.forgetPending(activityID)
                         await self.activityEnded(activityID)
                         endedSink.finish()
                         return true
                     case .dismissed:
-                        await self.activityDismissed(activityID)
+                        await self.activityLeft(activityID)
                         return false
+                    case .pending:
+                        await self.setPending(activityID, true)
+                        return true
                     case .active, .stale:
+                        await self.setPending(activityID, false)
                         return true
                     }
                 }

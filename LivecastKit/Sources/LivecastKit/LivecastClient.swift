@@ -6,7 +6,10 @@ public import Foundation
 /// errors, `429` and `5xx` (never sooner than `Retry-After`), and sent again on the next launch if the app ended
 /// first. An unchanged token is not sent twice, except once every ``Configuration/reReportInterval`` (7 days) so
 /// that Livecast keeps it. Reports of one activity go in order, one at a time; reports of different activities go
-/// side by side. A refusal (a `4xx` other than `429`) is final: the report is dropped and told in ``events``.
+/// side by side. A report is given up only for an answer that can never succeed (a revoked key, a token Livecast
+/// keeps for another device…), and ``events`` says why (``LivecastEvent/DropReason``); one that can succeed once
+/// something changes waits (``LivecastEvent/Kind/held``). While a report is being sent, the app holds a background
+/// task on iOS, so the few seconds of a push-to-start's wake suffice to report the new activity.
 ///
 /// ```swift
 /// let client = try LivecastClient(baseURL: URL(string: "https://livecast.example.com")!,
@@ -34,17 +37,30 @@ public actor LivecastClient {
     var state: PendingState
     /// Why the store file cannot be read, while it cannot: reports then wait in memory and nothing is sent.
     var unreadableStore: String?
-    private let currentDeviceID: DeviceIDBox
+    let currentDeviceID: DeviceIDBox
     /// ActivityKit's `frequentPushesEnabled` as last told; push-to-start registrations carry it.
     var frequentUpdatesEnabled: Bool?
-    /// The user registrations are bound to, and how to prove it (in memory only).
-    var identity: Identity?
+    /// Whom the app said registrations are bound to in this launch, and how to prove it (in memory only).
+    var identity = IdentityState.unknown
+    /// When a push-to-start registration bound to the remembered user stops waiting for the app to say who the user
+    /// is (``Configuration/identifyGracePeriod`` after launch).
+    let identityDeadline: ContinuousClock.Instant
+    /// Whether the wait for the app's word on the user was told in ``events`` (once a launch).
+    var toldIdentityWait = false
     /// The report in flight in each busy lane.
     var inFlight: [LivecastReport.Lane: (sequence: Int, task: Task<Void, Never>)] = [:]
     /// The reports waiting out a backoff, by sequence: ``resume()`` wakes them.
     var sleepers: [Int: Sleeper] = [:]
     /// Activities whose token and state sequences are being observed.
     var observedActivities: Set<String> = []
+    /// Activities the app scheduled that have not started yet (iOS 26 `.pending`): registered with `pending`.
+    var pendingActivities: Set<String> = []
+    /// Activities this client ended on the device for a renewal: their dismissal is not the user's.
+    var retiredActivities: Set<String> = []
+    /// Who waits for Livecast to acknowledge an activity's update token or channel (``waitUntilAddressable(_:)``).
+    var addressWaiters: [String: [UUID: CheckedContinuation<Bool, Never>]] = [:]
+    /// What ``resume()`` reads again, as the adapter gave it: values whose update sequences can stay silent.
+    var resumeReaders: [UUID: @Sendable () async -> Void] = [:]
     var idleWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
     var isShutDown = false
 
@@ -59,6 +75,7 @@ public actor LivecastClient {
             )
         }
         self.configuration = configuration
+        self.identityDeadline = ContinuousClock.now + configuration.identifyGracePeriod
         self.store = try PendingStore(directory: configuration.storeDirectory)
         (self.events, self.eventSink) = AsyncStream.makeStream(of: LivecastEvent.self, bufferingPolicy: .bufferingNewest(256))
         switch self.store.load(deviceID: configuration.deviceID) {
@@ -70,7 +87,7 @@ public actor LivecastClient {
             self.state = PendingState(deviceID: configuration.deviceID ?? "")
             self.unreadableStore = reason
             self.currentDeviceID = DeviceIDBox(configuration.deviceID)
-            self.eventSink.yield(LivecastEvent(kind: .storeUnreadable, report: nil, status: nil, errorCode: nil, message: reason, retryDelay: nil))
+            self.eventSink.yield(LivecastEvent(kind: .storeUnreadable, report: nil, message: reason))
         }
         self.transport = HTTPTransport(
             baseURL: configuration.baseURL,
@@ -102,7 +119,7 @@ public actor LivecastClient {
                 token: token.hexString,
                 frequentUpdatesEnabled: self.frequentUpdatesEnabled,
                 osVersion: self.configuration.osVersion,
-                userID: self.identity?.userID
+                userID: self.currentUserID
             )
         )
     }
@@ -137,18 +154,22 @@ public actor LivecastClient {
         self.enqueue(.activityEnded(id: activityID))
     }
 
-    /// Reports that the activity left the Lock Screen (`POST /activities/{id}/dismissed`).
+    /// Reports that the activity left the Lock Screen (`POST /activities/{id}/dismissed`): the user dismissed it,
+    /// so Livecast neither renews it nor starts its feed on this device again.
     public func activityDismissed(_ activityID: String) {
         self.enqueue(.activityDismissed(id: activityID))
     }
 
     /// Unregisters the whole device (`DELETE /devices/{deviceId}`), after the reports already in flight. The
-    /// reports still waiting are dropped: the unregistration makes them moot. Later reports go after it.
+    /// reports still waiting (held ones included) are dropped: the unregistration makes them moot. Later reports go
+    /// after it.
     public func unregisterDevice() {
-        let inFlight = Set(self.inFlight.values.map(\.sequence))
+        let held = Set(self.sleepers.filter(\.value.isHeld).keys)
+        let inFlight = Set(self.inFlight.values.map(\.sequence)).subtracting(held)
         for report in self.state.dropAll(except: inFlight) {
-            self.emit(.dropped, report, message: "the device is being unregistered")
+            self.emit(.dropped, report, message: "the device is being unregistered", dropReason: .deviceUnregistered)
         }
+        self.wakeHeld()
         self.enqueue(.deviceUnregistration)
     }
 
@@ -164,7 +185,7 @@ public actor LivecastClient {
                     token: token,
                     frequentUpdatesEnabled: enabled,
                     osVersion: osVersion,
-                    userID: self.identity?.userID
+                    userID: self.currentUserID
                 )
             )
         }
@@ -177,11 +198,24 @@ public actor LivecastClient {
     /// ``Livecast/observe(_:client:feed:channelID:)`` calls it at launch.
     /// - Parameter running: ActivityKit's `Activity<A>.activities`: each one's id and state.
     public func reconcile(attributesType: String, running: [String: LivecastActivityState]) {
+        self.reconcile(attributesType: attributesType, running: running, feedsShown: [])
+    }
+
+    /// ``reconcile(attributesType:running:)``, knowing the feeds of the activities shown: an activity gone while
+    /// another of its feed is shown was replaced by a renewal (its end came with a past dismissal date), not
+    /// dismissed by the user, so it is reported ended.
+    func reconcile(attributesType: String, running: [String: LivecastActivityState], feedsShown: Set<String>) {
         for id in self.state.knownActivities(attributesType: attributesType) {
             switch running[id] {
-            case nil, .dismissed: self.activityDismissed(id)
+            case nil:
+                if let feed = self.state.latest(of: LivecastReport.subject(ofActivity: id))?.feed, feedsShown.contains(feed) {
+                    self.activityEnded(id)
+                } else {
+                    self.activityDismissed(id)
+                }
+            case .dismissed: self.activityDismissed(id)
             case .ended: self.activityEnded(id)
-            case .active, .stale: continue
+            case .active, .stale, .pending: continue
             }
         }
     }
@@ -208,12 +242,17 @@ public actor LivecastClient {
 
     /// Call it when the app becomes active. Tries the store file again if it could not be read, queues the live
     /// registrations that are due again (``Configuration/reReportInterval``), and retries what waits out a backoff
-    /// now, but never sooner than a `Retry-After` Livecast gave. Done by `init` too.
+    /// now, but never sooner than a `Retry-After` Livecast gave. With ``Livecast/observe(_:client:feed:channelID:)``,
+    /// it also reads ActivityKit's push-to-start token and `frequentPushesEnabled` again, whose update sequences can
+    /// stay silent on a device. Done by `init` too.
     public func resume() {
         self.reopenStoreIfUnreadable()
         self.queueDueReReports()
         self.startReports()
         self.wakeSleepers()
+        for read in self.resumeReaders.values {
+            Task { await read() }
+        }
     }
 
     /// Stops sending: the reports in flight are cancelled and everything pending stays in the store for the next
@@ -226,6 +265,7 @@ public actor LivecastClient {
         self.inFlight = [:]
         self.eventSink.finish()
         self.resumeIdleWaiters()
+        self.resumeAddressWaiters()
     }
 
     /// Gives up on a store file that cannot be read (``LivecastEvent/Kind/storeUnreadable``): moves it aside as
@@ -259,8 +299,25 @@ public actor LivecastClient {
         self.frequentUpdatesEnabled = enabled
     }
 
+    /// The activities of an attributes type this client reported and not since reported over.
+    func reportedActivities(attributesType: String) -> [String] {
+        self.state.knownActivities(attributesType: attributesType)
+    }
+
     /// The ids of the activities observed now (for the tests: none is left once its activity is over).
     var observedActivityIDs: Set<String> { self.observedActivities }
+
+    /// Adds a value ``resume()`` reads again. - Returns: Its key, for ``removeResumeReader(_:)``.
+    func addResumeReader(_ read: @escaping @Sendable () async -> Void) -> UUID {
+        let key = UUID()
+        self.resumeReaders[key] = read
+        return key
+    }
+
+    /// Stops reading a value at ``resume()``, when its observation ends.
+    func removeResumeReader(_ key: UUID) {
+        self.resumeReaders[key] = nil
+    }
 
     // MARK: - Queueing
 
@@ -272,18 +329,22 @@ public actor LivecastClient {
             pushToken: pushToken,
             channelID: channelID,
             osVersion: self.configuration.osVersion,
-            userID: self.identity?.userID
+            userID: self.currentUserID,
+            pending: self.pendingActivities.contains(activity.id) ? true : nil
         )
     }
 
     /// Queues a report unless it says nothing new, then whatever else is due again, and starts what may go.
     func enqueue(_ content: LivecastReport.Content) {
         self.reopenStoreIfUnreadable()
-        let queued = self.state.enqueue(LivecastReport(content), now: self.configuration.now(), reReportInterval: self.reReportInterval)
+        let report = LivecastReport(content)
+        let queued = self.state.enqueue(report, now: self.configuration.now(), reReportInterval: self.reReportInterval)
         self.queueDueReReports()
         if queued {
             self.persist()
             self.startReports()
+            self.wakeHeld(lane: report.lane)
+            if report.endsActivity, let id = report.activityID { self.resumeAddressWaiters(of: id, addressable: false) }
         }
     }
 
@@ -303,34 +364,6 @@ public actor LivecastClient {
     }
 
     private var reReportInterval: TimeInterval { self.configuration.reReportInterval.timeInterval }
-
-    // MARK: - The store file
-
-    /// Tries the store file again while it could not be read; once it can, adopts it.
-    private func reopenStoreIfUnreadable() {
-        guard self.unreadableStore != nil else { return }
-        switch self.store.load(deviceID: self.configuration.deviceID) {
-        case .kept(let state), .new(let state): self.adopt(state)
-        case .unreadable(let reason): self.unreadableStore = reason
-        }
-    }
-
-    /// Takes a state read from (or made for) the store file, with the reports made in memory meanwhile after its own.
-    private func adopt(_ loaded: PendingState) {
-        var state = loaded
-        for item in self.state.pending { _ = state.enqueue(item.report, now: item.madeAt) }
-        self.state = state
-        self.unreadableStore = nil
-        self.currentDeviceID.value = state.deviceID
-        self.persist()
-    }
-
-    /// Writes the state; when the file cannot be written, reports still go out, but do not outlive the app. Nothing
-    /// is written while the file cannot be read: it is never replaced behind the app's back.
-    func persist() {
-        guard self.unreadableStore == nil else { return }
-        try? self.store.save(self.state)
-    }
 }
 
 /// The device id, readable from any thread: it changes only once, when an unreadable store file becomes readable.

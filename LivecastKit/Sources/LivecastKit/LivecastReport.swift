@@ -7,6 +7,7 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     /// What the report says. Codable, so that a pending report outlives the app.
     enum Content: Sendable, Hashable, Codable {
         /// `userID`: the user the registration is bound to (``LivecastClient/identify(userID:assertion:)``), if any.
+        /// `pending`: `true` for an activity the app scheduled that has not started yet (iOS 26 `.pending`).
         case pushToStartToken(attributesType: String, token: String, frequentUpdatesEnabled: Bool?, osVersion: String?, userID: String? = nil)
         case pushToStartTokenRemoval(attributesType: String)
         case activity(
@@ -16,7 +17,8 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
             pushToken: String?,
             channelID: String?,
             osVersion: String?,
-            userID: String? = nil
+            userID: String? = nil,
+            pending: Bool? = nil
         )
         case activityEnded(id: String)
         case activityDismissed(id: String)
@@ -38,7 +40,7 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     /// The activity the report is about, if any.
     public var activityID: String? {
         switch self.content {
-        case .activity(let id, _, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): id
+        case .activity(let id, _, _, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): id
         case .pushToStartToken, .pushToStartTokenRemoval, .deviceUnregistration: nil
         }
     }
@@ -46,7 +48,7 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     /// The `ActivityAttributes` type name the report is about, if it names one.
     public var attributesType: String? {
         switch self.content {
-        case .pushToStartToken(let type, _, _, _, _), .pushToStartTokenRemoval(let type), .activity(_, let type, _, _, _, _, _): type
+        case .pushToStartToken(let type, _, _, _, _), .pushToStartTokenRemoval(let type), .activity(_, let type, _, _, _, _, _, _): type
         case .activityEnded, .activityDismissed, .deviceUnregistration: nil
         }
     }
@@ -57,8 +59,8 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
         switch self.content {
         case .pushToStartToken(let type, _, _, _, _): "push-to-start token for \(type)"
         case .pushToStartTokenRemoval(let type): "removal of the push-to-start token for \(type)"
-        case .activity(let id, _, _, let token, let channel, _, _):
-            "activity \(id) (\(token != nil ? "update token" : channel != nil ? "channel" : "no token yet"))"
+        case .activity(let id, _, _, let token, let channel, _, _, let pending):
+            "activity \(id) (\(token != nil ? "update token" : channel != nil ? "channel" : "no token yet")\(pending == true ? ", pending" : ""))"
         case .activityEnded(let id): "activity \(id) ended"
         case .activityDismissed(let id): "activity \(id) dismissed"
         case .deviceUnregistration: "unregistration of the device"
@@ -68,7 +70,7 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     var lane: Lane {
         switch self.content {
         case .pushToStartToken(let type, _, _, _, _), .pushToStartTokenRemoval(let type): .pushToStart(attributesType: type)
-        case .activity(let id, _, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): .activity(id: id)
+        case .activity(let id, _, _, _, _, _, _, _), .activityEnded(let id), .activityDismissed(let id): .activity(id: id)
         case .deviceUnregistration: .device
         }
     }
@@ -78,10 +80,13 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     var subject: String {
         switch self.lane {
         case .pushToStart(let type): "push-to-start/\(type)"
-        case .activity(let id): "activity/\(id)"
+        case .activity(let id): Self.subject(ofActivity: id)
         case .device: "device"
         }
     }
+
+    /// The ``subject`` of an activity's reports.
+    static func subject(ofActivity id: String) -> String { "activity/\(id)" }
 
     /// Whether a `404` means the work is already done: a removal of something Livecast no longer has.
     var isRemoval: Bool {
@@ -102,7 +107,7 @@ public struct LivecastReport: Sendable, Hashable, Codable, CustomStringConvertib
     /// The user the report binds the device's registration to, if any.
     public var userID: String? {
         switch self.content {
-        case .pushToStartToken(_, _, _, _, let userID), .activity(_, _, _, _, _, _, let userID): userID
+        case .pushToStartToken(_, _, _, _, let userID), .activity(_, _, _, _, _, _, let userID, _): userID
         case .pushToStartTokenRemoval, .activityEnded, .activityDismissed, .deviceUnregistration: nil
         }
     }
@@ -114,11 +119,47 @@ extension LivecastReport.Content {
         switch self {
         case .pushToStartToken(let type, let token, let frequent, let osVersion, _):
             .pushToStartToken(attributesType: type, token: token, frequentUpdatesEnabled: frequent, osVersion: osVersion, userID: userID)
-        case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion, _):
-            .activity(id: id, attributesType: type, feed: feed, pushToken: pushToken, channelID: channelID, osVersion: osVersion, userID: userID)
+        case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion, _, let pending):
+            .activity(
+                id: id,
+                attributesType: type,
+                feed: feed,
+                pushToken: pushToken,
+                channelID: channelID,
+                osVersion: osVersion,
+                userID: userID,
+                pending: pending
+            )
         case .pushToStartTokenRemoval, .activityEnded, .activityDismissed, .deviceUnregistration:
             self
         }
+    }
+
+    /// The same activity registration, `pending` (scheduled, not started yet) or not; other reports as they are.
+    func withPending(_ pending: Bool) -> Self {
+        guard case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion, let userID, _) = self else { return self }
+        return .activity(
+            id: id,
+            attributesType: type,
+            feed: feed,
+            pushToken: pushToken,
+            channelID: channelID,
+            osVersion: osVersion,
+            userID: userID,
+            pending: pending ? true : nil
+        )
+    }
+
+    /// Whether it registers an activity with what Livecast updates it through: its update token or its channel.
+    var givesActivityAddress: Bool {
+        guard case .activity(_, _, _, let pushToken, let channelID, _, _, _) = self else { return false }
+        return pushToken != nil || channelID != nil
+    }
+
+    /// The feed an activity registration names, if any.
+    var feed: String? {
+        guard case .activity(_, _, let feed, _, _, _, _, _) = self else { return nil }
+        return feed
     }
 
     /// Whether it registers something that stays live in Livecast until replaced: a push-to-start token, or an

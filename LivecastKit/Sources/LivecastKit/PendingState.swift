@@ -32,6 +32,14 @@ struct PendingState: Codable, Equatable {
         }
     }
 
+    /// The user the device's registrations are bound to, as the app last said (``LivecastClient/identify(userID:assertion:)``
+    /// or ``LivecastClient/forgetUser()``), so that a registration made at the next launch, before the app says it
+    /// again, does not unbind the user in Livecast.
+    enum BoundUser: Codable, Equatable {
+        case user(String)
+        case nobody
+    }
+
     /// How long an activity's acknowledgements are remembered: longer than an activity can last (12 hours).
     static let activityMemory: TimeInterval = 24 * 3600
 
@@ -40,6 +48,8 @@ struct PendingState: Codable, Equatable {
     var pending: [Pending] = []
     /// By ``LivecastReport/subject``.
     var acknowledged: [String: Acknowledged] = [:]
+    /// `nil` in a file from before it was kept: ``rememberedUser`` then reads the acknowledged registrations.
+    var boundUser: BoundUser?
 
     init(deviceID: String) { self.deviceID = deviceID }
 
@@ -60,7 +70,10 @@ struct PendingState: Codable, Equatable {
         }
         if let latest {
             if LivecastReport(latest).endsActivity, !report.endsActivity { return false }
-            if case .activity(_, _, _, nil, nil, _, _) = report.content, case .activity = latest, latest.withUser(nil) != report.content.withUser(nil)
+            // A registration without a token or channel of an activity already reported, unless it changes only
+            // the user or whether the activity is pending.
+            if case .activity(_, _, _, nil, nil, _, _, let pending) = report.content, case .activity(_, _, _, _, _, _, _, let latestPending) = latest,
+                latest.withUser(nil) != report.content.withUser(nil), (pending ?? false) == (latestPending ?? false)
             {
                 return false
             }
@@ -98,9 +111,24 @@ struct PendingState: Codable, Equatable {
     /// The activities of an attributes type whose latest report registers them (not reported ended or dismissed).
     func knownActivities(attributesType: String) -> [String] {
         self.liveRegistrations.compactMap { content in
-            guard case .activity(let id, let type, _, _, _, _, _) = content, type == attributesType else { return nil }
+            guard case .activity(let id, let type, _, _, _, _, _, _) = content, type == attributesType else { return nil }
             return id
         }
+    }
+
+    /// The user the device's registrations were last bound to: the one the app last named, or, in a file from before
+    /// that was kept, the user of the registrations Livecast acknowledged.
+    var rememberedUser: String? {
+        switch self.boundUser {
+        case .user(let userID): userID
+        case .nobody: nil
+        case nil: self.acknowledged.sorted { $0.key < $1.key }.lazy.compactMap { LivecastReport($0.value.content).userID }.first
+        }
+    }
+
+    /// Whether a report made after `item` waits in its lane: it says the newer word on the same subject.
+    func hasLaterReport(than item: Pending) -> Bool {
+        self.pending.contains { $0.sequence > item.sequence && $0.report.lane == item.report.lane }
     }
 
     /// Removes a report that is done with, and remembers it when Livecast acknowledged it (as `sent`, when what went

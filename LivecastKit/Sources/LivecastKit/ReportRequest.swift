@@ -29,7 +29,7 @@ struct ReportRequest: Equatable {
             self.method = "DELETE"
             self.path = "/push-to-start-tokens/\(device)/\(Self.segment(type))"
             self.body = nil
-        case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion, let userID):
+        case .activity(let id, let type, let feed, let pushToken, let channelID, let osVersion, let userID, let pending):
             self.method = "PUT"
             self.path = "/activities/\(Self.segment(id))"
             self.body = Self.json(
@@ -41,7 +41,8 @@ struct ReportRequest: Equatable {
                     feed: feed,
                     osVersion: osVersion,
                     userId: userID,
-                    userAssertion: userID == nil ? nil : userAssertion
+                    userAssertion: userID == nil ? nil : userAssertion,
+                    pending: pending == true ? true : nil
                 )
             )
         case .activityEnded(let id):
@@ -76,6 +77,8 @@ struct ReportRequest: Equatable {
         let osVersion: String?
         let userId: String?
         let userAssertion: String?
+        /// `true` for an activity the app scheduled that has not started yet; absent otherwise.
+        let pending: Bool?
     }
 
     private static func json(_ body: some Encodable) -> Data? {

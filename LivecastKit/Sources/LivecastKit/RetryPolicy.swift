@@ -1,6 +1,8 @@
-/// When a ``LivecastClient`` tries a report again: after a network error, a `429` or a `5xx`, with exponential
-/// backoff and jitter, never sooner than Livecast's `Retry-After`, and until the report is older than
-/// ``reportLifetime``. Any other `4xx` is never retried.
+/// When a ``LivecastClient`` tries a report again: after a network error, `408`, `429`, a `5xx` or a registration
+/// that raced another (`409` without a `field`), with exponential backoff and jitter, never sooner than Livecast's
+/// `Retry-After`, and until the report is older than ``reportLifetime``. A report Livecast holds back until something
+/// changes (``LivecastEvent/Kind/held``) is tried again after ``maximumDelay``. An answer that can never succeed is
+/// not retried (``LivecastEvent/DropReason``).
 public struct RetryPolicy: Sendable, Hashable {
     /// The wait after the first failed try, doubled after each further one. Defaults to 1 second.
     public var initialDelay: Duration = .seconds(1)
@@ -43,27 +45,5 @@ public struct RetryPolicy: Sendable, Hashable {
         let jittered = base / 2 + (base / 2) * min(max(random, 0), 1)
         guard let retryAfter else { return jittered }
         return max(min(retryAfter, self.maximumRetryAfter), jittered)
-    }
-
-    /// What to do with an answer to a report.
-    static func verdict(for answer: TransportAnswer, of report: LivecastReport) -> Verdict {
-        switch answer {
-        case .unreachable(let message):
-            return .retry(after: nil, status: nil, message: message)
-        case .answered(let status, let retryAfter, let code, let message):
-            if (200..<300).contains(status) || (status == 404 && report.isRemoval) { return .delivered(status: status) }
-            if status == 408 || status == 429 || status >= 500 { return .retry(after: retryAfter, status: status, message: message) }
-            return .refused(status: status, code: code, message: message)
-        }
-    }
-
-    /// What an answer means for its report.
-    enum Verdict: Equatable {
-        /// Done: remembered as acknowledged.
-        case delivered(status: Int)
-        /// Try again, no sooner than `after` when Livecast said so.
-        case retry(after: Duration?, status: Int?, message: String?)
-        /// Final: the report is dropped.
-        case refused(status: Int, code: String?, message: String?)
     }
 }

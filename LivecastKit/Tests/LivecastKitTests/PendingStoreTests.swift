@@ -127,6 +127,16 @@ import Testing
             String(decoding: try #require(activity.body), as: UTF8.self)
                 == #"{"attributesType":"GameAttributes","channelId":"c2==","deviceId":"d","feed":"game-4711"}"#
         )
+        let pending = ReportRequest(
+            LivecastReport(
+                .activity(id: "A1", attributesType: "GameAttributes", feed: nil, pushToken: "ab", channelID: nil, osVersion: nil, pending: true)
+            ),
+            deviceID: "d"
+        )
+        #expect(
+            String(decoding: try #require(pending.body), as: UTF8.self)
+                == #"{"attributesType":"GameAttributes","deviceId":"d","pending":true,"pushToken":"ab"}"#
+        )
         let ended = ReportRequest(LivecastReport(.activityEnded(id: "A1")), deviceID: "d")
         #expect(ended.method == "DELETE" && ended.path == "/activities/A1" && ended.body == nil)
         #expect(ReportRequest(LivecastReport(.activityDismissed(id: "A1")), deviceID: "d").path == "/activities/A1/dismissed")

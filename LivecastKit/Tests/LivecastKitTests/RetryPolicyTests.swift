@@ -2,7 +2,7 @@ import Testing
 
 @testable import LivecastKit
 
-/// Backoff, jitter, `Retry-After` and which answers are retried: no network.
+/// Backoff, jitter and `Retry-After`: no network. Which answers are retried is in `ReportVerdictTests`.
 @Suite struct RetryPolicyTests {
     private let policy = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), maximumRetryAfter: .seconds(120))
 
@@ -23,25 +23,6 @@ import Testing
         #expect(self.policy.delay(afterFailures: 1, retryAfter: .seconds(30), random: 1) == .seconds(30))
         #expect(self.policy.delay(afterFailures: 7, retryAfter: .seconds(2), random: 1) == .seconds(60))
         #expect(self.policy.delay(afterFailures: 1, retryAfter: .seconds(86_400), random: 1) == .seconds(120))
-    }
-
-    @Test func onlyNetworkErrorsThrottlingAndServerErrorsAreRetried() {
-        let token = LivecastReport(.pushToStartToken(attributesType: "GameAttributes", token: "ab", frequentUpdatesEnabled: nil, osVersion: nil))
-        let ended = LivecastReport(.activityEnded(id: "A1"))
-        func verdict(_ status: Int, _ report: LivecastReport, retryAfter: Duration? = nil) -> RetryPolicy.Verdict {
-            RetryPolicy.verdict(for: .answered(status: status, retryAfter: retryAfter, code: "x", message: "m"), of: report)
-        }
-        #expect(verdict(201, token) == .delivered(status: 201))
-        #expect(verdict(200, token) == .delivered(status: 200))
-        #expect(verdict(429, token, retryAfter: .seconds(3)) == .retry(after: .seconds(3), status: 429, message: "m"))
-        #expect(verdict(503, token) == .retry(after: nil, status: 503, message: "m"))
-        #expect(verdict(500, token) == .retry(after: nil, status: 500, message: "m"))
-        #expect(verdict(401, token) == .refused(status: 401, code: "x", message: "m"))
-        #expect(verdict(403, token) == .refused(status: 403, code: "x", message: "m"))
-        #expect(verdict(422, token) == .refused(status: 422, code: "x", message: "m"))
-        #expect(verdict(404, token) == .refused(status: 404, code: "x", message: "m"))
-        #expect(verdict(404, ended) == .delivered(status: 404), "a removal of what Livecast no longer has is done")
-        #expect(RetryPolicy.verdict(for: .unreachable(message: "refused"), of: token) == .retry(after: nil, status: nil, message: "refused"))
     }
 
     @Test func retryAfterIsReadInSeconds() {

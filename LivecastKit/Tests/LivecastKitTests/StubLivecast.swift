@@ -45,8 +45,15 @@ final class StubLivecast: @unchecked Sendable {
         var body: String = ""
 
         /// Livecast's error body.
-        static func error(_ status: Int, _ code: String, _ message: String = "refused", headers: [String: String] = [:]) -> Answer {
-            Answer(status: status, headers: headers, body: #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#)
+        static func error(
+            _ status: Int,
+            _ code: String,
+            _ message: String = "refused",
+            field: String? = nil,
+            headers: [String: String] = [:]
+        ) -> Answer {
+            let field = field.map { #","field":"\#($0)""# } ?? ""
+            return Answer(status: status, headers: headers, body: #"{"error":{"code":"\#(code)","message":"\#(message)"\#(field)}}"#)
         }
     }
 

@@ -89,3 +89,33 @@ func eventually(_ what: String = "the condition", _ condition: () async -> Bool)
         try await Task.sleep(for: .milliseconds(10))
     }
 }
+
+/// Stands in for `UIApplication`'s background tasks: counts the assertions held now and begun so far.
+final class BackgroundRecorder: Sendable {
+    private let counts = Locked((held: 0, begun: 0))
+
+    /// How many assertions are held now.
+    var held: Int { self.counts.withLock { $0.held } }
+    /// How many were begun so far.
+    var begun: Int { self.counts.withLock { $0.begun } }
+
+    /// The seam a configuration takes.
+    var backgroundTime: BackgroundTime {
+        BackgroundTime { _ in
+            self.counts.withLock {
+                $0.held += 1
+                $0.begun += 1
+            }
+            let ended = Locked(false)
+            return BackgroundTime.Assertion {
+                guard
+                    ended.withLock({ ended in
+                        defer { ended = true }
+                        return !ended
+                    })
+                else { return }
+                self.counts.withLock { $0.held -= 1 }
+            }
+        }
+    }
+}
