@@ -58,10 +58,60 @@ import Testing
         }
     }
 
-    @Test func aWrongEnvironmentStillTripsTheGuardAndLosesNothing() async throws {
+    @Test func aPreLaunchFloodOfMadeUpTokensNeitherHoldsTheAppNorKeepsRealPhonesFromStarting() async throws {
+        // #66 §1, as a stranger would: with only the client key, on an app that has never had a push accepted, 4,000
+        // made-up push-to-start tokens under fresh device ids from 80 addresses; then 10 real phones register and a
+        // start goes to everyone. Its first two pages (2,000 each) are all made-up tokens, which held the app before.
+        let configuration = LivecastAPI.Configuration(trustedProxies: try TrustedProxies(parsing: "127.0.0.1/32, ::1"))
+        try await APIFixture.withEmulator("stranger_prelaunch", configuration: configuration, testing: .live) {
+            fixture,
+            client,
+            emulator,
+            dispatcher in
+            try await Self.feed("game-1", fixture, client)
+            let junk = try await Self.madeUpTokens(4_000, fixture, client, addresses: 80)
+            let phones = try await Self.realPhones(10, fixture, client, emulator)
+            #expect(
+                try await Apps(client: fixture.client, masterKey: nil, logger: fixture.store.logger).credentialsProven(id: fixture.store.appID)
+                    == false
+            )
+            try await Self.start("game-1", fixture, client)
+            #expect(try await dispatcher.drain() >= 1)
+
+            #expect(try await Self.isHeld(fixture) == false, "made-up tokens held the app")
+            for phone in phones {
+                #expect(emulator.emulator.device(id: phone)?.activities.count == 1, "phone \(phone) got its start")
+            }
+            // The refusals before the proof were sent again once the phones proved the app, and invalidated then.
+            #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NOT NULL") == junk.count)
+            #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NULL AND NOT unproven") == phones.count)
+            #expect(try await fixture.count("owed_pushes") == 0)
+            #expect(try await fixture.count("apps WHERE credentials_doubt IS NOT NULL") == 0, "the proof cleared the doubt")
+
+            // The next start reaches the phones only.
+            try await Self.feed("game-2", fixture, client)
+            try await Self.start("game-2", fixture, client)
+            #expect(try await dispatcher.drain() >= 1)
+            for phone in phones {
+                #expect(emulator.emulator.device(id: phone)?.activities.count == 2, "phone \(phone) got both starts")
+            }
+            let records = emulator.emulator.wireRecords
+            let junkTargets = Set(junk.map { "device:\($0)" })
+            let sentToJunk = Dictionary(grouping: records.filter { junkTargets.contains($0.target) }, by: \.target).mapValues(\.count)
+            #expect(
+                sentToJunk.count == junk.count && sentToJunk.values.allSatisfy { $0 == 2 },
+                "each made-up token: once before the proof, once after"
+            )
+            let verdict = WireJudge.judge(records)
+            #expect(verdict.orderingViolations.isEmpty && verdict.sentAfterEnd.isEmpty, "at the wire: \(verdict)")
+            #expect(verdict.accepted == 2 * phones.count, "\(verdict)")
+        }
+    }
+
+    @Test func aWrongEnvironmentLosesNoTokenAndSaysSo() async throws {
         // A new app whose every token its phones reported themselves, and APNs refuses them all: a wrong environment
-        // from the first push. The 410s are the environment's, so the tokens are sent to again once it is fixed:
-        // only the order is judged at the wire.
+        // from the first push. Those tokens are only client keys' word, so they cannot hold the app; nor is one of them
+        // invalidated, since no push proved the credentials: their starts wait, and the app's overview says why.
         try await APIFixture.withEmulator("stranger_wrong_environment") { fixture, client, emulator, dispatcher in
             try await Self.feed("game-1", fixture, client)
             let phones = try await Self.realPhones(25, fixture, client, emulator)
@@ -75,19 +125,29 @@ import Testing
             try await Self.start("game-1", fixture, client)
             _ = try await dispatcher.drain()
 
-            #expect(try await Self.isHeld(fixture), "the guard tripped")
+            #expect(try await Self.isHeld(fixture) == false, "client keys' tokens never hold the app")
             #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NOT NULL") == 0, "no token was lost")
-            #expect(try await fixture.count("owed_pushes") == phones.count)
+            #expect(try await fixture.count("owed_pushes WHERE awaits_proof AND not_before = 'infinity'") == phones.count)
+            let overview = try await client.send(.get, "\(Self.app)/overview", key: fixture.key(.backend))
+            let problems = overview.json["problems"].items.compactMap(\.stringValue)
+            #expect(
+                problems.contains { $0.contains("25 of 25 pushes to tokens client keys registered") && $0.contains("sending:resume") },
+                "\(problems)"
+            )
+            // Sending again refuses them again, and still loses nothing: they wait for the proof, not for a retry.
+            #expect(try await dispatcher.drain() == 0)
+            #expect(emulator.emulator.wireRecords.count == phones.count)
 
+            // The environment is put right, and an admin says so.
             emulator.emulator.setFaults(FaultPlan())
             let resumed = try await client.send(.post, "\(Self.app)/sending:resume", key: fixture.key(.admin))
             #expect(resumed.status == .ok, "\(resumed.text)")
-            try await fixture.client.query("UPDATE owed_pushes SET not_before = now()")
             _ = try await dispatcher.drain()
             for phone in phones {
                 #expect(emulator.emulator.device(id: phone)?.activities.count == 1, "phone \(phone) got its start after the fix")
             }
             #expect(try await fixture.count("push_to_start_tokens WHERE invalidated_at IS NULL AND NOT unproven") == phones.count)
+            #expect(try await fixture.count("apps WHERE credentials_doubt IS NOT NULL") == 0)
             let verdict = WireJudge.judge(emulator.emulator.wireRecords)
             #expect(verdict.orderingViolations.isEmpty && verdict.sentAfterEnd.isEmpty, "at the wire: \(verdict)")
             #expect(verdict.requests == 2 * phones.count && verdict.accepted == phones.count, "refused once, then accepted: \(verdict)")
@@ -368,12 +428,14 @@ import Testing
         return phones
     }
 
-    /// Made-up push-to-start tokens, each under a fresh device id, registered with the client key.
+    /// Made-up push-to-start tokens, each under a fresh device id, registered with the client key, in turn from
+    /// `addresses` client addresses (`X-Forwarded-For`, for a fixture that trusts the test client as a proxy).
     private static func madeUpTokens(
         _ count: Int,
         _ fixture: APIFixture,
         _ client: any TestClientProtocol,
-        from first: Int = 0
+        from first: Int = 0,
+        addresses: Int = 1
     )
         async throws -> [String]
     {
@@ -385,13 +447,15 @@ import Testing
                 "\(Self.app)/push-to-start-tokens/stranger-\(index)/GameAttributes",
                 key: fixture.key(.client),
                 body: #"{"token": "\#(token)", "osVersion": "17.5"}"#,
-                headers: [ClientKeys.deviceHeader: "stranger-\(index)"]
+                headers: [ClientKeys.deviceHeader: "stranger-\(index)", Self.forwardedFor: "198.51.100.\(index % addresses)"]
             )
             #expect(answer.status == .created, "\(answer.text)")
             tokens.append(token)
         }
         return tokens
     }
+
+    private static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
     private static func isHeld(_ fixture: APIFixture) async throws -> Bool {
         let app = try #require(try await Apps(client: fixture.client, masterKey: nil, logger: fixture.store.logger).app(id: fixture.store.appID))
