@@ -166,7 +166,9 @@ import Testing
             let bare = try await register(#"{"token": "aabb", "userId": "bob"}"#)
             #expect(bare.status == .forbidden && bare.errorCode == "user_assertion_required", "\(bare.text)")
             #expect(try await fixture.count("push_to_start_tokens") == 0, "a refusal writes nothing")
-            let early = try await register(#"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob"))"}"#)
+            let early = try await register(
+                #"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob", device: "phone-1"))"}"#
+            )
             #expect(early.errorCode == "invalid_user_assertion", "no identity key yet: \(early.text)")
 
             // The admin registers the backend's public key.
@@ -186,14 +188,19 @@ import Testing
             let now = Int(Date().timeIntervalSince1970)
             let stranger = IdentityAssertionSigner(keyID: "backend-2026")
             let refused: [(String, String)] = [
-                ("another key's signature", try stranger.sign(user: "bob")),
-                ("an unknown key id", try signer.sign(["sub": "bob", "aud": "com.example.game", "exp": now + 300], keyID: "other")),
-                ("expired", try signer.sign(user: "bob", expiresIn: -120)),
-                ("another app", try signer.sign(user: "bob", audience: "com.example.other")),
-                ("another user", try signer.sign(user: "alice")),
-                ("two days long", try signer.sign(user: "bob", expiresIn: 2 * 86_400)),
-                ("no exp", try signer.sign(["sub": "bob", "aud": "com.example.game"])),
-                ("another device", try signer.sign(user: "bob", extra: ["deviceId": "phone-2"])),
+                ("another key's signature", try stranger.sign(user: "bob", device: "phone-1")),
+                (
+                    "an unknown key id",
+                    try signer.sign(["sub": "bob", "aud": "com.example.game", "deviceId": "phone-1", "exp": now + 300], keyID: "other")
+                ),
+                ("expired", try signer.sign(user: "bob", device: "phone-1", expiresIn: -120)),
+                ("another app", try signer.sign(user: "bob", device: "phone-1", audience: "com.example.other")),
+                ("another user", try signer.sign(user: "alice", device: "phone-1")),
+                ("two days long", try signer.sign(user: "bob", device: "phone-1", expiresIn: 2 * 86_400)),
+                ("no exp", try signer.sign(["sub": "bob", "aud": "com.example.game", "deviceId": "phone-1"])),
+                ("another device", try signer.sign(user: "bob", device: "phone-2")),
+                ("no device: it would bind bob on any device", try signer.sign(user: "bob", device: nil)),
+                ("not yet valid", try signer.sign(user: "bob", device: "phone-1", extra: ["nbf": now + 600])),
                 ("not a JWT", "eyJhbGciOiJFUzI1NiJ9.e30"),
             ]
             for (why, assertion) in refused {
@@ -204,12 +211,12 @@ import Testing
             #expect(try await fixture.count("push_to_start_tokens") == 0)
 
             let bound = try await register(
-                #"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob", extra: ["deviceId": "phone-1", "iat": now]))"}"#
+                #"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob", device: "phone-1", extra: ["iat": now, "nbf": now - 5]))"}"#
             )
             #expect(bound.status == .created, "\(bound.text)")
             #expect(try await fixture.count("push_to_start_tokens WHERE user_id = 'bob' AND unproven") == 1)
             // The assertion alone binds its subject; a registration without a user unbinds (a PUT replaces).
-            #expect(try await register(#"{"token": "aabb", "userAssertion": "\#(try signer.sign(user: "carol"))"}"#).status == .ok)
+            #expect(try await register(#"{"token": "aabb", "userAssertion": "\#(try signer.sign(user: "carol", device: "phone-1"))"}"#).status == .ok)
             #expect(try await fixture.count("push_to_start_tokens WHERE user_id = 'carol'") == 1)
             #expect(try await register(#"{"token": "aabb"}"#).status == .ok)
             #expect(try await fixture.count("push_to_start_tokens WHERE user_id IS NULL") == 1)
@@ -223,7 +230,9 @@ import Testing
             )
             #expect(backend.status == .created, "\(backend.text)")
             #expect(try await client.send(.delete, keyPath, key: fixture.key(.admin)).status == .noContent)
-            let afterRemoval = try await register(#"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob"))"}"#)
+            let afterRemoval = try await register(
+                #"{"token": "aabb", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob", device: "phone-1"))"}"#
+            )
             #expect(afterRemoval.errorCode == "invalid_user_assertion")
         }
     }
@@ -260,7 +269,7 @@ import Testing
             #expect(try await register(phones[0], #"{"token": "\#(token(phones[0]))"}"#).status == .created)
             let proven = try await register(
                 phones[1],
-                #"{"token": "\#(token(phones[1]))", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob"))"}"#
+                #"{"token": "\#(token(phones[1]))", "userId": "bob", "userAssertion": "\#(try signer.sign(user: "bob", device: phones[1]))"}"#
             )
             #expect(proven.status == .created, "\(proven.text)")
 
