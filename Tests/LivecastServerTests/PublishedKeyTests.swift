@@ -319,44 +319,138 @@ import Testing
     @Test func newClientDevicesAreCappedPerAppAcrossInstances() async throws {
         let configuration = LivecastAPI.Configuration(clientLimits: ClientLimits(newDevicesPerHour: 3))
         try await APIFixture.with("stranger_new_devices", configuration: configuration) { fixture, client in
-            let register = { (index: Int) in
+            let register = { (index: Int, token: String) in
                 try await client.send(
                     .put,
                     "\(Self.app)/push-to-start-tokens/phone-\(index)/GameAttributes",
                     key: fixture.key(.client),
-                    body: #"{"token": "aa0\#(index)"}"#,
+                    body: #"{"token": "\#(token)"}"#,
                     headers: [ClientKeys.deviceHeader: "phone-\(index)"]
                 )
             }
+            // A registration refused before its device is admitted does not count it.
+            #expect(try await register(9, "not hex").status == .unprocessableContent)
             for index in 0..<3 {
-                let answer = try await register(index)
+                let answer = try await register(index, "aa0\(index)")
                 #expect(answer.status == .created, "\(answer.text)")
             }
-            let fourth = try await register(3)
+            let fourth = try await register(3, "aa03")
             #expect(fourth.status == .tooManyRequests && fourth.errorCode == "rate_limited", "\(fourth.text)")
             let retryAfter = try #require(fourth.headers[.retryAfter].flatMap(Int.init))
             #expect(retryAfter >= 1 && retryAfter <= 3600)
             #expect(try await fixture.count("push_to_start_tokens WHERE device_id = 'phone-3'") == 0)
             // A device the app knows is never held back by the ceiling.
-            let again = try await register(0)
+            let again = try await register(0, "aa00")
             #expect(again.status == .ok, "\(again.text)")
         }
         // Two instances (two pools on one PostgreSQL) racing for the last places admit no more than the ceiling.
         try await APIFixture.with("stranger_new_devices_race") { fixture, _ in
-            let instances = [
-                ClientDevices(client: fixture.client, logger: fixture.store.logger),
-                ClientDevices(client: fixture.database, logger: fixture.store.logger),
+            let gates = [
+                ClientGate(client: fixture.client, logger: fixture.store.logger), ClientGate(client: fixture.database, logger: fixture.store.logger),
             ]
             let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<40 {
                     group.addTask {
-                        try await instances[index % 2].admit(appID: fixture.store.appID, deviceID: "device-\(index)", ceiling: 10) == nil
+                        let request = ClientGate.Request(
+                            appID: fixture.store.appID,
+                            deviceID: "device-\(index)",
+                            address: "198.51.100.\(index % 4)",
+                            perDevice: .init(ratePerSecond: 1, burst: 60),
+                            perAddress: .init(ratePerSecond: 10, burst: 600),
+                            admission: .init(isVouched: false, ceiling: 10, addressShare: 100)
+                        )
+                        return try await gates[index % 2].pass(request) == nil
                     }
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(admitted == 10)
             #expect(try await fixture.count("client_devices") == 10)
+        }
+    }
+
+    @Test func oneAddressCannotTakeTheNewDeviceCeilingFromOthers() async throws {
+        // #66 §2, as a stranger would: the app's ceiling at 300, one address registers 400 new devices. It gets its
+        // share (5 %, 15 devices), and real phones from other addresses, or vouched for by the app's backend from that
+        // very address, still register.
+        let configuration = LivecastAPI.Configuration(
+            trustedProxies: try TrustedProxies(parsing: "127.0.0.1/32, ::1"),
+            clientLimits: ClientLimits(newDevicesPerHour: 300)
+        )
+        try await APIFixture.with("stranger_address_share", configuration: configuration, testing: .live) { fixture, client in
+            let signer = IdentityAssertionSigner(keyID: "k1")
+            let pem = signer.publicKeyPEM.replacingOccurrences(of: "\n", with: "\\n")
+            #expect(
+                try await client.send(.put, "\(Self.app)/identity-keys/k1", key: fixture.key(.admin), body: #"{"publicKey": "\#(pem)"}"#).status
+                    == .created
+            )
+            let register = { (device: String, address: String, extra: String) in
+                try await client.send(
+                    .put,
+                    "\(Self.app)/push-to-start-tokens/\(device)/GameAttributes",
+                    key: fixture.key(.client),
+                    body: #"{"token": "\#(device.utf8.map { String(format: "%02x", $0) }.joined())"\#(extra)}"#,
+                    headers: [ClientKeys.deviceHeader: device, Self.forwardedFor: address]
+                )
+            }
+            var answers: [HTTPResponse.Status] = []
+            for index in 0..<400 {
+                answers.append(try await register("stranger-\(index)", "203.0.113.7", "").status)
+            }
+            #expect(answers.filter { $0 == .created }.count == 15, "the address got its share only")
+            let refused = try await register("stranger-400", "203.0.113.7", "")
+            #expect(refused.status == .tooManyRequests && refused.errorCode == "rate_limited", "\(refused.text)")
+            #expect(refused.text.contains("share"), "\(refused.text)")
+            // An IPv6 stranger gets one share per /64, however many addresses it picks in it.
+            var fromIPv6: [HTTPResponse.Status] = []
+            for index in 0..<20 {
+                fromIPv6.append(try await register("v6-\(index)", "2001:db8:1:2::\(String(index, radix: 16))", "").status)
+            }
+            #expect(fromIPv6.filter { $0 == .created }.count == 15)
+            for index in 0..<10 {
+                let phone = try await register("phone-\(index)", "192.0.2.\(index)", "")
+                #expect(phone.status == .created, "a real phone from another address: \(phone.text)")
+            }
+            let assertion = try signer.sign(user: "bob", device: "bobs-phone")
+            let vouched = try await register("bobs-phone", "203.0.113.7", #", "userId": "bob", "userAssertion": "\#(assertion)""#)
+            #expect(vouched.status == .created, "a registration its backend vouched for: \(vouched.text)")
+            #expect(try await fixture.count("client_devices WHERE address = '203.0.113.7' AND NOT vouched") == 15)
+        }
+    }
+
+    @Test func theRequestBucketsHoldAcrossInstances() async throws {
+        // Another instance (another pool on the same PostgreSQL) spent this device's and this address's requests: this
+        // instance, which has seen none of them, refuses the next one too.
+        let configuration = LivecastAPI.Configuration(
+            trustedProxies: try TrustedProxies(parsing: "127.0.0.1/32, ::1"),
+            clientLimits: ClientLimits(perDevice: .init(ratePerSecond: 0.001, burst: 3), perAddress: .init(ratePerSecond: 0.001, burst: 5))
+        )
+        try await APIFixture.with("stranger_shared_buckets", configuration: configuration, testing: .live) { fixture, client in
+            let other = ClientGate(client: fixture.database, logger: fixture.store.logger)
+            let request = { (device: String) in
+                ClientGate.Request(
+                    appID: fixture.store.appID,
+                    deviceID: device,
+                    address: "203.0.113.9",
+                    perDevice: .init(ratePerSecond: 0.001, burst: 3),
+                    perAddress: .init(ratePerSecond: 0.001, burst: 5)
+                )
+            }
+            for _ in 0..<3 { #expect(try await other.pass(request("phone-1")) == nil) }
+            let send = { (device: String, address: String) in
+                try await client.send(
+                    .delete,
+                    "\(Self.app)/activities/none",
+                    key: fixture.key(.client),
+                    headers: [ClientKeys.deviceHeader: device, Self.forwardedFor: address]
+                )
+            }
+            let device = try await send("phone-1", "198.51.100.1")
+            #expect(device.status == .tooManyRequests && device.text.contains("device"), "\(device.text)")
+            #expect(try await send("phone-2", "198.51.100.1").status == .notFound, "another device")
+            for _ in 0..<2 { #expect(try await other.pass(request("phone-3")) == nil) }
+            let address = try await send("phone-4", "203.0.113.9")
+            #expect(address.status == .tooManyRequests && address.text.contains("address"), "\(address.text)")
         }
     }
 
