@@ -28,6 +28,8 @@ package struct LivecastAPI: Sendable {
     let failedAuthentications: RateLimiter<String>
     /// The routes of each resource.
     let controllers: [any APIController]
+    /// What client keys are held to: their device header, rate limits and gate.
+    let clients: ClientKeys
     let configuration: Configuration
     let logger: Logger
 
@@ -67,6 +69,7 @@ package struct LivecastAPI: Sendable {
             activityUpdates: ActivityUpdateQueue(client: database, logger: logger),
             scheduled: ScheduledUpdates(client: database, logger: logger)
         )
+        let clients = ClientKeys(limits: configuration.clientLimits, gate: ClientGate(client: database, logger: logger))
         let channels = ChannelRegistries(
             channels: Channels(client: database, logger: logger),
             appClients: appClients,
@@ -90,12 +93,7 @@ package struct LivecastAPI: Sendable {
                 pushToStartTokens: PushToStartTokens(client: database, logger: logger),
                 activities: Activities(client: database, logger: logger),
                 devices: Devices(client: database, logger: logger),
-                admission: ClientAdmission(
-                    identityKeys: IdentityKeys(client: database, logger: logger),
-                    clientDevices: ClientDevices(client: database, logger: logger),
-                    pushToStartTokens: PushToStartTokens(client: database, logger: logger),
-                    limits: configuration.clientLimits
-                )
+                admission: ClientAdmission(identityKeys: IdentityKeys(client: database, logger: logger), clients: clients)
             ),
             ImportController(database: database, slots: ImportSlots()),
             UpdateController(database: database, intake: intake, responses: UpdateResponses(client: database, logger: logger)),
@@ -116,6 +114,7 @@ package struct LivecastAPI: Sendable {
                 allowPrivate: configuration.webhookAllowPrivate
             ),
         ]
+        self.clients = clients
         self.database = database
         self.metrics = metrics
         self.databaseWatch = databaseWatch
@@ -168,7 +167,7 @@ package struct LivecastAPI: Sendable {
         router.add(middleware: StrictTransportSecurityMiddleware(trustedProxies: self.configuration.trustedProxies))
         router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: APIErrorMiddleware())
-        let clients = ClientKeys(limits: self.configuration.clientLimits)
+        let clients = self.clients
         let authentication = APIKeyMiddleware(
             keys: APIKeys(client: self.database, logger: self.logger),
             keyCache: self.keyCache,

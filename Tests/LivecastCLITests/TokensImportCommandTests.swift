@@ -29,14 +29,14 @@ import Testing
         let lines = failed.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "row 1: 422 invalid (token) token must be hex: an even number of 2 to 200 digits")
         #expect(lines.last?.hasPrefix("imported 3 rows into com.example.game (sandbox) in ") == true)
-        #expect(lines.last?.hasSuffix("rows/s): 2 created, 1 failed, 0 rotated, 0 unchanged") == true, "\(failed.stdout)")
+        #expect(lines.last?.hasSuffix("rows/s): 2 created, 1 failed, 0 moved, 0 rotated, 0 unchanged") == true, "\(failed.stdout)")
         #expect(failed.stderr.hasPrefix("3/3 rows, "), "one plain line per batch when stderr is not a terminal: \(failed.stderr)")
 
         let again = try await ExternalProcess.run(
             self.livecast,
             ["tokens", "import", tokens, "--bundle-id", "com.example.game", "--database-url", url]
         )
-        #expect(again.stdout.hasSuffix("0 created, 1 failed, 0 rotated, 2 unchanged\n"))
+        #expect(again.stdout.hasSuffix("0 created, 1 failed, 0 moved, 0 rotated, 2 unchanged\n"))
 
         let activities = directory.path("activities.txt")
         try #"  [{"activityId": "act-1", "attributesType": "GameAttributes", "pushToken": "bb01"}]"#.write(

@@ -338,6 +338,78 @@ import Yams
         }
     }
 
+    @Test func eachDeviceHoldsItsCapsUnderParallelRequests() async throws {
+        // A stranger sends a device's registrations all at once, hoping that each is counted before the others land.
+        let configuration = LivecastAPI.Configuration(clientLimits: ClientLimits(pushToStartTokensPerDevice: 3, activitiesPerDevice: 3))
+        try await APIFixture.with("client_caps_parallel", configuration: configuration) { fixture, client in
+            let key = fixture.key(.client)
+            let tokens = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
+                for type in 0..<24 {
+                    group.addTask {
+                        let path = "\(Self.app)/push-to-start-tokens/phone-1/Type\(type)"
+                        let answer = try await client.send(
+                            .put,
+                            path,
+                            key: key,
+                            body: #"{"token": "\#(String(format: "%04x", type))"}"#,
+                            headers: Self.phone
+                        )
+                        return (answer.status, answer.errorCode)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(tokens.filter { $0.0 == .created }.count == 3, "\(tokens)")
+            #expect(tokens.filter { $0.0 == .conflict && $0.1 == "device_limit_reached" }.count == 21, "\(tokens)")
+            #expect(try await fixture.count("push_to_start_tokens WHERE device_id = 'phone-1' AND invalidated_at IS NULL") == 3)
+            let activities = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        let body = #"{"attributesType": "GameAttributes"}"#
+                        return try await client.send(.put, "\(Self.app)/activities/act-\(index)", key: key, body: body, headers: Self.phone).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(activities.filter { $0 == .created }.count == 3, "\(activities)")
+            #expect(try await fixture.count("activities WHERE device_id = 'phone-1' AND state IN ('starting', 'active')") == 3)
+        }
+    }
+
+    @Test func aTokenFromANewDeviceIdMovesAndOneTokenServesSeveralTypes() async throws {
+        // LivecastKit's reports after a reinstall or a reset store (the same token, a new device id), and of an app whose
+        // attributes types share one push-to-start token: each succeeds; 409 is left for what never can.
+        let configuration = LivecastAPI.Configuration(clientLimits: ClientLimits(pushToStartTokensPerDevice: 2))
+        try await APIFixture.with("client_token_moves", configuration: configuration) { fixture, client in
+            let key = fixture.key(.client)
+            let put = { (device: String, type: String, token: String) in
+                try await client.send(
+                    .put,
+                    "\(Self.app)/push-to-start-tokens/\(device)/\(type)",
+                    key: key,
+                    body: #"{"token": "\#(token)"}"#,
+                    headers: [ClientKeys.deviceHeader: device]
+                )
+            }
+            for type in ["GameAttributes", "OrderAttributes"] {
+                let shared = try await put("phone-1", type, "aabb")
+                #expect(shared.status == .created && shared.json["result"]?.stringValue == "created", "\(type): \(shared.text)")
+            }
+            let moved = try await put("phone-2", "GameAttributes", "aabb")
+            #expect(moved.status == .ok && moved.json["result"]?.stringValue == "moved", "\(moved.text)")
+            let old = try await client.send(.get, "\(Self.app)/push-to-start-tokens/phone-1", key: fixture.key(.backend))
+            let oldTokens = old.json["tokens"].items
+            #expect(oldTokens.allSatisfy { $0["live"] == .bool(false) }, "the old device id holds the token no more: \(old.text)")
+            #expect(oldTokens.contains { $0["invalidationReason"]?.stringValue == "moved" }, "\(old.text)")
+            #expect(try await put("phone-2", "OrderAttributes", "aabb").status == .created)
+            #expect(try await fixture.count("push_to_start_tokens WHERE token = 'aabb' AND invalidated_at IS NULL AND device_id = 'phone-2'") == 2)
+            // Past the device's cap: the one 409 left, and it says why.
+            let full = try await put("phone-2", "DeliveryAttributes", "ccdd")
+            #expect(full.status == .conflict && full.errorCode == "device_limit_reached", "\(full.text)")
+            #expect(full.json["error"]?["message"]?.stringValue?.contains("delete some first") == true, "\(full.text)")
+        }
+    }
+
     @Test func eachDeviceIsRateLimitedAndTheKeyIsNot() async throws {
         // Three requests at once per device, then one per 1,000 s; the per-key limit is lower than the devices' sum.
         let configuration = LivecastAPI.Configuration(

@@ -18,9 +18,16 @@ struct IdentityAssertionSigner {
         return "\(input).\(Self.base64URL(signature.rawRepresentation))"
     }
 
-    /// The usual claims: `sub`, `aud`, `exp` a few minutes ahead.
-    func sign(user: String, audience: String = "com.example.game", expiresIn seconds: Int = 300, extra: [String: Any] = [:]) throws -> String {
+    /// The usual claims: `sub`, `aud`, `deviceId` (none when `nil`), `exp` a few minutes ahead.
+    func sign(
+        user: String,
+        device: String?,
+        audience: String = "com.example.game",
+        expiresIn seconds: Int = 300,
+        extra: [String: Any] = [:]
+    ) throws -> String {
         var claims: [String: Any] = ["sub": user, "aud": audience, "exp": Int(Date().timeIntervalSince1970) + seconds]
+        if let device { claims["deviceId"] = device }
         claims.merge(extra) { _, new in new }
         return try self.sign(claims)
     }

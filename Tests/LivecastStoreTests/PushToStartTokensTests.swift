@@ -27,17 +27,68 @@ import Testing
         }
     }
 
-    @Test func aTokenAnotherDeviceHoldsIsAConflictAndBadTokensAreInvalid() async throws {
-        try await StoreFixture.with("ptst_conflict") { fixture in
+    @Test func aTokenMovesToTheDeviceThatReportsItAndServesSeveralTypesOfOne() async throws {
+        try await StoreFixture.with("ptst_move") { fixture in
             let tokens = PushToStartTokens(client: fixture.client, logger: fixture.logger)
-            _ = try await tokens.register(self.registration(fixture, token: "bb01"))
-            await #expect(throws: StoreError(.conflict, "another device or attributes type holds this token", field: "token")) {
-                try await tokens.register(self.registration(fixture, device: "device-2", token: "bb01"))
+            let order = { (device: String) in
+                PushToStartTokens.Registration(appID: fixture.appID, deviceID: device, attributesType: "OrderAttributes", token: "bb01")
             }
+            // One device, two attributes types sharing one token.
+            #expect(try await tokens.register(self.registration(fixture, token: "bb01")) == .created)
+            #expect(try await tokens.register(order("device-1")) == .created)
+            #expect(try await tokens.register(order("device-1")) == .unchanged)
+            // The same token from a new device id (a reinstall): it moves, type by type.
+            #expect(try await tokens.register(self.registration(fixture, device: "device-2", token: "bb01")) == .moved)
+            #expect(try await fixture.rows(device: "device-2").map { "\($0.token) \($0.live)" } == ["bb01 true"])
+            #expect(
+                try await fixture.rows(device: "device-1", type: "OrderAttributes").map { "\($0.token) \($0.live) \($0.reason ?? "-")" } == [
+                    "bb01 false moved"
+                ]
+            )
+            #expect(try await tokens.register(order("device-2")) == .created, "its other type's row was invalidated when it moved")
+            let live = try await fixture.client.query(
+                "SELECT count(*)::int FROM push_to_start_tokens WHERE token = 'bb01' AND invalidated_at IS NULL AND device_id <> 'device-2'"
+            )
+            for try await count in live.decode(Int.self) { #expect(count == 0, "a token is live on one device only") }
             for bad in ["", "xyz", "abc"] {
                 await #expect(throws: StoreError.self) { try await tokens.register(self.registration(fixture, token: bad)) }
             }
-            #expect(try await fixture.rows(device: "device-2").isEmpty)
+        }
+    }
+
+    @Test func aDevicesCapHoldsUnderParallelRegistrations() async throws {
+        try await StoreFixture.with("ptst_cap_race") { fixture in
+            try await fixture.client.query("INSERT INTO client_devices (app_id, device_id) VALUES (\(fixture.appID), 'phone-1')")
+            let registrar = PushToStartRegistrar(client: fixture.client, logger: fixture.logger)
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for type in 0..<40 {
+                    group.addTask {
+                        let registration = PushToStartTokens.Registration(
+                            appID: fixture.appID,
+                            deviceID: "phone-1",
+                            attributesType: "Type\(type)",
+                            token: String(format: "%04x", type),
+                            isByClientKey: true,
+                            deviceTokenCap: 4
+                        )
+                        do {
+                            return try await registrar.register(registration) == .created
+                        } catch let error as StoreError {
+                            #expect(error.code == .deviceLimitReached)
+                            return false
+                        } catch {
+                            Issue.record(error)
+                            return false
+                        }
+                    }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 4)
+            let live = try await fixture.client.query(
+                "SELECT count(*)::int FROM push_to_start_tokens WHERE device_id = 'phone-1' AND invalidated_at IS NULL"
+            )
+            for try await count in live.decode(Int.self) { #expect(count == 4) }
         }
     }
 

@@ -76,8 +76,9 @@ struct APIKeyMiddleware: RouterMiddleware {
             throw APIError.unauthenticated
         }
         if let presented, !isKnown { self.knownKeys.insert(presented) }
-        try self.limitRate(of: caller, request, context)
         var context = context
+        if caller.role == .client { context.clientAddress = self.clientAddress(request, context) }
+        try self.limitRate(of: caller, request, context)
         context.caller = caller
         context.logger[metadataKey: "livecast.key_id"] = "\(caller.keyID)"
         return try await next(request, context)
@@ -89,10 +90,11 @@ struct APIKeyMiddleware: RouterMiddleware {
     }
 
     /// Spends one request of the key's budget; a client key's, shared by all of its app's devices, of its client
-    /// address's instead (and of its device's, once a route reads the device: ``ClientKeys``).
+    /// address's instead, here in this process (and across every instance, with its device's, once a route reads the
+    /// device: ``ClientKeys``).
     /// - Throws: `429` when it has none left.
     private func limitRate(of caller: APIKeys.Caller, _ request: Request, _ context: Context) throws {
-        guard caller.role != .client else { return try self.clients.limitRate(ofAddress: self.clientAddress(request, context)) }
+        guard caller.role != .client else { return try self.clients.limitRate(ofAddress: context.clientAddress) }
         if case .limited(let retryAfter) = self.perKey.take(for: caller.keyID) {
             throw APIError.rateLimited("this key is over its request rate", retryAfter: retryAfter)
         }

@@ -1,8 +1,14 @@
 import HTTPTypes
 import Hummingbird
+import LivecastStore
+import Logging
 
 /// What client keys are held to beyond their role: the device each request names, and the rate limits per device
 /// and per client address that stand in for the per-key limit (one client key serves all of an app's devices).
+///
+/// Each limit is kept twice: in this process, which refuses at no cost what this instance alone sees too much of,
+/// and in PostgreSQL for every instance together (``ClientGate``), which each request that got past the first passes
+/// once, with its device's admission when it registers (``pass(_:address:admission:logger:)``).
 final class ClientKeys: Sendable {
     /// The header naming the calling device: an ``InputLimits`` identifier the app generates once (a UUID).
     static let deviceHeader = HTTPField.Name("Livecast-Device-ID")!
@@ -12,14 +18,52 @@ final class ClientKeys: Sendable {
     /// Requests with client keys per client address.
     private let perAddress: RateLimiter<String>
 
+    /// The limits every instance shares.
+    private let gate: ClientGate
+    let limits: ClientLimits
+
     private struct DeviceKey: Hashable, Sendable {
         let appID: Int64
         let deviceID: String
     }
 
-    init(limits: ClientLimits) {
+    init(limits: ClientLimits, gate: ClientGate) {
         self.perDevice = RateLimiter(configuration: limits.perDevice)
         self.perAddress = RateLimiter(configuration: limits.perAddress)
+        self.gate = gate
+        self.limits = limits
+    }
+
+    /// Passes a client key's request through the limits every instance shares: a request of its device's and its
+    /// address's budgets and, for a registration, the device's admission (the app's ceiling of new devices an hour,
+    /// and the address's share of it, unless `admission` says its backend vouched for it). Other keys pass at once.
+    /// - Throws: `429 rate_limited` with `Retry-After`, saying which limit.
+    func pass(_ scope: AppScope, address: String?, admission: ClientGate.Admission? = nil, logger: Logger) async throws {
+        guard let deviceID = scope.clientDeviceID else { return }
+        let request = ClientGate.Request(
+            appID: scope.appID,
+            deviceID: deviceID,
+            address: address,
+            perDevice: self.limits.perDevice.bucket,
+            perAddress: self.limits.perAddress.bucket,
+            admission: admission
+        )
+        guard let (refusal, wait) = try await self.gate.logging(to: logger).pass(request) else { return }
+        let message =
+            switch refusal {
+            case .deviceRate: "this device is over its request rate"
+            case .addressRate: "this address is over its request rate for client keys"
+            case .appCeiling: "this app's client keys registered \(self.limits.newDevicesPerHour) new devices in the last hour, the most they may"
+            case .addressShare:
+                "this address brought \(self.limits.newDevicesPerAddress) new devices in the last hour, its share of the app's; "
+                    + "a registration with a userAssertion is not held to it"
+            }
+        throw APIError.rateLimited(message, retryAfter: Int(wait.components.seconds) + 1)
+    }
+
+    /// The admission of a registration's device, as the settings bound it.
+    func admission(isVouched: Bool) -> ClientGate.Admission {
+        ClientGate.Admission(isVouched: isVouched, ceiling: self.limits.newDevicesPerHour, addressShare: self.limits.newDevicesPerAddress)
     }
 
     /// Spends one request of a client address's budget (no address, as under the router test client: none).

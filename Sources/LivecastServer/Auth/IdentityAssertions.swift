@@ -9,8 +9,10 @@ import LivecastStore
 /// A client key is published inside the app, so a `userId` it sends on its own word could be anyone's, and a start
 /// aimed at that user would reach a stranger's phone. The app's backend vouches instead: it signs a short-lived JWT
 /// (ES256, header `kid` naming one of the app's ``IdentityKeys``) with the claims `sub` (the user), `aud` (the app's
-/// bundle id), `exp` (at most ``longestLifetime`` ahead), optionally `iat` and `deviceId` (then the request's
-/// `Livecast-Device-ID`); the app passes it on as `userAssertion`, and only its `sub` is bound.
+/// bundle id), `deviceId` (the request's `Livecast-Device-ID`: an assertion binds its user on that one device only,
+/// so one copied off a device or a log cannot bind the user anywhere else), `exp` (at most ``longestLifetime``
+/// ahead), optionally `iat` and `nbf` (not before); the app passes it on as `userAssertion`, and only its `sub` is
+/// bound.
 struct IdentityAssertions: Sendable {
     /// How far ahead an assertion's `exp` may lie: 24 hours.
     static let longestLifetime: TimeInterval = 86_400
@@ -82,9 +84,13 @@ struct IdentityAssertions: Sendable {
         if let issuedAt = claims["iat"] {
             guard let issued = issuedAt.intValue, TimeInterval(issued) <= now + Self.leeway else { throw Self.invalid("its iat is in the future") }
         }
-        if let device = claims["deviceId"] {
-            guard device.stringValue == deviceID else { throw Self.invalid("its deviceId is not the Livecast-Device-ID") }
+        if let notBefore = claims["nbf"] {
+            guard let start = notBefore.intValue, TimeInterval(start) <= now + Self.leeway else { throw Self.invalid("its nbf is in the future") }
         }
+        guard let device = claims["deviceId"] else {
+            throw Self.invalid("it has no deviceId: an assertion names the one device it binds its user on, the Livecast-Device-ID")
+        }
+        guard device.stringValue == deviceID else { throw Self.invalid("its deviceId is not the Livecast-Device-ID") }
         return subject
     }
 

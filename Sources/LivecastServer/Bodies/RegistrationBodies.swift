@@ -15,8 +15,7 @@ struct PushToStartTokenBody: Decodable {
 
 extension PushToStartTokenBody {
     /// The registration it asks for, of a device's token for an attributes type, bound to `userID`.
-    func registration(appID: Int64, deviceID: String, attributesType: String, userID: String?, isByClientKey: Bool) -> PushToStartTokens.Registration
-    {
+    func registration(appID: Int64, deviceID: String, attributesType: String, userID: String?) -> PushToStartTokens.Registration {
         PushToStartTokens.Registration(
             appID: appID,
             deviceID: deviceID,
@@ -24,8 +23,7 @@ extension PushToStartTokenBody {
             token: self.token,
             userID: userID,
             osVersion: self.osVersion,
-            frequentUpdatesEnabled: self.frequentUpdatesEnabled ?? true,
-            isByClientKey: isByClientKey
+            frequentUpdatesEnabled: self.frequentUpdatesEnabled ?? true
         )
     }
 }
@@ -68,8 +66,8 @@ extension ActivityBody {
     }
 }
 
-/// The answer to a registration, `{"result":"…"}` with what it did: `created` (`201`), or `rotated`, `tokenAdded`,
-/// `tokenRotated`, `unchanged` (`200`). There are only these few answers, so each is written once, not for every
+/// The answer to a registration, `{"result":"…"}` with what it did: `created` (`201`), or `rotated`, `moved`,
+/// `tokenAdded`, `tokenRotated`, `unchanged` (`200`). There are only these few answers, so each is written once, not for every
 /// request (`JSONEncoder` showed in `livecast serve`'s profile under registrations: docs/PERFORMANCE.md).
 enum RegistrationAnswer {
     private static let bodies: [String: ByteBuffer] = Dictionary(

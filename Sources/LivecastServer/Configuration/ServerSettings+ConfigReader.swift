@@ -39,7 +39,8 @@ extension LivecastAPI.Configuration {
     ///     `client-address-rate` (positive number, default 600), requests a minute per device and per client address;
     ///     `client-device-tokens` and `client-device-activities` (whole numbers, 1 or more, default 32 each), live
     ///     push-to-start tokens and running activities per device; `client-new-devices` (whole number, 1 or more,
-    ///     default 10,000), new devices client keys may register for one app in an hour, across every instance.
+    ///     default 10,000), new devices client keys may register for one app in an hour, across every instance;
+    ///     `client-address-share` (whole percent, 1 to 100, default 5), the share of those one client address may bring.
     /// - Throws: ``InvalidSetting`` for a value out of range.
     package init(reader: ConfigReader) throws {
         self.init()
@@ -73,8 +74,16 @@ extension LivecastAPI.Configuration {
                 default: self.clientLimits.pushToStartTokensPerDevice
             ),
             activitiesPerDevice: try reader.wholeNumber("client-device-activities", atLeast: 1, default: self.clientLimits.activitiesPerDevice),
-            newDevicesPerHour: try reader.wholeNumber("client-new-devices", atLeast: 1, default: self.clientLimits.newDevicesPerHour)
+            newDevicesPerHour: try reader.wholeNumber("client-new-devices", atLeast: 1, default: self.clientLimits.newDevicesPerHour),
+            addressSharePercent: try reader.wholeNumber("client-address-share", atLeast: 1, default: self.clientLimits.addressSharePercent)
         )
+        guard self.clientLimits.addressSharePercent <= 100 else {
+            throw InvalidSetting(
+                key: "client-address-share",
+                value: "\(self.clientLimits.addressSharePercent)",
+                allowed: "must be a whole percent, 1 to 100"
+            )
+        }
     }
 }
 

@@ -16,6 +16,9 @@ package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Who is calling, set by the API-key middleware on `/v1` routes, and by the console's session middleware on
     /// `/console` pages (whose in-process API calls then act as the session's key).
     package var caller: APIKeys.Caller?
+    /// The client's address as rate limits key it (``AddressBlock/rateLimitKey(of:)``), set by the API-key middleware
+    /// for a client key's request; `nil` when there is none (the router test client).
+    package var clientAddress: String?
     /// The signed-in console session of a `/console` page.
     package var consoleSession: ConsoleSessions.Session?
 

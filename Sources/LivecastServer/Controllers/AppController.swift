@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 
 /// `GET /v1/apps/{bundleId}` (admin): the caller's app; `POST …/sending:resume` (admin): lets it send again after
-/// the invalidation guard held it; `GET …/overview` (backend): the app at a glance, as the console's overview shows
+/// the invalidation guard held it, or sends again what awaited its credentials' proof; `GET …/overview` (backend): the app at a glance, as the console's overview shows
 /// it; and `GET /v1/key` (any key but a client key): the calling key, its app and role.
 struct AppController: APIController {
     let database: PostgresClient
@@ -27,7 +27,7 @@ struct AppController: APIController {
         routes.app(.post, "/v1/apps/{bundleId}/sending:resume", role: .admin) { _, context, scope in
             let apps = self.apps.logging(to: context.logger)
             guard try await apps.resumeSending(id: scope.appID) else {
-                throw APIError(.conflict, code: "conflict", "the app's sending is not held")
+                throw APIError(.conflict, code: "conflict", "the app's sending is not held, nor are its credentials in doubt")
             }
             context.logger.notice("resumed an app's sending", metadata: ["app": "\(scope.bundleID)"])
             guard let app = try await apps.app(id: scope.appID) else { throw APIError.notFound("no app \(scope.bundleID)") }
@@ -57,6 +57,9 @@ struct AppController: APIController {
         var problems = checks.filter { $0.value != "ok" && $0.value != "not run here" }.map { "\($0.key): \($0.value)" }.sorted()
         if let held = overview.sendingHeldReason {
             problems.append("sending held by the invalidation guard: \(held); resume with POST /v1/apps/{bundleId}/sending:resume")
+        }
+        if let doubt = overview.credentialsDoubt {
+            problems.append("\(doubt); once the environment or key is put right, send again with POST /v1/apps/{bundleId}/sending:resume")
         }
         if await self.appClients.isUnusable(appID: scope.appID) {
             problems.append("the app's signing key cannot be opened; its pushes are held back (see the log)")

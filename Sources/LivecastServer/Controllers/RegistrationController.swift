@@ -41,30 +41,24 @@ struct RegistrationController: APIController {
 
     private func addPushToStartTokenRoutes(to routes: RouteRegistrar) {
         let path = "/v1/apps/{bundleId}/push-to-start-tokens/{deviceId}/{attributesType}"
-        routes.device(.put, path) { request, context, scope in
+        routes.device(.put, path, admitsDevice: true) { request, context, scope in
             let body = try await request.decodeJSON(as: PushToStartTokenBody.self, context: context)
             let deviceID = try context.parameters.decoded("deviceId")
             let attributesType = try context.parameters.decoded("attributesType")
             try scope.checkOwnDevice(deviceID, field: "deviceId")
-            let userID = try await self.admission.user(scope, userID: body.userId, assertion: body.userAssertion, logger: context.logger)
-            if scope.clientDeviceID != nil {
-                try await self.admission.checkTokenRoom(
-                    appID: scope.appID,
-                    deviceID: deviceID,
-                    attributesType: attributesType,
-                    logger: context.logger
-                )
-            }
-            let result = try await self.pushToStartRegistrar.register(
-                body.registration(
-                    appID: scope.appID,
-                    deviceID: deviceID,
-                    attributesType: attributesType,
-                    userID: userID,
-                    isByClientKey: scope.clientDeviceID != nil
-                )
+            var registration = body.registration(appID: scope.appID, deviceID: deviceID, attributesType: attributesType, userID: nil)
+            registration.isByClientKey = scope.clientDeviceID != nil
+            registration.deviceTokenCap = self.admission.deviceTokenCap(scope)
+            // A malformed token is refused before the device is admitted: only an admitted registration counts it.
+            registration = try registration.checked()
+            registration.userID = try await self.admission.user(
+                scope,
+                userID: body.userId,
+                assertion: body.userAssertion,
+                address: context.clientAddress,
+                logger: context.logger
             )
-            return RegistrationAnswer.response(result)
+            return RegistrationAnswer.response(try await self.pushToStartRegistrar.register(registration))
         }
         routes.device(.delete, path) { _, context, scope in
             let deviceID = try context.parameters.decoded("deviceId")
@@ -89,12 +83,18 @@ struct RegistrationController: APIController {
 
     private func addActivityRoutes(to routes: RouteRegistrar) {
         let path = "/v1/apps/{bundleId}/activities/{activityId}"
-        routes.device(.put, path) { request, context, scope in
+        routes.device(.put, path, admitsDevice: true) { request, context, scope in
             let body = try await request.decodeJSON(as: ActivityBody.self, context: context)
             if let clientDeviceID = scope.clientDeviceID, let deviceID = body.deviceId, deviceID != clientDeviceID {
                 throw APIError.invalid("deviceId must be absent or the Livecast-Device-ID header's", field: "deviceId")
             }
-            let userID = try await self.admission.user(scope, userID: body.userId, assertion: body.userAssertion, logger: context.logger)
+            let userID = try await self.admission.user(
+                scope,
+                userID: body.userId,
+                assertion: body.userAssertion,
+                address: context.clientAddress,
+                logger: context.logger
+            )
             var registration = body.registration(appID: scope.appID, activityKey: try context.parameters.decoded("activityId"), userID: userID)
             registration.deviceID = registration.deviceID ?? scope.clientDeviceID
             let registered = try await self.activities.logging(to: context.logger).record(registration, device: self.admission.deviceScope(scope))

@@ -20,13 +20,7 @@ extension PushToStartTokenImportRow: ImportRow {
     ) async throws -> [ImportOutcome<PushToStartTokens.Result>] {
         try await PushToStartTokens(client: database, logger: logger).importRegistrations(
             rows.map {
-                $0.body.registration(
-                    appID: appID,
-                    deviceID: $0.deviceId,
-                    attributesType: $0.attributesType,
-                    userID: $0.body.userId,
-                    isByClientKey: false
-                )
+                $0.body.registration(appID: appID, deviceID: $0.deviceId, attributesType: $0.attributesType, userID: $0.body.userId)
             }
         )
     }

@@ -50,15 +50,26 @@ final class RouteRegistrar {
     }
 
     /// Adds a route of one app that client keys may call too, for their own device only: the request names it in
-    /// `Livecast-Device-ID` (``AppScope/clientDeviceID``), and the handler holds the device's resources to it. Other
-    /// keys need at least `role`. Answered `503` as ``app(_:_:role:callsAPNs:_:)``'s routes are.
-    func device(_ method: HTTPRequest.Method, _ path: String, role: APIKeys.Role = .backend, _ handler: @escaping AppHandler) {
+    /// `Livecast-Device-ID` (``AppScope/clientDeviceID``), and the handler holds the device's resources to it. A
+    /// client key's request passes the gate every instance shares first (``ClientKeys/pass(_:address:admission:logger:)``).
+    /// Other keys need at least `role`. Answered `503` as ``app(_:_:role:callsAPNs:_:)``'s routes are.
+    /// - Parameter admitsDevice: The handler passes the gate itself, with its device's admission (a registration).
+    func device(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        role: APIKeys.Role = .backend,
+        admitsDevice: Bool = false,
+        _ handler: @escaping AppHandler
+    ) {
         self.record(method, path)
         let databaseWatch = self.databaseWatch
         let clients = self.clients
         self.authenticated.on(RouterPath(path), method: method) { request, context in
             let scope = try AppScope(context: context, role: role, request: request, clients: clients)
-            return try await databaseWatch.guarding { try await handler(request, context, scope) }
+            return try await databaseWatch.guarding {
+                if !admitsDevice { try await clients.pass(scope, address: context.clientAddress, logger: context.logger) }
+                return try await handler(request, context, scope)
+            }
         }
     }
 

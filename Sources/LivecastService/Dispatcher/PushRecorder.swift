@@ -13,29 +13,38 @@ struct PushRecorder: Sendable {
     let owedDue: OwedDue
     let logger: Logger
 
-    /// Carries pushes forward: owed to their targets, due after a first backoff (a deferred one at once), given up at
-    /// their deadline (``Outbox/owe(_:delays:updateID:appID:on:)``).
+    /// Carries pushes forward: owed to their targets, due after a first backoff (a deferred one at once; one awaiting
+    /// proof once the app's credentials are proven), given up at their deadline
+    /// (``Outbox/owe(_:delays:updateID:appID:on:)``).
     func owe(_ targets: [OwedTarget], updateID: Int64, appID: Int64, on connection: PostgresConnection) async throws {
         guard !targets.isEmpty else { return }
         let delays = targets.map { $0.isDeferred ? 0 : self.retryPolicy.backoff(afterAttempts: 1) }
         try await self.outbox.owe(targets, delays: delays, updateID: updateID, appID: appID, on: connection)
-        self.owedDue.note(delays: delays)
+        self.owedDue.note(delays: zip(targets, delays).filter { !$0.0.awaitsProof }.map(\.1))
     }
 
     /// Owed pushes sent again that APNs still asks to retry later: due again after a longer backoff.
-    func retry(_ retries: [(claim: OwedClaim, status: Int?, reason: String)], on connection: PostgresConnection) async throws {
+    /// One awaiting proof is due once the app's credentials are proven.
+    func retry(_ retries: [(claim: OwedClaim, status: Int?, reason: String, awaitsProof: Bool)], on connection: PostgresConnection) async throws {
         guard !retries.isEmpty else { return }
         let delayed = retries.map {
-            OwedRetry(claim: $0.claim, status: $0.status, reason: $0.reason, delay: self.retryPolicy.backoff(afterAttempts: $0.claim.attempts + 1))
+            OwedRetry(
+                claim: $0.claim,
+                status: $0.status,
+                reason: $0.reason,
+                delay: self.retryPolicy.backoff(afterAttempts: $0.claim.attempts + 1),
+                awaitsProof: $0.awaitsProof
+            )
         }
         try await self.outbox.retry(delayed, on: connection)
-        self.owedDue.note(delays: delayed.map(\.delay))
+        self.owedDue.note(delays: delayed.filter { !$0.awaitsProof }.map(\.delay))
     }
 
     /// Writes a page's failures (one statement), carries its owed pushes forward, and applies APNs' verdicts on the
     /// tokens it refused.
     func record(_ delivery: PageDelivery, updateID: Int64, appID: Int64, tokens: TokenTable, on connection: PostgresConnection) async throws {
         if let reason = delivery.guardReason { try await self.holdSending(appID: appID, reason: reason) }
+        if let doubt = delivery.credentialsDoubt { try await self.doubtCredentials(appID: appID, reason: doubt) }
         try await self.owe(delivery.owed, updateID: updateID, appID: appID, on: connection)
         try await self.outbox.recordFailures(delivery.failures.map { $0.failedPush(of: updateID) }, on: connection)
         try await self.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
@@ -79,6 +88,17 @@ struct PushRecorder: Sendable {
         try await Apps(client: self.database, masterKey: nil, logger: self.logger).holdSending(id: appID, reason: reason)
         self.logger.error("held an app's sending: the invalidation guard tripped", metadata: ["app": "\(appID)", "reason": "\(reason)"])
         Counter(label: "livecast_invalidation_guard_trips_total").increment()
+    }
+
+    /// Puts an app's credentials in doubt, for `reason`, until a push is accepted or an admin resumes it: said once in
+    /// the log (an error) and in `livecast_credentials_doubts_total`, and with the app's overview; nothing is held.
+    func doubtCredentials(appID: Int64, reason: String) async throws {
+        guard try await Apps(client: self.database, masterKey: nil, logger: self.logger).doubtCredentials(id: appID, reason: reason) else { return }
+        self.logger.error(
+            "APNs refuses an app's client-registered tokens and has accepted none of its pushes: a wrong environment or key?",
+            metadata: ["app": "\(appID)", "reason": "\(reason)"]
+        )
+        Counter(label: "livecast_credentials_doubts_total").increment()
     }
 
     /// Keeps what was given up as dead letters (``Outbox/keep(_:appID:on:)``), and counts them in

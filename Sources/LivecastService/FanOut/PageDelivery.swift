@@ -60,6 +60,9 @@ struct PageDelivery: Sendable {
     /// Why the invalidation guard tripped on this batch: its invalid-token answers are owed, not applied, and the
     /// app's sending is to be held.
     var guardReason: String?
+    /// Why the refusals of this batch's unproven tokens put the app's credentials in doubt
+    /// (``InvalidationGuard/Judgement/doubt``): they are owed until the credentials are proven, holding nothing.
+    var credentialsDoubt: String?
 }
 
 /// Which table a page's tokens live in.
@@ -77,8 +80,11 @@ struct PageSender: Sendable {
     let credentialsProofs: CredentialsProofs
 
     /// Sends a batch of device pushes once; what APNs asks to retry later is returned as owed, for the outbox to
-    /// carry forward (``PushRecorder/owe(_:updateID:appID:on:)``), not retried in place.
-    func deliver(_ targets: [PageTarget], tokens: TokenTable, app: AppClient, priority: Int) async -> PageDelivery {
+    /// carry forward (``PushRecorder/owe(_:updateID:appID:on:)``), not retried in place. Proven tokens go first, so
+    /// that a batch full of a stranger's inventions does not delay them (APNs closes connections that send too many
+    /// bad tokens). An unproven token refused before the app's credentials are proven is owed until they are.
+    func deliver(_ batch: [PageTarget], tokens: TokenTable, app: AppClient, priority: Int) async -> PageDelivery {
+        let targets = batch.filter { !$0.isUnproven } + batch.filter(\.isUnproven)
         var delivery = PageDelivery()
         delivery.delivered.reserveCapacity(targets.count)
         let outcomes = await app.client.send(
@@ -95,21 +101,25 @@ struct PageSender: Sendable {
             }
         )
         DispatchMetrics.record(outcomes, target: "device")
-        delivery.guardReason = await self.judge(outcomes, unproven: targets.map(\.isUnproven), app: app)
+        let judgement = await self.judge(outcomes, unproven: targets.map(\.isUnproven), app: app)
+        delivery.guardReason = judgement.holdReason
+        delivery.credentialsDoubt = judgement.doubt
         for (target, outcome) in zip(targets, outcomes) {
+            let awaitsProof = target.isUnproven && !judgement.credentialsProven
             switch outcome.classification {
             case .delivered:
                 delivery.delivered.append(target.ownerID)
                 if target.isUnproven { delivery.proven.append(target.tokenID) }
             case .retryLater,
-                .tokenInvalid where delivery.guardReason != nil:
+                .tokenInvalid where judgement.holdReason != nil || awaitsProof:
                 delivery.owed.append(
                     OwedTarget(
                         kind: tokens.owedKind,
                         id: target.ownerID,
                         usesChannelPayload: target.usesChannelPayload,
                         status: outcome.status,
-                        reason: outcome.failureReason
+                        reason: outcome.failureReason,
+                        awaitsProof: outcome.classification == .tokenInvalid && judgement.holdReason == nil
                     )
                 )
             case .tokenInvalid:
@@ -135,11 +145,11 @@ struct PageSender: Sendable {
         return delivery
     }
 
-    /// The invalidation guard's verdict on a batch (``InvalidationGuard/trip(_:unproven:credentialsProven:)``);
+    /// The invalidation guard's verdict on a batch (``InvalidationGuard/judge(_:unproven:credentialsProven:)``);
     /// a batch with an accepted push proves the app's credentials.
-    func judge(_ outcomes: [APNsOutcome], unproven: [Bool], app: AppClient) async -> String? {
+    func judge(_ outcomes: [APNsOutcome], unproven: [Bool], app: AppClient) async -> InvalidationGuard.Judgement {
         if outcomes.contains(where: { $0.classification == .delivered }) { await self.credentialsProofs.record(appID: app.appID) }
-        return await self.invalidationGuard.trip(outcomes, unproven: unproven) {
+        return await self.invalidationGuard.judge(outcomes, unproven: unproven) {
             await self.credentialsProofs.isProven(appID: app.appID)
         }
     }

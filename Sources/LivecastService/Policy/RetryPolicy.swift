@@ -19,6 +19,10 @@ struct RetryPolicy: Sendable {
     /// How long the work of an app whose signing key cannot be opened waits before it is tried again.
     static let unusableKeyPause = Duration.seconds(60)
 
+    /// How long a standalone activity's update waits before it is tried again when APNs refused its unproven token
+    /// before the app's credentials were proven (``InvalidationGuard``): the token is kept until they are.
+    static let awaitingProofPause = Duration.seconds(60)
+
     /// The wait before the next try after `attempts` tries, in seconds (as SQL binds it): the first backoff,
     /// doubled each try, at most ``maximumBackoff``.
     func backoff(afterAttempts attempts: Int) -> Double {

@@ -45,9 +45,18 @@ struct ActivityVerdict: Sendable {
 extension QuickLane {
     /// What APNs' outcome means for a claimed update: sent, failed, or put back with backoff while before its
     /// deadline (after it, given up as a dead letter).
-    /// - Parameter retryingAnyway: Retry it as APNs had asked, whatever the answer (the invalidation guard tripped).
-    func verdict(_ claim: ActivityClaim, _ outcome: APNsOutcome, target: String, targetKind: String, retryingAnyway: Bool = false) -> ActivityVerdict
-    {
+    /// - Parameters:
+    ///   - retryingAnyway: Retry it as APNs had asked, whatever the answer (the invalidation guard tripped, or the
+    ///     token awaits the app's proof).
+    ///   - pause: How long it waits before its next try, instead of the backoff.
+    func verdict(
+        _ claim: ActivityClaim,
+        _ outcome: APNsOutcome,
+        target: String,
+        targetKind: String,
+        retryingAnyway: Bool = false,
+        pause: Duration? = nil
+    ) -> ActivityVerdict {
         var verdict = ActivityVerdict(updateID: claim.updateID, target: target, targetKind: targetKind)
         if targetKind == "device" {
             verdict.apnsID = PushID(updateID: claim.updateID, targetKind: .activity, targetID: claim.activityID)?.uuidString
@@ -56,7 +65,7 @@ extension QuickLane {
         case .delivered:
             verdict.status = .sent
         case .retryLater:
-            let delay = self.tools.recorder.retryPolicy.backoff(afterAttempts: claim.attempts)
+            let delay = pause?.inSeconds ?? self.tools.recorder.retryPolicy.backoff(afterAttempts: claim.attempts)
             if Date().timeIntervalSince1970 + delay < claim.deadline {
                 verdict.retryAfter = delay
             } else {

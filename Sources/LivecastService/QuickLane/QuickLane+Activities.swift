@@ -7,13 +7,14 @@ extension QuickLane {
     /// Sends one app's claimed activity updates under their activities' send locks, and records every outcome in
     /// a few statements.
     func sendActivityUpdates(_ claims: [ActivityClaim], appID: Int64, app: AppClient) async throws {
-        let (verdicts, guardReason) = try await self.tools.database.withGuardedConnection { connection in
+        let (verdicts, judgement) = try await self.tools.database.withGuardedConnection { connection in
             try await self.tools.outbox.withSendLocks(SendLocks.activityNamespace, claims.map(\.activityID), on: connection) {
                 let addresses = try await self.tools.outbox.addresses(of: claims.map(\.activityID), on: connection)
                 return try await self.send(claims, to: addresses, app: app, on: connection)
             }
         }
-        if let guardReason { try await self.tools.recorder.holdSending(appID: appID, reason: guardReason) }
+        if let reason = judgement.holdReason { try await self.tools.recorder.holdSending(appID: appID, reason: reason) }
+        if let doubt = judgement.doubt { try await self.tools.recorder.doubtCredentials(appID: appID, reason: doubt) }
         try await self.recordActivityVerdicts(verdicts, appID: appID)
     }
 
@@ -22,7 +23,7 @@ extension QuickLane {
         to addresses: [Int64: ActivityAddress],
         app: AppClient,
         on connection: PostgresConnection
-    ) async throws -> (verdicts: [ActivityVerdict], guardReason: String?) {
+    ) async throws -> (verdicts: [ActivityVerdict], judgement: InvalidationGuard.Judgement) {
         var verdicts: [ActivityVerdict] = []
         var devicePushes: [(claim: ActivityClaim, token: LiveToken)] = []
         for claim in claims {
@@ -50,11 +51,20 @@ extension QuickLane {
             }
         )
         DispatchMetrics.record(outcomes, target: "device")
-        // When the invalidation guard trips, invalid-token answers are retried like 5xx, and no token is touched.
-        let guardReason = await self.tools.sender.judge(outcomes, unproven: devicePushes.map(\.token.isUnproven), app: app)
+        // When the invalidation guard trips, invalid-token answers are retried like 5xx, and no token is touched; an
+        // unproven token refused before the app's credentials are proven is kept, and its update waits a while.
+        let judgement = await self.tools.sender.judge(outcomes, unproven: devicePushes.map(\.token.isUnproven), app: app)
         for (push, outcome) in zip(devicePushes, outcomes) {
-            let held = guardReason != nil && outcome.classification == .tokenInvalid
-            var verdict = self.verdict(push.claim, outcome, target: push.token.token, targetKind: "device", retryingAnyway: held)
+            let awaitsProof = push.token.isUnproven && !judgement.credentialsProven
+            let held = outcome.classification == .tokenInvalid && (judgement.holdReason != nil || awaitsProof)
+            var verdict = self.verdict(
+                push.claim,
+                outcome,
+                target: push.token.token,
+                targetKind: "device",
+                retryingAnyway: held,
+                pause: held && judgement.holdReason == nil ? RetryPolicy.awaitingProofPause : nil
+            )
             if outcome.classification == .delivered, push.token.isUnproven { verdict.provenTokenID = push.token.rowID }
             if outcome.classification == .tokenInvalid, !held {
                 verdict.invalidation = PageDelivery.Invalidation(
@@ -66,6 +76,6 @@ extension QuickLane {
             }
             verdicts.append(verdict)
         }
-        return (verdicts, guardReason)
+        return (verdicts, judgement)
     }
 }

@@ -31,6 +31,7 @@ extension QuickLane {
                 try await self.tools.recorder.prove(delivery.proven, tokens: tokens, on: connection)
             }
             if let reason = results.guardReason { try await self.tools.recorder.holdSending(appID: appID, reason: reason) }
+            if let doubt = results.credentialsDoubt { try await self.tools.recorder.doubtCredentials(appID: appID, reason: doubt) }
             try await self.tools.recorder.retry(results.retries, on: connection)
             try await self.tools.outbox.settle(
                 superseded + expired + results.settled,
@@ -47,11 +48,15 @@ extension QuickLane {
         var failed: [OwedClaim] = []
         /// Delivered, failed, or without a live target: no longer owed.
         var settled: [OwedClaim] = []
-        var retries: [(claim: OwedClaim, status: Int?, reason: String)] = []
+        /// APNs asked to retry these later, or refused their unproven tokens before the app's credentials were proven
+        /// (then they await the proof).
+        var retries: [(claim: OwedClaim, status: Int?, reason: String, awaitsProof: Bool)] = []
         /// Failures and token verdicts to record, per token table.
         var deliveries: [TokenTable: PageDelivery] = [:]
         /// Why the invalidation guard tripped on a batch, if it did.
         var guardReason: String?
+        /// Why a batch put the app's credentials in doubt, if one did.
+        var credentialsDoubt: String?
     }
 
     private func send(_ claims: [OwedClaim], app: AppClient, on connection: PostgresConnection) async throws -> OwedResults {
@@ -95,7 +100,7 @@ extension QuickLane {
                 let outcome = try await self.tools.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
                 switch outcome.classification {
                 case .delivered: results.delivered.append(claim)
-                case .retryLater: results.retries.append((claim, outcome.status, outcome.failureReason))
+                case .retryLater: results.retries.append((claim, outcome.status, outcome.failureReason, false))
                 default: results.failed.append(claim)
                 }
             }
@@ -112,9 +117,10 @@ extension QuickLane {
                 priority: first.claim.priority
             )
             results.guardReason = results.guardReason ?? delivery.guardReason
+            results.credentialsDoubt = results.credentialsDoubt ?? delivery.credentialsDoubt
             results.delivered += delivery.delivered.compactMap { byOwner[$0] }
             for owed in delivery.owed {
-                if let claim = byOwner[owed.id] { results.retries.append((claim, owed.status, owed.reason)) }
+                if let claim = byOwner[owed.id] { results.retries.append((claim, owed.status, owed.reason, owed.awaitsProof)) }
             }
             let refused = Set(group.map(\.claim.id)).subtracting(delivery.delivered).subtracting(delivery.owed.map(\.id))
             results.failed += refused.compactMap { byOwner[$0] }

@@ -73,6 +73,7 @@ extension QuickLane {
         guard !pushes.isEmpty else { return [] }
         let delivery = await self.tools.sender.deliver(pushes.map(\.target), tokens: .pushToStartTokens, app: app, priority: 10)
         if let reason = delivery.guardReason { try await self.tools.recorder.holdSending(appID: appID, reason: reason) }
+        if let doubt = delivery.credentialsDoubt { try await self.tools.recorder.doubtCredentials(appID: appID, reason: doubt) }
         let byClaim = Dictionary(uniqueKeysWithValues: pushes.map { ($0.claim.id, $0) })
         try await self.tools.outbox.recordFailures(
             delivery.failures.compactMap { failure in
@@ -91,7 +92,11 @@ extension QuickLane {
         }
         for owed in delivery.owed {
             guard let push = byClaim[owed.id] else { continue }
-            let delay = Duration.seconds(self.tools.recorder.retryPolicy.backoff(afterAttempts: push.claim.attempts))
+            // A token only a client key vouches for, refused before the app's credentials are proven: tried again
+            // much later, by when a push has proven them (or its deadline gives it up).
+            let delay =
+                owed.awaitsProof
+                ? RetryPolicy.unusableKeyPause : Duration.seconds(self.tools.recorder.retryPolicy.backoff(afterAttempts: push.claim.attempts))
             outcomes.append(QueuedStartOutcome(push.claim, .later(delay, reason: owed.reason)))
         }
         for failure in delivery.failures {

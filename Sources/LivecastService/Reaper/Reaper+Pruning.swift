@@ -3,8 +3,8 @@ import LivecastStore
 
 extension Reaper {
     /// Deletes, in bounded batches, what the app's retention periods no longer keep: deliveries, finished updates
-    /// (sent, superseded, failed), scheduled updates done with (sent, cancelled, refused), and dismissed activities
-    /// with their tokens and updates. A start of a feed that has not ended is kept: its `feed_starts` rows are what
+    /// (sent, superseded, failed), scheduled updates done with (sent, cancelled, refused), dismissed activities
+    /// with their tokens and updates, and client devices gone for longer than the token expiry. A start of a feed that has not ended is kept: its `feed_starts` rows are what
     /// keeps a device from being started twice.
     /// - Returns: The rows deleted (or, in a dry run, that would be), cascades not counted.
     func prune(_ app: Reaping.App, now: Int, dryRun: Bool) async throws -> Int {
@@ -15,6 +15,7 @@ extension Reaper {
         pruned += try await self.reaping.pruneScheduledUpdates(app.id, doneBefore: cutoff(keeping: retention.updates), run)
         pruned += try await self.reaping.pruneDismissedActivities(app.id, dismissedBefore: cutoff(keeping: retention.dismissedActivities), run)
         pruned += try await self.reaping.pruneEvents(app.id, occurredBefore: cutoff(keeping: retention.updates), run)
+        pruned += try await self.reaping.pruneClientDevices(app.id, admittedBefore: cutoff(keeping: self.policy.tokenExpiry), run)
         return pruned
     }
 }

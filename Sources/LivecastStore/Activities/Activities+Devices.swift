@@ -16,8 +16,14 @@ extension Activities {
     }
 
     /// Refuses a new activity of a device that already has its cap of running ones (index `activities_device`).
+    /// The device's `client_devices` row (its admission) is locked first, until the transaction ends, so that its
+    /// registrations in parallel, on any instance, count one after another and cannot pass the cap together.
     /// - Throws: ``StoreError`` `deviceLimitReached`.
     func checkRoom(on device: DeviceScope, appID: Int64, connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT 1 FROM client_devices WHERE app_id = \(appID) AND device_id = \(device.deviceID) FOR UPDATE",
+            logger: self.logger
+        )
         let rows = try await connection.query(
             """
             SELECT count(*)::int FROM activities

@@ -198,11 +198,22 @@ package struct Apps: Sendable {
         )
     }
 
-    /// Lets an app whose sending the invalidation guard held send again; what it owes goes out.
-    /// - Returns: Whether its sending was held.
+    /// Lets an app whose sending the invalidation guard held send again; what it owes goes out. An app whose
+    /// credentials were in doubt (``doubtCredentials(id:reason:)``) is cleared too, and the pushes that awaited their
+    /// proof go again at once: an admin says the environment or key was put right.
+    /// - Returns: Whether its sending was held or its credentials in doubt.
     package func resumeSending(id: Int64) async throws -> Bool {
         let rows = try await self.client.guardedQuery(
-            "UPDATE apps SET sending_held_at = NULL, sending_held_reason = NULL WHERE id = \(id) AND sending_held_at IS NOT NULL RETURNING id",
+            """
+            WITH resumed AS (
+                UPDATE apps SET sending_held_at = NULL, sending_held_reason = NULL, credentials_doubt = NULL, credentials_doubt_at = NULL
+                WHERE id = \(id) AND (sending_held_at IS NOT NULL OR credentials_doubt IS NOT NULL)
+                RETURNING id
+            ), released AS (
+                UPDATE owed_pushes SET awaits_proof = false, not_before = now() WHERE app_id IN (SELECT id FROM resumed) AND awaits_proof
+            )
+            SELECT id FROM resumed
+            """,
             logger: self.logger
         )
         return !rows.isEmpty

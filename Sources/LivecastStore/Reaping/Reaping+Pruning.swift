@@ -64,6 +64,26 @@ extension Reaping {
         }
     }
 
+    /// Client devices (their admissions, `client_devices`) admitted before `cutoff` that hold no live push-to-start
+    /// token and no running activity: gone for longer than the token expiry. One that comes back is a new device.
+    /// Their request buckets go once full again (`client_buckets`, whose rows say nothing then).
+    package func pruneClientDevices(_ appID: Int64, admittedBefore cutoff: Double, _ run: Run) async throws -> Int {
+        let devices = try await self.run(run) { limit, locking in
+            """
+            SELECT c.app_id, c.device_id FROM client_devices c
+            WHERE c.app_id = \(appID) AND c.first_seen_at < to_timestamp(\(cutoff))
+              AND NOT EXISTS (SELECT 1 FROM push_to_start_tokens t WHERE t.app_id = c.app_id AND t.device_id = c.device_id AND t.invalidated_at IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.app_id = c.app_id AND a.device_id = c.device_id AND a.state IN \(unescaped: ActivityState.runningSQL))
+            ORDER BY c.first_seen_at LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF c SKIP LOCKED" : "")
+            """
+        } change: { old in
+            self.wrapping("DELETE FROM client_devices WHERE (app_id, device_id) IN (", old, ") RETURNING device_id")
+        }
+        guard case .batches = run else { return devices }
+        try await self.client.guardedQuery("DELETE FROM client_buckets WHERE app_id = \(appID) AND full_at < now()", logger: self.logger)
+        return devices
+    }
+
     private func prune(_ table: String, _ run: Run, _ candidates: (_ limit: Int?, _ locking: Bool) -> PostgresQuery) async throws -> Int {
         try await self.run(run, candidates: candidates) { old in
             self.wrapping("DELETE FROM \(table) WHERE id IN (", old, ") RETURNING id")

@@ -36,6 +36,8 @@ package struct AppOverview: Sendable, Hashable {
     package var sendingHeldReason: String?
     /// The last day's feed starts, and how many the devices' apps confirmed in time.
     package var starts = StartConfirmations(sent: 0, due: 0, confirmed: 0)
+    /// Why the app's credentials are in doubt, while they are (``Apps/doubtCredentials(id:reason:)``).
+    package var credentialsDoubt: String?
 
     /// Reads an app's overview. - Returns: `nil` for an unknown app.
     /// - Parameter registrationTimeout: How long after a start its app has to register the activity.
@@ -55,13 +57,13 @@ package struct AppOverview: Sendable, Hashable {
                 (SELECT count(*)::int FROM channels c WHERE c.app_id = a.id AND c.state <> \(unescaped: ChannelState.retired.sql)),
                 (SELECT count(*)::int FROM dead_letters d WHERE d.app_id = a.id AND d.replayed_at IS NULL),
                 extract(epoch FROM a.reaped_at)::bigint, a.reap_summary,
-                CASE WHEN a.sending_held_at IS NOT NULL THEN coalesce(a.sending_held_reason, 'held') END
+                CASE WHEN a.sending_held_at IS NOT NULL THEN coalesce(a.sending_held_reason, 'held') END, a.credentials_doubt
             FROM apps a WHERE a.id = \(appID)
             """,
             logger: logger
         )
         var overview: AppOverview?
-        for try await row in rows.decode((String, String, Int, Int64?, Int, Int, Int, Int64?, String?, String?).self) {
+        for try await row in rows.decode((String, String, Int, Int64?, Int, Int, Int, Int64?, String?, String?, String?).self) {
             overview = AppOverview(
                 bundleID: row.0,
                 environment: row.1,
@@ -74,7 +76,8 @@ package struct AppOverview: Sendable, Hashable {
                 deadLetters: row.6,
                 reapedAt: row.7,
                 reapSummary: row.8,
-                sendingHeldReason: row.9
+                sendingHeldReason: row.9,
+                credentialsDoubt: row.10
             )
         }
         guard var overview else { return nil }

@@ -16,7 +16,7 @@ package struct DeviceTokens: Sendable, Hashable, Encodable {
         package var registeredAt: Int64
         package var lastSeenAt: Int64
         package var invalidatedAt: Int64?
-        /// Why it was invalidated: APNs' reason (`Unregistered`, `BadDeviceToken`…), `rotated`, `deleted` or
+        /// Why it was invalidated: APNs' reason (`Unregistered`, `BadDeviceToken`…), `rotated`, `moved`, `deleted` or
         /// `expired`.
         package var invalidationReason: String?
 

@@ -17,8 +17,8 @@ package final class PushToStartRegistrar: Sendable {
     }
 
     /// Registers a device's token with whatever other registrations are waiting (``PushToStartTokens/register(_:)``).
-    /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `conflict` when another device of the app
-    ///   holds the token.
+    /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `deviceLimitReached` for a new attributes type
+    ///   past the device's cap.
     package func register(_ registration: PushToStartTokens.Registration) async throws -> PushToStartTokens.Result {
         try await self.commits.submit(try registration.checked())
     }

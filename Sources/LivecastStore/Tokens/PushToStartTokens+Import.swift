@@ -63,15 +63,15 @@ extension PushToStartTokens {
             var rotatedAway: [Int64] = []
             for (index, row) in rows {
                 guard let token = row.token else { continue }
-                switch (live[row.pair], holders[AppToken(appID: row.registration.appID, token: token)]) {
-                case (nil, nil):
+                switch (live[row.pair], holders[AppToken(appID: row.registration.appID, token: token)] ?? []) {
+                case (nil, []):
                     inserted.append(row.registration, token: token)
                     results[index] = .created
-                case (let current?, nil) where !importedTokens.contains(AppToken(appID: row.registration.appID, token: current.token)):
+                case (let current?, []) where !importedTokens.contains(AppToken(appID: row.registration.appID, token: current.token)):
                     rotatedAway.append(current.id)
                     inserted.append(row.registration, token: token)
                     results[index] = .rotated
-                case (let current?, let holder?) where current.id == holder:
+                case (let current?, let tokenRows) where tokenRows == [current.id]:
                     refreshed.append(row.registration, token: token, id: current.id)
                     results[index] = .unchanged
                 default:
@@ -117,12 +117,13 @@ extension PushToStartTokens {
         }
     }
 
-    /// Locks, in id order, the live rows of the rows' devices and types and the rows holding their tokens.
-    /// Each key is looked up through its unique index (``RegistrationImport``'s probes).
+    /// Locks, in id order, the live rows of the rows' devices and types and the rows holding their tokens (one a type).
+    /// Each key is looked up through its unique index (``RegistrationImport``'s probes): a sub-select per key, which
+    /// the planner never turns into a join that reads the table.
     private func lockRows(
         of rows: [ImportRow],
         on connection: PostgresConnection
-    ) async throws -> (live: [Pair: (id: Int64, token: String)], holders: [AppToken: Int64]) {
+    ) async throws -> (live: [Pair: (id: Int64, token: String)], holders: [AppToken: [Int64]]) {
         let appIDs = rows.map(\.registration.appID)
         let liveRows = try await connection.query(
             """
@@ -144,15 +145,15 @@ extension PushToStartTokens {
             """
             SELECT id, app_id, token FROM push_to_start_tokens
             WHERE id = ANY(ARRAY(
-                SELECT (SELECT h.id FROM push_to_start_tokens h WHERE (h.app_id, h.token) = (r.app_id, r.token))
+                SELECT unnest(ARRAY(SELECT h.id FROM push_to_start_tokens h WHERE (h.app_id, h.token) = (r.app_id, r.token)))
                 FROM unnest(\(appIDs)::bigint[], \(rows.map { $0.token ?? "" })::text[]) AS r(app_id, token)))
             ORDER BY id FOR UPDATE
             """,
             logger: self.logger
         )
-        var holders: [AppToken: Int64] = [:]
+        var holders: [AppToken: [Int64]] = [:]
         for try await (id, appID, token) in holderRows.decode((Int64, Int64, String).self) {
-            holders[AppToken(appID: appID, token: token)] = id
+            holders[AppToken(appID: appID, token: token), default: []].append(id)
         }
         return (live, holders)
     }

@@ -17,6 +17,9 @@ package struct PushToStartTokens: DatabaseBacked {
         /// Whether a client key made it: the token is then unproven until APNs accepts a push to it (migration
         /// `0033`). Defaults to `false`: a backend vouches for what it registers.
         package var isByClientKey: Bool
+        /// The most live tokens its device may hold (a client key's registration); a new attributes type past it is
+        /// refused. `nil`: no cap.
+        package var deviceTokenCap: Int?
 
         package init(
             appID: Int64,
@@ -26,7 +29,8 @@ package struct PushToStartTokens: DatabaseBacked {
             userID: String? = nil,
             osVersion: String? = nil,
             frequentUpdatesEnabled: Bool = true,
-            isByClientKey: Bool = false
+            isByClientKey: Bool = false,
+            deviceTokenCap: Int? = nil
         ) {
             self.appID = appID
             self.deviceID = deviceID
@@ -36,6 +40,7 @@ package struct PushToStartTokens: DatabaseBacked {
             self.osVersion = osVersion
             self.frequentUpdatesEnabled = frequentUpdatesEnabled
             self.isByClientKey = isByClientKey
+            self.deviceTokenCap = deviceTokenCap
         }
 
         /// The registration with its token normalised (lowercase hex).
@@ -58,11 +63,16 @@ package struct PushToStartTokens: DatabaseBacked {
         case rotated
         /// The token was already the live one; its details and last-seen time were refreshed.
         case unchanged
+        /// The token was live on another device, and is this device's now (holding the token is the proof): the other
+        /// device's rows for it are invalidated (`moved`) or re-pointed here.
+        case moved
     }
 
     /// Why a token stops being used.
     package enum InvalidationReason: String, Sendable, Hashable {
         case rotated
+        /// Another device registered the same token (a reinstall, a reset store).
+        case moved
         case deleted
         case unregistered = "Unregistered"
         case expiredToken = "ExpiredToken"
@@ -75,10 +85,11 @@ package struct PushToStartTokens: DatabaseBacked {
 
     package init(database: Database) { self.database = database }
 
-    /// Registers a device's token: creates it, rotates to it, or refreshes it, in one statement
-    /// (`register_push_to_start_tokens`, migration `0022`). ``PushToStartRegistrar`` writes many at once.
-    /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `conflict` when another device of the app
-    ///   holds the token.
+    /// Registers a device's token: creates it, rotates to it, refreshes it, or moves it from another device, in one
+    /// statement (`register_push_to_start_tokens`, migrations `0022` and `0043`). ``PushToStartRegistrar`` writes many
+    /// at once.
+    /// - Throws: ``StoreError`` `invalid` for a token that is not hex, `deviceLimitReached` for a new attributes type
+    ///   past the device's cap (``Registration/deviceTokenCap``).
     package func register(_ registration: Registration) async throws -> Result {
         let registration = try registration.checked()
         return try await Self.write([registration], client: self.client, logger: self.logger)[0].get()
@@ -86,11 +97,16 @@ package struct PushToStartTokens: DatabaseBacked {
 
     /// Writes registrations (``Registration/checked()``) in one prepared statement and one transaction
     /// (``RegisterPushToStartTokensStatement``), and tells each one's
-    /// result in order: the new devices' tokens by one insert, the others by the rules of migration `0008` each, as if
+    /// result in order: the new devices' tokens by one insert, the others by the rules of migration `0043` each, as if
     /// the new ones had come first (migration `0022`). When the statement fails as a whole (two registrations of one
     /// new device raced another server's, or one of them broke a rule of the table), each is written again on its
-    /// own, so only the one that lost fails.
-    static func write(_ registrations: [Registration], client: PostgresClient, logger: Logger) async -> [Swift.Result<Result, any Error>] {
+    /// own, so only the one that lost fails; one that lost a race is written again (it then finds the winner's row).
+    static func write(
+        _ registrations: [Registration],
+        client: PostgresClient,
+        logger: Logger,
+        tries: Int = 3
+    ) async -> [Swift.Result<Result, any Error>] {
         do {
             let rows = try await client.guardedExecute(RegisterPushToStartTokensStatement(registrations), logger: logger)
             var results = [Swift.Result<Result, any Error>](
@@ -98,15 +114,13 @@ package struct PushToStartTokens: DatabaseBacked {
                 count: registrations.count
             )
             for (ordinal, outcome) in rows {
-                results[ordinal - 1] =
-                    Result(rawValue: outcome).map { .success($0) }
-                    ?? .failure(StoreError(.conflict, "another device or attributes type holds this token", field: "token"))
+                results[ordinal - 1] = Result(rawValue: outcome).map { .success($0) } ?? .failure(Self.deviceLimitReached(registrations[ordinal - 1]))
             }
             return results
         } catch {
-            if StoreError.isUniqueViolation(error), registrations.count == 1 {
-                // A concurrent registration of the same new device and type won the race; this one lost cleanly.
-                return [.failure(StoreError(.conflict, "another registration for this device and type happened at the same time; retry"))]
+            if StoreError.isUniqueViolation(error), registrations.count == 1, tries > 1 {
+                // A concurrent registration of the same new device and type, or token, won the race: look again.
+                return await Self.write(registrations, client: client, logger: logger, tries: tries - 1)
             }
             // Only an error PostgreSQL answered may be one registration's; a lost connection is everyone's.
             guard registrations.count > 1, (error as? PSQLError)?.serverInfo != nil else {
@@ -118,6 +132,15 @@ package struct PushToStartTokens: DatabaseBacked {
             }
             return results
         }
+    }
+
+    /// The refusal of a registration past its device's cap.
+    private static func deviceLimitReached(_ registration: Registration) -> StoreError {
+        StoreError(
+            .deviceLimitReached,
+            "this device holds \(registration.deviceTokenCap ?? 0) live push-to-start tokens, the most one device may; delete some first",
+            field: "attributesType"
+        )
     }
 
     /// Stops using a device's token for a type, as when the app unregisters it.
@@ -132,20 +155,6 @@ package struct PushToStartTokens: DatabaseBacked {
             logger: self.logger
         )
         return !rows.isEmpty
-    }
-
-    /// How many live tokens a device holds for attributes types other than `attributesType`: those a registration
-    /// for `attributesType` would keep beside its own (index `push_to_start_tokens_live`).
-    package func liveTokenCount(appID: Int64, deviceID: String, besides attributesType: String) async throws -> Int {
-        let rows = try await self.client.guardedQuery(
-            """
-            SELECT count(*)::int FROM push_to_start_tokens
-            WHERE app_id = \(appID) AND device_id = \(deviceID) AND invalidated_at IS NULL AND attributes_type <> \(attributesType)
-            """,
-            logger: self.logger
-        )
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
     }
 
     /// Applies an APNs verdict on a token (APNS-REFERENCE §4.1, docs/ARCHITECTURE.md invariant 6): `BadDeviceToken` and

@@ -1,16 +1,16 @@
 import PostgresNIO
 
 /// Writes a batch of push-to-start registrations through `register_push_to_start_tokens` (migrations `0022`,
-/// `0027` and `0033`), column by column, and answers each registration's place (from 1) and outcome. Prepared once per
+/// `0027`, `0033` and `0043`), column by column, and answers each registration's place (from 1) and outcome. Prepared once per
 /// connection, so that a batch is bound and run without being parsed, planned and described again each time.
 struct RegisterPushToStartTokensStatement: PostgresPreparedStatement {
     static let sql = """
         SELECT request, outcome FROM register_push_to_start_tokens(
-            $1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::bool[], $9::bool[], $10::bool[])
+            $1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::bool[], $9::bool[], $10::bool[], $11::int[])
         """
 
     /// The registration's place in the batch (from 1), and its outcome (``PushToStartTokens/Result``'s raw value, or
-    /// `conflict`).
+    /// `device_limit`).
     typealias Row = (Int, String)
 
     var columns = RegistrationColumns()
@@ -21,7 +21,7 @@ struct RegisterPushToStartTokensStatement: PostgresPreparedStatement {
     }
 
     func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 10)
+        var bindings = PostgresBindings(capacity: 11)
         bindings.append(self.columns.appIDs)
         bindings.append(self.columns.deviceIDs)
         bindings.append(self.columns.attributesTypes)
@@ -32,6 +32,7 @@ struct RegisterPushToStartTokensStatement: PostgresPreparedStatement {
         bindings.append(self.columns.osVersions.isSet)
         bindings.append(self.columns.frequentUpdatesEnabled)
         bindings.append(self.columns.unproven)
+        bindings.append(self.columns.caps)
         return bindings
     }
 

@@ -10,6 +10,8 @@ struct RegistrationColumns {
     private(set) var frequentUpdatesEnabled: [Bool] = []
     /// Whether each registration leaves its token unproven (a client key's).
     private(set) var unproven: [Bool] = []
+    /// Each registration's cap of live tokens on its device (a client key's), 0 for none.
+    private(set) var caps: [Int32] = []
 
     /// Adds `registration`'s columns, with `token` for its token (the registration's own by default).
     mutating func append(_ registration: PushToStartTokens.Registration, token: String? = nil) {
@@ -21,5 +23,6 @@ struct RegistrationColumns {
         self.osVersions.append(registration.osVersion)
         self.frequentUpdatesEnabled.append(registration.frequentUpdatesEnabled)
         self.unproven.append(registration.isByClientKey)
+        self.caps.append(Int32(clamping: registration.deviceTokenCap ?? 0))
     }
 }

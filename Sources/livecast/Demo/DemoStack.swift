@@ -66,8 +66,9 @@ struct DemoStack: Service {
                     managementEndpoint: .init(host: "localhost", port: emulator.managementPort),
                     caFile: certificate
                 ),
-                // Generous: `--devices 1000` registers a thousand tokens as fast as it can.
-                api: .init(rateLimit: .init(ratePerSecond: 1000, burst: 2000)),
+                // Generous: `--devices 1000` registers a thousand tokens as fast as it can, every phone from this
+                // machine's one address.
+                api: .init(rateLimit: .init(ratePerSecond: 1000, burst: 2000), clientLimits: ClientLimits(addressSharePercent: 100)),
                 dispatchWorkers: 2
             ),
             metrics: self.metrics,

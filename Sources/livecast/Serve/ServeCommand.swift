@@ -102,6 +102,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var clientNewDevices: Int?
 
+    @Option(
+        help:
+            "Percent of --client-new-devices one client address may bring in an hour (default: $LIVECAST_CLIENT_ADDRESS_SHARE, else 5)."
+    )
+    var clientAddressShare: Int?
+
     @Option(help: "Seconds a client's timestamp may be ahead of the server's clock (default: $LIVECAST_MAX_CLOCK_SKEW, else 60).")
     var maxClockSkew: Int?
 
@@ -178,6 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
             "client-device-tokens": self.clientDeviceTokens.map(String.init),
             "client-device-activities": self.clientDeviceActivities.map(String.init),
             "client-new-devices": self.clientNewDevices.map(String.init),
+            "client-address-share": self.clientAddressShare.map(String.init),
         ]
         return [own, self.database.flags, self.apns.flags, self.masterKey.flags, self.migrations.flags, self.reaper.flags]
             .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } }

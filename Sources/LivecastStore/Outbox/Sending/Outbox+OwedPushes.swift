@@ -3,23 +3,28 @@ package import PostgresNIO
 
 extension Outbox {
     /// Carries pushes forward: owed to their targets, each due after its delay (seconds), given up at their deadline
-    /// (``RetryDeadline``). A target already owed this update (a crash repeated its page) counts one more try.
+    /// (``RetryDeadline``). A target already owed this update (a crash repeated its page) counts one more try. A push
+    /// awaiting proof (``OwedTarget/awaitsProof``) is due only once the app's credentials are proven: at once if they
+    /// were proven meanwhile.
     package func owe(_ targets: [OwedTarget], delays: [Double], updateID: Int64, appID: Int64, on connection: PostgresConnection) async throws {
         guard !targets.isEmpty else { return }
         try await connection.query(
             """
             INSERT INTO owed_pushes AS o
-                (app_id, update_id, target_kind, target_id, channel_payload, attempts, last_status, last_reason, not_before, deadline)
-            SELECT \(appID), u.id, t.kind, t.id, t.channel_payload, 1, nullif(t.status, 0), t.reason, now() + make_interval(secs => t.delay),
-                \(unescaped: self.retryDeadline.owedSQL(kind: "t.kind", event: "u.event", activityStartedAt: "a.started_at"))
+                (app_id, update_id, target_kind, target_id, channel_payload, attempts, last_status, last_reason, not_before, deadline, awaits_proof)
+            SELECT \(appID), u.id, t.kind, t.id, t.channel_payload, 1, nullif(t.status, 0), t.reason,
+                CASE WHEN t.awaits_proof AND NOT proof.proven THEN 'infinity' ELSE now() + make_interval(secs => t.delay) END,
+                \(unescaped: self.retryDeadline.owedSQL(kind: "t.kind", event: "u.event", activityStartedAt: "a.started_at")),
+                t.awaits_proof AND NOT proof.proven
             FROM unnest(\(targets.map(\.kind.rawValue))::text[], \(targets.map(\.id))::bigint[], \(targets.map(\.usesChannelPayload))::bool[],
                         \(targets.map { $0.status ?? 0 })::int[], \(targets.map(\.reason))::text[],
-                        \(delays)::float8[])
-                AS t(kind, id, channel_payload, status, reason, delay)
+                        \(delays)::float8[], \(targets.map(\.awaitsProof))::bool[])
+                AS t(kind, id, channel_payload, status, reason, delay, awaits_proof)
             JOIN updates u ON u.id = \(updateID)
+            CROSS JOIN (SELECT apns_proven_at IS NOT NULL AS proven FROM apps WHERE id = \(appID)) AS proof
             LEFT JOIN activities a ON t.kind = \(unescaped: OwedTarget.Kind.activity.sql) AND a.id = t.id
             ON CONFLICT (update_id, target_kind, target_id) DO UPDATE SET attempts = o.attempts + 1, last_status = excluded.last_status,
-                last_reason = excluded.last_reason, not_before = excluded.not_before, claimed_by = NULL
+                last_reason = excluded.last_reason, not_before = excluded.not_before, awaits_proof = excluded.awaits_proof, claimed_by = NULL
             """,
             logger: self.logger
         )
@@ -48,16 +53,19 @@ extension Outbox {
         }
     }
 
-    /// Owed pushes sent again that APNs still asks to retry later: due again after their delays.
+    /// Owed pushes sent again that APNs still asks to retry later: due again after their delays, or, awaiting the
+    /// app's proof, once its credentials are proven (``OwedTarget/awaitsProof``).
     package func retry(_ retries: [OwedRetry], on connection: PostgresConnection) async throws {
         guard !retries.isEmpty else { return }
         try await connection.query(
             """
             UPDATE owed_pushes o SET attempts = o.attempts + 1, last_status = nullif(r.status, 0), last_reason = r.reason, claimed_by = NULL,
-                not_before = now() + make_interval(secs => r.delay)
+                not_before = CASE WHEN r.awaits_proof AND ap.apns_proven_at IS NULL THEN 'infinity' ELSE now() + make_interval(secs => r.delay) END,
+                awaits_proof = r.awaits_proof AND ap.apns_proven_at IS NULL
             FROM unnest(\(retries.map(\.claim.id))::bigint[], \(retries.map { $0.status ?? 0 })::int[], \(retries.map(\.reason))::text[],
-                        \(retries.map(\.delay))::float8[]) AS r(id, status, reason, delay)
-            WHERE o.id = r.id AND o.claimed_by = \(self.claimer)
+                        \(retries.map(\.delay))::float8[], \(retries.map(\.awaitsProof))::bool[]) AS r(id, status, reason, delay, awaits_proof),
+                 apps ap
+            WHERE ap.id = o.app_id AND o.id = r.id AND o.claimed_by = \(self.claimer)
             """,
             logger: self.logger
         )

@@ -33,11 +33,14 @@ package struct OwedRetry: Sendable {
     package var reason: String
     /// Seconds.
     package var delay: Double
+    /// It waits for the app's credentials to be proven instead (``OwedTarget/awaitsProof``).
+    package var awaitsProof: Bool
 
-    package init(claim: OwedClaim, status: Int?, reason: String, delay: Double) {
+    package init(claim: OwedClaim, status: Int?, reason: String, delay: Double, awaitsProof: Bool = false) {
         self.claim = claim
         self.status = status
         self.reason = reason
         self.delay = delay
+        self.awaitsProof = awaitsProof
     }
 }

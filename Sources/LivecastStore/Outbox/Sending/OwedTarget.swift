@@ -23,14 +23,26 @@ package struct OwedTarget: Sendable {
     /// Not sent yet: an older push to the target was in flight when this update reached it
     /// (``Outbox/clearOlderOwed(_:ofFeed:after:through:upTo:on:)``). It is due at once, and goes once that push is answered.
     package var isDeferred = false
+    /// APNs refused its unproven token while the app's credentials were unproven: it waits, never due, until they are
+    /// proven (`owed_pushes.awaits_proof`, migration `0042`), then goes again.
+    package var awaitsProof = false
 
-    package init(kind: Kind, id: Int64, usesChannelPayload: Bool = false, status: Int? = nil, reason: String, isDeferred: Bool = false) {
+    package init(
+        kind: Kind,
+        id: Int64,
+        usesChannelPayload: Bool = false,
+        status: Int? = nil,
+        reason: String,
+        isDeferred: Bool = false,
+        awaitsProof: Bool = false
+    ) {
         self.kind = kind
         self.id = id
         self.usesChannelPayload = usesChannelPayload
         self.status = status
         self.reason = reason
         self.isDeferred = isDeferred
+        self.awaitsProof = awaitsProof
     }
 
     /// The reason kept with a deferred push.
