@@ -357,6 +357,7 @@ if Context.environment["LIVECAST_BENCHMARKS"] != nil {
             dependencies: [
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 "APNsEmulator",
+                "LivecastCore",
                 "LocalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -8,8 +8,9 @@
 #   scripts/bench.sh --fanout   the fan-out figures alone
 #   scripts/bench.sh --api      the HTTP API figures alone (with --smoke: their small version)
 #   scripts/bench.sh --emulator the emulator against nghttpd alone
-#   scripts/bench.sh --gamenight  the brownout and the game night alone, full size (about five minutes after the
-#                               build; with --smoke: the small game night, about a minute)
+#   scripts/bench.sh --gamenight  the brownout, the game nights and the renewal game alone, full size (about ten
+#                               minutes after the build; with --smoke: the small game night and the small renewal game,
+#                               about three minutes)
 #   scripts/bench.sh --scale    one feed update's fan-out through 1, 2 and 3 instances, and 1 with 6 connections,
 #                               full size (over a quarter of an hour after the build: 2 connections of 100 streams
 #                               answered after 40 ms carry at most 5,000 pushes/s, so 1,000,000 followers take 200 s
@@ -56,7 +57,12 @@
 # issue #44's brownout on the same rig: 3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes
 # refused, no kill and no restart; it also fails when an update takes over 15 s to reach every follower. After it
 # (full size only), issue #53's game night on three servers: 20,000 followers, APNs answering after 40 ms, the same
-# faults, kill and restart. The small game night splits its fan-outs into slices of 100 followers
+# faults, kill and restart. Then issue #65's renewal game (livecast-api-benchmark renewal): three servers with a short
+# --activity-lifetime (120 s; smoke 60 s) and the emulator's iPhones ending activities at the same lifetime, token and
+# channel followers of a renewing feed updated every 2 s, users who swipe the activity away, iPhones without a
+# push-to-start token, one server killed during the renewals; it fails when a follower is not renewed before its end,
+# a renewed activity misses the end, an old token activity ends before its successor was reported, a swiped-away
+# iPhone is started again, or the wire breaks a rule (the devices' push-to-start budget included). The small game night splits its fan-outs into slices of 100 followers
 # (`--fan-out-slice`), so both servers walk each update side by side, across the kill and the restart.
 # Scale (livecast-api-benchmark scale, issue #53): its own throwaway PostgreSQL (provisioned with the CLI, as above)
 # and the APNs emulator answering each push after 40 ms, advertising 100 streams per connection, answering 200 to any
@@ -128,8 +134,8 @@ cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     # The API benchmark's `livecast serve`, should the benchmark have died without stopping it.
     if [[ -f $work/serve.pid ]]; then kill "$(cat "$work/serve.pid")" 2>/dev/null || true; fi
-    # The game nights' and the scale run's servers and PostgreSQL, likewise.
-    for pid_file in "$work"/gamenight-*/*.pid "$work"/scale/*.pid; do
+    # The game nights', the renewal games' and the scale run's servers and PostgreSQL, likewise.
+    for pid_file in "$work"/gamenight-*/*.pid "$work"/renewal-*/*.pid "$work"/scale/*.pid; do
         if [[ -f $pid_file ]]; then kill "$(cat "$pid_file")" 2>/dev/null || true; fi
     done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -392,12 +398,38 @@ gamenight() { # PRESET TITLE [OPTIONS...]: runs one game night and prints its fi
     [[ $status == 0 ]] || { echo "scripts/bench.sh: the game night ($run) failed (the reasons are above)" >&2; exit 1; }
 }
 
+renewal() { # PRESET TITLE: runs one renewal game and prints its figures
+    local status=0 line preset=$1 title=$2
+    line=$("$bin/livecast-api-benchmark" renewal --preset "$preset" --livecast "$livecast" \
+        --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" --work "$work/renewal-$preset" | tail -1) || status=$?
+    if [[ $line != "renewal "* ]]; then
+        echo "scripts/bench.sh: the renewal game ($preset) did not finish; its servers' last words:" >&2
+        for err in "$work/renewal-$preset"/renewal-serve-*.err; do [[ -f $err ]] && tail -10 "$err" >&2; done
+        exit 1
+    fi
+    echo "$title ($configuration build; judged at the wire)"
+    row() { printf '  %-46s %s\n' "$@"; }
+    row "followers renewed before their lifetime" "$(field "$line" renewed) of $(field "$line" followers) (showing the end: $(field "$line" final))"
+    row "old token activities ended early / not ended" "$(field "$line" old_ended_early) / $(field "$line" old_not_ended)"
+    row "swiped away and started again" "$(field "$line" dismissed_started_again)"
+    row "without a push-to-start token, marked so" "$(field "$line" tokenless_marked)"
+    row "pushes on the wire" "$(field "$line" requests) ($(field "$line" accepted) accepted)"
+    row "out of order / after 410 / after the end" \
+        "$(field "$line" ordering_violations) / $(field "$line" sent_after_410) / $(field "$line" sent_after_end)"
+    row "dropped by the devices (budget, alert shape)" "$(field "$line" dropped_by_devices)"
+    row "API calls failed after retries" "$(field "$line" calls_failed)"
+    row "verdict" "$(field "$line" verdict)"
+    [[ $status == 0 ]] || { echo "scripts/bench.sh: the renewal game ($preset) failed (the reasons are above)" >&2; exit 1; }
+}
+
 if [[ $sections == *gamenight* ]]; then
 [[ $sections == gamenight ]] || echo
 # Each has its own PostgreSQL (it restarts it), app and key, and two servers: only the signing key is shared.
 if [[ $gamenight_preset == smoke ]]; then
     gamenight smoke "Game night, small (two servers, slices of 100 followers, one killed, PostgreSQL restarted, 20 % of pushes refused)" \
         --fan-out-slice 100
+    echo
+    renewal smoke "Renewal, small (three servers, a 60 s activity lifetime, 18 followers, one server killed during the renewals)"
 else
     gamenight brownout "Brownout (3,000 followers, four updates 1.3 s apart and the end, 30 % of pushes refused; target: 15 s)"
     echo
@@ -405,6 +437,8 @@ else
     echo
     gamenight full "Game night, three servers (20,000 followers, APNs answering after 40 ms, one killed, PostgreSQL restarted, 20 % refused)" \
         --instances 3 --followers 20000 --latency-ms 40
+    echo
+    renewal full "Renewal (three servers, a 120 s activity lifetime, 90 followers, one server killed during the renewals)"
 fi
 fi
 

@@ -20,7 +20,7 @@ struct APIBenchmark: AsyncParsableCommand {
             """,
         subcommands: [
             RegisterCommand.self, ActivitiesCommand.self, UpdatesCommand.self, MaxUpdatesCommand.self, BroadcastLatencyCommand.self,
-            FanOutLatencyCommand.self, ImportCommand.self, GameNightCommand.self, ScaleCommand.self,
+            FanOutLatencyCommand.self, ImportCommand.self, GameNightCommand.self, RenewalCommand.self, ScaleCommand.self,
         ]
     )
 }
