@@ -70,6 +70,8 @@ struct DeviceFleet {
     ///   - collapseID: The push's `apns-collapse-id`: a start with the collapse id of an activity the device shows
     ///     is a repeat.
     ///   - context: The device clock and rules.
+    /// - Returns: Whether the device applied it (started an activity or moved one on).
+    @discardableResult
     mutating func deliver(
         _ body: [UInt8],
         toToken token: String,
@@ -77,8 +79,8 @@ struct DeviceFleet {
         pushID: String,
         collapseID: String? = nil,
         context: DeliveryContext
-    ) {
-        guard let owner = self.owners[token] else { return }
+    ) -> Bool {
+        guard let owner = self.owners[token] else { return false }
         let deviceIndex: Int
         switch owner {
         case .pushToStart(let device, _), .activity(let device, _): deviceIndex = device
@@ -92,23 +94,27 @@ struct DeviceFleet {
         }
         switch owner {
         case .pushToStart(let device, let attributesType):
-            self.start(payload, device: device, attributesType: attributesType, pushID: pushID, collapseID: collapseID, context: context)
+            return self.start(payload, device: device, attributesType: attributesType, pushID: pushID, collapseID: collapseID, context: context)
         case .activity(let device, let activity):
-            self.devices[device].activities[activity].apply(payload, pushID: pushID, now: context.now)
+            return self.devices[device].activities[activity].apply(payload, pushID: pushID, now: context.now)
         }
     }
 
     /// Hands a broadcast that APNs accepted to every activity subscribed to the channel.
     /// - Parameter pushID: The broadcast's `apns-request-id`.
-    mutating func broadcast(_ body: [UInt8], channelID: String, pushID: String, now: Int) {
+    /// - Returns: How many subscribers applied it, and the ids of the subscribers' devices.
+    @discardableResult
+    mutating func broadcast(_ body: [UInt8], channelID: String, pushID: String, now: Int) -> (applied: Int, devices: [String]) {
         let payload = try? LiveActivityPayload(decoding: body)
+        var applied = 0
         for subscriber in self.channelSubscribers[channelID] ?? [] {
-            if let payload {
-                self.devices[subscriber.device].activities[subscriber.activity].apply(payload, pushID: pushID, now: now)
-            } else {
+            if let payload, self.devices[subscriber.device].activities[subscriber.activity].apply(payload, pushID: pushID, now: now) {
+                applied += 1
+            } else if payload == nil {
                 self.devices[subscriber.device].activities[subscriber.activity].ignore(.malformedPayload, nil, now: now)
             }
         }
+        return (applied, (self.channelSubscribers[channelID] ?? []).map { self.devices[$0.device].id })
     }
 
     /// Replaces a push-to-start token, as iOS does now and then; the old token then answers 410.
@@ -165,7 +171,7 @@ struct DeviceFleet {
         pushID: String,
         collapseID: String?,
         context: DeliveryContext
-    ) {
+    ) -> Bool {
         let owner = TokenOwner.pushToStart(device: device, attributesType: attributesType)
         guard payload.event == .start else {
             return self.ignore(.notAStart, payload, owner: owner, now: context.now)
@@ -216,15 +222,17 @@ struct DeviceFleet {
         if let channelID = payload.inputPushChannel {
             self.channelSubscribers[channelID, default: []].append((device, activityIndex))
         }
+        return true
     }
 
+    @discardableResult
     private mutating func ignore(
         _ reason: IgnoredPush.Reason,
         _ payload: LiveActivityPayload?,
         detail: String? = nil,
         owner: TokenOwner,
         now: Int
-    ) {
+    ) -> Bool {
         switch owner {
         case .pushToStart(let device, _):
             self.devices[device].ignoredPushes.remember(
@@ -233,6 +241,7 @@ struct DeviceFleet {
         case .activity(let device, let activity):
             self.devices[device].activities[activity].ignore(reason, payload, detail: detail, now: now)
         }
+        return false
     }
 
     // MARK: - Tokens

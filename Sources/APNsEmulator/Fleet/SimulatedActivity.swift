@@ -87,7 +87,9 @@ struct SimulatedActivity {
 
     /// Applies an update or end, or records why it was ignored.
     /// - Parameter pushID: The push's request id, remembered when the push is applied.
-    mutating func apply(_ payload: LiveActivityPayload, pushID: String?, now: Int) {
+    /// - Returns: Whether the activity applied it.
+    @discardableResult
+    mutating func apply(_ payload: LiveActivityPayload, pushID: String?, now: Int) -> Bool {
         if self.lifecycle.isLost {
             return self.ignore(.activityLost, payload, now: now)
         }
@@ -111,9 +113,18 @@ struct SimulatedActivity {
         if payload.event == .end {
             self.lifecycle.end(now: now, dismissalDate: payload.dismissalDate)
         }
+        return true
     }
 
-    mutating func ignore(_ reason: IgnoredPush.Reason, _ payload: LiveActivityPayload?, detail: String? = nil, shownTimestamp: Int? = nil, now: Int) {
+    /// - Returns: `false`: the push was not applied.
+    @discardableResult
+    mutating func ignore(
+        _ reason: IgnoredPush.Reason,
+        _ payload: LiveActivityPayload?,
+        detail: String? = nil,
+        shownTimestamp: Int? = nil,
+        now: Int
+    ) -> Bool {
         let push = IgnoredPush(
             reason: reason,
             detail: detail,
@@ -123,5 +134,6 @@ struct SimulatedActivity {
             shownTimestamp: shownTimestamp
         )
         self.pushes.ignored.remember(push)
+        return false
     }
 }

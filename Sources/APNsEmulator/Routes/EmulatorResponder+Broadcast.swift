@@ -34,7 +34,14 @@ extension EmulatorResponder {
                     let expiresAt = min(expiration, now + Self.maximumStorageSeconds)
                     contents.channels.store(String(decoding: body, as: UTF8.self), expiresAt: expiresAt, in: channelID)
                 }
-                contents.fleet.broadcast(body, channelID: channelID, pushID: requestID, now: contents.deviceNow)
+                let (applied, devices) = contents.fleet.broadcast(body, channelID: channelID, pushID: requestID, now: contents.deviceNow)
+                contents.dataExports.tally.countBroadcast(
+                    bundleID: bundleID,
+                    channelID: channelID,
+                    applied: applied,
+                    devices: devices,
+                    now: contents.deviceNow
+                )
             }
             return EmulatorResponse(status: 200, headers: [("apns-unique-id", UUIDText.random())])
         }

@@ -44,7 +44,7 @@ extension EmulatorResponder {
                 let body = Array(request.body.readableBytesView)
                 let budget = self.state.configuration.priority10Budget
                 self.state.withLock { contents in
-                    contents.fleet.deliver(
+                    let applied = contents.fleet.deliver(
                         body,
                         toToken: token,
                         isPriority10: (priority ?? 10) == 10,
@@ -52,6 +52,16 @@ extension EmulatorResponder {
                         collapseID: collapseID,
                         context: contents.deliveryContext(priority10Budget: budget)
                     )
+                    contents.dataExports.tally.countDevicePush(
+                        bundleID: bundleID,
+                        pushType: pushType.headerValue,
+                        applied: applied,
+                        now: contents.deviceNow
+                    )
+                }
+            } else if isLiveActivity {
+                self.state.withLock {
+                    $0.dataExports.tally.countDevicePush(bundleID: bundleID, pushType: pushType.headerValue, applied: false, now: $0.deviceNow)
                 }
             }
             var headers: [(String, String)] = []
