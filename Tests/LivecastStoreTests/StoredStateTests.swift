@@ -18,6 +18,8 @@ import Testing
             ("updates", "event", Set(LiveActivityEvent.allCases.map(\.rawValue))),
             ("owed_pushes", "target_kind", Set(OwedTarget.Kind.allCases.map(\.rawValue))),
             ("dead_letters", "replay_outcome", Set(DeadLetterReplay.Outcome.allCases.map(\.rawValue))),
+            ("apple_metrics_exports", "dataset", Set(AppleDataset.allCases.map(\.rawValue))),
+            ("delivery_divergences", "subject_kind", Set(DivergenceSubject.allCases.map(\.rawValue))),
         ]
         try await StoreFixture.with("stored_states") { fixture in
             for (table, column, cases) in columns {
