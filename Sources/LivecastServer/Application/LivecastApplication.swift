@@ -66,6 +66,7 @@ package struct LivecastApplication: Sendable {
         apiConfiguration.retryDeadline = settings.dispatch.retryDeadline
         apiConfiguration.masterKey = settings.masterKey
         apiConfiguration.webhookAllowPrivate = settings.webhookAllowPrivate
+        apiConfiguration.appleMetricsThreshold = settings.appleMetrics.threshold
         let api = LivecastAPI(
             database: database,
             appClients: appClients,
@@ -122,6 +123,12 @@ package struct LivecastApplication: Sendable {
         if settings.reapInterval > .zero {
             let reaper = Reaper(database: database, clientForApp: clientForApp, policy: settings.reaperPolicy, logger: logger)
             application.addServices(ReaperService(reaper: reaper, interval: settings.reapInterval))
+        }
+        if settings.appleMetricsInterval > .zero {
+            var appleMetrics = settings.appleMetrics
+            appleMetrics.caFile = appleMetrics.caFile ?? settings.apnsOverrides.caFile
+            let job = AppleMetricsJob(database: database, masterKey: settings.masterKey, settings: appleMetrics, logger: logger)
+            application.addServices(AppleMetricsService(job: job, interval: settings.appleMetricsInterval))
         }
         if let metricsPort = settings.metricsPort {
             application.addServices(

@@ -36,6 +36,9 @@ extension LivecastAPI {
         /// How long `GET /ready` serves its answer again before asking PostgreSQL anew (``ReadinessCache``).
         /// Defaults to 1 second.
         package var readinessLifetime: Duration
+        /// How far Apple's figures and Livecast's may differ before the delivery report flags a day (the Apple-metrics
+        /// job's threshold). Defaults to `0.05`.
+        package var appleMetricsThreshold = 0.05
 
         package init(
             rateLimit: RateLimit = .perKey,
