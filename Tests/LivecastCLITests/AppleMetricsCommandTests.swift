@@ -36,7 +36,8 @@ import Testing
         #expect(set.stdout == "stored the data-export credentials of com.example.game (sandbox): team TEAM123456, app com.example.game\n")
 
         try await EmulatorFixture.with { emulator in
-            let fetch = ["apple-metrics", "fetch", "--apple-metrics-url", emulator.pushURL, "--apns-ca-file", emulator.curl.caFile]
+            let fetch =
+                ["apple-metrics", "fetch", "--apple-metrics-url", emulator.pushURL, "--apns-ca-file", emulator.curl.caFile]
                 + ["--master-key-file", masterKeyFile] + common
             let refused = try await ExternalProcess.run(self.livecast, fetch)
             #expect(refused.status == 1 && refused.stdout.contains("0 exports, 2 failed"), "\(refused.stdout) \(refused.stderr)")
