@@ -51,6 +51,22 @@ CREATE TABLE apple_delivery_days (
     PRIMARY KEY (app_id, day, push_type, status)
 );
 
+-- Livecast's own figures per day, kept as the job snapshots them from the outbox and deliveries, which the reaper
+-- prunes after a week: a day's figure only ever grows (late pushes), never shrinks with pruning. subject is a channel
+-- id, or a push type.
+CREATE TABLE livecast_daily_counts (
+    app_id bigint NOT NULL REFERENCES apps ON DELETE CASCADE,
+    day date NOT NULL,
+    subject_kind text NOT NULL CHECK (subject_kind IN ('channel', 'pushType')),
+    subject text NOT NULL,
+    sent bigint NOT NULL,
+    accepted bigint NOT NULL,
+    PRIMARY KEY (app_id, day, subject_kind, subject)
+);
+
+-- Livecast's device pushes of an app by the day its updates were made (the report and the snapshot read them).
+CREATE INDEX updates_app_created ON updates (app_id, created_at);
+
 -- A day where Apple's figures and Livecast's diverge past the threshold: for a channel, or a push type. Written once;
 -- its insert writes the event.
 CREATE TABLE delivery_divergences (

@@ -137,6 +137,14 @@ import Testing
             }
             #expect(subjects.sorted() == [gameA, "com.example.game"].sorted(), "a channel and the app's push type, once each")
 
+            // The reaper prunes the records a week later; Livecast's figures of the day were kept.
+            try await fixture.client.query("DELETE FROM updates")
+            let pruned = try await client.send(.get, "/v1/apps/com.example.game/delivery-report?from=\(today)&to=\(today)", key: backend)
+            let prunedDay = try #require(pruned.json["days"].items.first)
+            #expect(prunedDay["pushTypes"].items.first?["livecast"]?["accepted"]?.intValue == accepted, "\(pruned.text)")
+            #expect(prunedDay["channels"].items.first { $0["channelId"]?.stringValue == gameA }?["livecast"] == reportA["livecast"])
+            #expect(prunedDay["flagged"] == .bool(true))
+
             try await Self.checkTheConsole(fixture: fixture, client: client, channels: 2)
         }
     }

@@ -36,6 +36,7 @@ import Testing
                     "scheduled_updates", "console_sessions", "client_devices", "identity_keys", "events", "webhook_endpoints", "fan_out_slices",
                     "webhook_deliveries",
                     "apple_metrics_credentials", "apple_metrics_exports", "apple_broadcast_days", "apple_delivery_days", "delivery_divergences",
+                    "livecast_daily_counts",
                     "unfinished_updates",  // a view (0024)
                 ]
             )

@@ -20,6 +20,7 @@ import Testing
             ("dead_letters", "replay_outcome", Set(DeadLetterReplay.Outcome.allCases.map(\.rawValue))),
             ("apple_metrics_exports", "dataset", Set(AppleDataset.allCases.map(\.rawValue))),
             ("delivery_divergences", "subject_kind", Set(DivergenceSubject.allCases.map(\.rawValue))),
+            ("livecast_daily_counts", "subject_kind", Set(DivergenceSubject.allCases.map(\.rawValue))),
         ]
         try await StoreFixture.with("stored_states") { fixture in
             for (table, column, cases) in columns {

@@ -12,8 +12,9 @@ package import PostgresNIO
 /// channel's (`broadcastchannelmetrics`), through yesterday; on an export's first run from 30 days back, then from
 /// the day before the last it holds (Apple may still revise it). Each export is requested, polled with backoff,
 /// downloaded, read strictly and stored in one transaction; a failure is recorded on the export (and counted in
-/// `/metrics`) and changes nothing stored before. Then the days where Apple's figures and Livecast's diverge are
-/// flagged, each once, with its event. It never touches sending.
+/// `/metrics`) and changes nothing stored before. Then Livecast's own figures are kept before the reaper prunes their
+/// records (a week by default), and the days where Apple's figures and Livecast's diverge are flagged, each once, with
+/// its event. It never touches sending.
 package struct AppleMetricsJob: Sendable {
     /// How the job reaches Apple and judges days.
     package struct Settings: Sendable {
@@ -157,6 +158,7 @@ package struct AppleMetricsJob: Sendable {
             }
         }
         let reports = DeliveryReports(client: self.database, logger: self.logger)
+        try await reports.snapshot(appID: appID, from: days.earliest, to: days.yesterday)
         let report = try await reports.report(appID: appID, from: days.earliest, to: days.yesterday, threshold: self.settings.threshold)
         outcome.flagged = try await reports.flag(report, appID: appID)
         return outcome

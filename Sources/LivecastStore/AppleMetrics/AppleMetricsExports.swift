@@ -17,6 +17,24 @@ package struct AppleMetricsExports: DatabaseBacked {
         /// What went wrong at its last attempt; absent once it succeeds again.
         package var lastError: String?
         package var lastErrorAt: String?
+
+        package init(
+            dataset: AppleDataset,
+            channelId: String? = nil,
+            fetchedThrough: String? = nil,
+            lastAttemptAt: String? = nil,
+            lastSuccessAt: String? = nil,
+            lastError: String? = nil,
+            lastErrorAt: String? = nil
+        ) {
+            self.dataset = dataset
+            self.channelId = channelId
+            self.fetchedThrough = fetchedThrough
+            self.lastAttemptAt = lastAttemptAt
+            self.lastSuccessAt = lastSuccessAt
+            self.lastError = lastError
+            self.lastErrorAt = lastErrorAt
+        }
     }
 
     package let database: Database

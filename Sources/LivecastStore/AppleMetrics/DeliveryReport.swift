@@ -30,7 +30,9 @@ package struct DeliveryReport: Sendable, Encodable {
         package var channelId: String
         /// Apple's figures; absent where Apple's export does not cover the day yet.
         package var apple: AppleBroadcast?
-        package var livecast: LivecastBroadcasts
+        /// Livecast's broadcasts; absent for a day before Livecast's records of the app begin (pruned before they
+        /// were kept, or sent before Livecast).
+        package var livecast: LivecastBroadcasts?
         package var flagged: Bool
         /// Why it is flagged.
         package var reasons: [String]
@@ -63,6 +65,11 @@ package struct DeliveryReport: Sendable, Encodable {
         package var sent: Int64
         /// Those APNs accepted.
         package var accepted: Int64
+
+        package init(sent: Int64, accepted: Int64) {
+            self.sent = sent
+            self.accepted = accepted
+        }
     }
 
     /// A push type's day.
@@ -71,8 +78,8 @@ package struct DeliveryReport: Sendable, Encodable {
         /// Apple's counts by status (`delivered`, `stored`, `discarded`, …); absent where the export does not cover
         /// the day yet.
         package var apple: [String: Int64]?
-        /// Device pushes APNs accepted from Livecast.
-        package var livecast: LivecastPushes
+        /// Device pushes APNs accepted from Livecast; absent for a day before Livecast's records of the app begin.
+        package var livecast: LivecastPushes?
         package var flagged: Bool
         package var reasons: [String]
     }
@@ -91,6 +98,8 @@ package struct DeliveryReport: Sendable, Encodable {
         /// Livecast's accepted device pushes by push type and day.
         package var pushes: [String: [String: Int64]] = [:]
         package var exports: [AppleMetricsExports.State] = []
+        /// The first day of Livecast's records of the app (kept or live); its figures before it are unknown, not zero.
+        package var livecastSince: String?
 
         package init() {}
     }
@@ -114,6 +123,7 @@ package struct DeliveryReport: Sendable, Encodable {
         let pushTypes = Set(sources.appleDeliveries.map(\.pushType)).union(sources.pushes.keys).sorted()
         var days: [Day] = []
         for name in dayNames.filter({ $0 >= from && $0 <= to }).sorted() {
+            let livecastKnown = sources.livecastSince.map { name >= $0 } ?? false
             var channels: [ChannelDay] = []
             for channelID in channelIDs {
                 let livecast = sources.broadcasts[channelID]?[name] ?? LivecastBroadcasts(sent: 0, accepted: 0)
@@ -122,12 +132,12 @@ package struct DeliveryReport: Sendable, Encodable {
                     apple = AppleBroadcastDay(day: name, published: 0, delivered: 0, subscriptions: 0)
                 }
                 guard apple != nil || livecast.sent > 0 else { continue }
-                let reasons = apple.map { Self.reasons(apple: $0, livecast: livecast, threshold: threshold) } ?? []
+                let reasons = livecastKnown ? apple.map { Self.reasons(apple: $0, livecast: livecast, threshold: threshold) } ?? [] : []
                 channels.append(
                     ChannelDay(
                         channelId: channelID,
                         apple: apple.map(AppleBroadcast.init),
-                        livecast: livecast,
+                        livecast: livecastKnown ? livecast : nil,
                         flagged: !reasons.isEmpty,
                         reasons: reasons
                     )
@@ -143,7 +153,7 @@ package struct DeliveryReport: Sendable, Encodable {
                 }
                 guard apple?.isEmpty == false || accepted > 0 else { continue }
                 var reasons: [String] = []
-                if let apple {
+                if let apple, livecastKnown {
                     let delivered = apple["delivered", default: 0]
                     if Self.diverges(delivered, accepted, threshold: threshold) {
                         let discarded = apple["discarded", default: 0]
@@ -154,7 +164,7 @@ package struct DeliveryReport: Sendable, Encodable {
                     PushTypeDay(
                         pushType: pushType,
                         apple: apple,
-                        livecast: LivecastPushes(accepted: accepted),
+                        livecast: livecastKnown ? LivecastPushes(accepted: accepted) : nil,
                         flagged: !reasons.isEmpty,
                         reasons: reasons
                     )
