@@ -19,4 +19,28 @@ import Testing
             #expect(await service.tick() == AppleMetricsJob.Outcome(), "free again, it runs: no app has credentials")
         }
     }
+
+    @Test func aTokenThatCannotBeOpenedIsAFailureOnTheAppsRecord() async throws {
+        try await StoreFixture.with("apple_metrics_unopened") { fixture in
+            _ = try await AppleMetricsCredentials(client: fixture.client, logger: fixture.logger).set(
+                appID: fixture.appID,
+                teamID: "TEAM123456",
+                appleAppID: "com.example.game",
+                token: "ck-token",
+                masterKey: .random()
+            )
+            let exports = AppleMetricsExports(client: fixture.client, logger: fixture.logger)
+            for (masterKey, error) in [(nil, "has none"), (MasterKey.random(), "cannot be opened with this master key")] as [(MasterKey?, String)] {
+                let job = AppleMetricsJob(
+                    database: fixture.client,
+                    masterKey: masterKey,
+                    settings: .init(url: "https://127.0.0.1:1"),
+                    logger: fixture.logger
+                )
+                #expect(try await job.run().failed == 1)
+                let state = try #require(try await exports.states(appID: fixture.appID).first)
+                #expect(state.dataset == .deliveryMetrics && state.lastError?.contains(error) == true, "\(state)")
+            }
+        }
+    }
 }

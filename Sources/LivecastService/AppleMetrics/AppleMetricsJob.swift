@@ -99,37 +99,65 @@ package struct AppleMetricsJob: Sendable {
         let appIDs: [Int64]
         if let appID { appIDs = [appID] } else { appIDs = try await credentials.apps() }
         guard !appIDs.isEmpty else { return Outcome() }
+        let exports = AppleMetricsExports(client: self.database, logger: self.logger)
         guard let masterKey = self.masterKey else {
-            self.logger.error("Apple's figures are not fetched: the data-export tokens are sealed, and this server has no master key")
-            return Outcome()
+            let message = "the data-export token is sealed with the master key, and this server has none: start it with --master-key-file"
+            self.logger.error("Apple's figures are not fetched", metadata: ["error": "\(message)"])
+            for appID in appIDs { try await exports.recordFailure(appID: appID, dataset: .deliveryMetrics, channelID: nil, error: message) }
+            AppleMetricsMetrics.failing(try await exports.failingCount())
+            return Outcome(failed: appIDs.count)
         }
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile = self.settings.caFile { tls.additionalTrustRoots = [.file(caFile)] }
         let configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .follow(max: 3, allowCycles: false))
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-        var outcome = Outcome()
-        for appID in appIDs {
-            do {
-                guard let opened = try await credentials.opened(appID: appID, masterKey: masterKey) else { continue }
-                let client = AppleExportClient(
-                    http: http,
-                    baseURL: self.settings.url.hasSuffix("/") ? String(self.settings.url.dropLast()) : self.settings.url,
-                    credentials: opened,
-                    requestTimeout: self.settings.requestTimeout,
-                    downloadLimit: 16 << 20
-                )
-                let app = try await self.run(client, appID: appID)
-                outcome.stored += app.stored
-                outcome.failed += app.failed
-                outcome.flagged += app.flagged
-            } catch {
-                self.logger.error("Apple's figures of an app could not be fetched", metadata: ["app": "\(appID)", "error": "\(error)"])
-                outcome.failed += 1
+        let baseURL = self.settings.url.hasSuffix("/") ? String(self.settings.url.dropLast()) : self.settings.url
+        // Apps are fetched side by side, a few at a time, so one app's slow exports never hold another's.
+        let outcome = await withTaskGroup(of: Outcome.self) { group in
+            var pending = appIDs[...]
+            for appID in pending.prefix(Self.appsAtOnce) {
+                group.addTask { await self.fetch(appID: appID, http: http, baseURL: baseURL, masterKey: masterKey) }
             }
+            pending = pending.dropFirst(Self.appsAtOnce)
+            var total = Outcome()
+            for await app in group {
+                total = Outcome(stored: total.stored + app.stored, failed: total.failed + app.failed, flagged: total.flagged + app.flagged)
+                if let next = pending.popFirst() {
+                    group.addTask { await self.fetch(appID: next, http: http, baseURL: baseURL, masterKey: masterKey) }
+                }
+            }
+            return total
         }
         try? await http.shutdown()
-        AppleMetricsMetrics.failing(try await AppleMetricsExports(client: self.database, logger: self.logger).failingCount())
+        AppleMetricsMetrics.failing(try await exports.failingCount())
         return outcome
+    }
+
+    /// Apps fetched at once.
+    static let appsAtOnce = 4
+
+    /// One app's exports; a failure before any export (its token cannot be opened) is recorded on its device-push
+    /// export, so it shows in the app's record too.
+    private func fetch(appID: Int64, http: HTTPClient, baseURL: String, masterKey: MasterKey) async -> Outcome {
+        let exports = AppleMetricsExports(client: self.database, logger: self.logger)
+        do {
+            guard
+                let opened = try await AppleMetricsCredentials(client: self.database, logger: self.logger).opened(appID: appID, masterKey: masterKey)
+            else { return Outcome() }
+            let client = AppleExportClient(
+                http: http,
+                baseURL: baseURL,
+                credentials: opened,
+                requestTimeout: self.settings.requestTimeout,
+                downloadLimit: 16 << 20
+            )
+            return try await self.run(client, appID: appID)
+        } catch {
+            let message = (error as? StoreError)?.message ?? "\(error)"
+            self.logger.error("Apple's figures of an app could not be fetched", metadata: ["app": "\(appID)", "error": "\(message)"])
+            try? await exports.recordFailure(appID: appID, dataset: .deliveryMetrics, channelID: nil, error: message)
+            return Outcome(failed: 1)
+        }
     }
 
     private func run(_ client: AppleExportClient, appID: Int64) async throws -> Outcome {
