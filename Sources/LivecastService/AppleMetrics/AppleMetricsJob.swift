@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 package import PostgresNIO
+import ServiceLifecycle
 
 /// Fetches Apple's daily figures for every app with data-export credentials: for each app, its device pushes
 /// (`deliverymetrics`), its broadcasts as a whole (`broadcastapplicationmetric`) and each live or recently retired
@@ -153,6 +154,7 @@ package struct AppleMetricsJob: Sendable {
             )
             return try await self.run(client, appID: appID)
         } catch {
+            if Self.isStopping { return Outcome() }
             let message = (error as? StoreError)?.message ?? "\(error)"
             self.logger.error("Apple's figures of an app could not be fetched", metadata: ["app": "\(appID)", "error": "\(message)"])
             try? await exports.recordFailure(appID: appID, dataset: .deliveryMetrics, channelID: nil, error: message)
@@ -175,6 +177,7 @@ package struct AppleMetricsJob: Sendable {
                 AppleMetricsMetrics.export(dataset, succeeded: true)
                 outcome.stored += 1
             } catch {
+                if Self.isStopping { throw error }
                 let message = (error as? AppleExportError)?.description ?? "\(error)"
                 self.logger.warning(
                     "an export of Apple's figures failed",
@@ -215,11 +218,16 @@ package struct AppleMetricsJob: Sendable {
                         "Apple's export was still PROCESSING after \(self.settings.pollDeadline); it is asked for again at the next run"
                     )
                 }
-                try await Task.sleep(for: delay)
+                // A graceful shutdown stops the wait; the export is asked for again at the next run.
+                let wait = delay
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
                 delay = min(delay * 2, self.settings.maximumPollDelay)
             }
         }
     }
+
+    /// Whether the service is shutting down: what it was doing is not a failure of Apple's.
+    private static var isStopping: Bool { Task.isCancelled || Task.isShuttingDownGracefully }
 
     private static func meaning(_ status: String) -> String {
         switch status {
