@@ -18,9 +18,8 @@ ALTER TABLE feeds ADD CONSTRAINT feeds_renewal_whole CHECK ((renewal_before IS N
 -- An activity that a renewal replaced, and the one that replaced it.
 ALTER TABLE activities ADD COLUMN renewed_from bigint REFERENCES activities ON DELETE SET NULL;
 ALTER TABLE activities ADD COLUMN renewed_to bigint REFERENCES activities ON DELETE SET NULL;
--- Where a follower's renewal stands: 'queued' (planned in queued_starts), or why it cannot be renewed
--- ('noPushToStartToken': the device has none for the feed's attributes type, as before iOS 17.2; 'noDevice').
-ALTER TABLE activities ADD COLUMN renewal text CHECK (renewal IN ('queued', 'noPushToStartToken', 'noDevice'));
+-- Whether the reaper planned the follower's renewal (its queued start, in queued_starts, says how it stands).
+ALTER TABLE activities ADD COLUMN renewal_planned boolean NOT NULL DEFAULT false;
 -- Who dismissed an activity: 'user' when the app reported it gone while it was still running (the user swiped it
 -- away: the device is left out of the feed's renewals and later starts), 'device' when it left after its end.
 ALTER TABLE activities DROP CONSTRAINT activities_dismissed_by_check;
@@ -30,7 +29,7 @@ ALTER TABLE activities ADD CONSTRAINT activities_ended_by_check
     CHECK (ended_by IN ('backend', 'device', 'reaper', 'lifetime', 'renewal'));
 -- The renewal planner's walk: running followers not yet planned, by start.
 CREATE INDEX activities_unplanned_renewals ON activities (feed_id, started_at)
-    WHERE state IN ('starting', 'active') AND renewal IS NULL AND renewed_to IS NULL AND feed_id IS NOT NULL;
+    WHERE state IN ('starting', 'active') AND NOT renewal_planned AND renewed_to IS NULL AND feed_id IS NOT NULL;
 -- Renewed activities still running, whose end the reaper sees to.
 CREATE INDEX activities_renewed ON activities (app_id, id) WHERE renewed_to IS NOT NULL AND state IN ('starting', 'active');
 -- A device's activities of a feed: starts leave out a device that runs one, or whose user dismissed one.
@@ -59,7 +58,8 @@ CREATE TABLE queued_starts (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     app_id bigint NOT NULL REFERENCES apps ON DELETE CASCADE,
     feed_id bigint NOT NULL REFERENCES feeds ON DELETE CASCADE,
-    device_id text NOT NULL,
+    -- NULL only for a renewal that cannot be: the activity was registered without a device.
+    device_id text,
     kind text NOT NULL CHECK (kind IN ('deferred', 'renewal')),
     -- deferred: the start it belongs to; renewal: NULL.
     update_id bigint REFERENCES updates ON DELETE CASCADE,
@@ -77,7 +77,8 @@ CREATE TABLE queued_starts (
     timestamp bigint,
     token_id bigint,
     CHECK ((kind = 'deferred') = (update_id IS NOT NULL)),
-    CHECK ((kind = 'renewal') = (activity_id IS NOT NULL))
+    CHECK ((kind = 'renewal') = (activity_id IS NOT NULL)),
+    CHECK (device_id IS NOT NULL OR state = 'dropped')
 );
 CREATE UNIQUE INDEX queued_starts_deferred ON queued_starts (feed_id, device_id) WHERE kind = 'deferred' AND state IN ('waiting', 'sending');
 CREATE UNIQUE INDEX queued_starts_renewal ON queued_starts (activity_id) WHERE kind = 'renewal';

@@ -20,6 +20,17 @@ extension APNsEmulator {
         public var channelLimit: Int
         /// How long each answer waits (requests are processed when they arrive). Defaults to ``EmulatorLatency/none``.
         public var latency: EmulatorLatency = .none
+        /// Status polls a data export answers `PROCESSING` to before it succeeds. Defaults to `1`.
+        public var dataExportProcessingPolls = 1
+        /// Subscribers a channel needs on a day for its exported figures; below it they are `-1`, as Apple hides
+        /// channels too small to keep people anonymous (Apple publishes no number). Defaults to `2`.
+        public var dataExportPrivacyThreshold = 2
+        /// Seconds added to the devices' clock to get the data export's "today", which a request's `endDate` must
+        /// be before: a demo sets a day, so that today's pushes are exportable at once. Defaults to `0`.
+        public var dataExportClockOffset = 0
+        /// The data-export tokens accepted from the start (``APNsEmulator/addDataExportToken(_:)`` adds more).
+        /// Defaults to none.
+        public var dataExportTokens: [DataExportToken] = []
         /// Whether device pushes to tokens no simulated device holds succeed (for load tests) instead of
         /// answering `BadDeviceToken`. Defaults to `false`.
         public var acceptsUnknownTokens: Bool

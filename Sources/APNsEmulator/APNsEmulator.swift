@@ -47,6 +47,8 @@ public final class APNsEmulator: Sendable {
         self.pushPort = listeners[0].localAddress?.port ?? configuration.pushPort
         self.managementPort = listeners[1].localAddress?.port ?? configuration.managementPort
         self.certificatePEM = certificatePEM
+        let pushPort = self.pushPort
+        state.withLock { $0.dataExports.baseURL = "https://localhost:\(pushPort)" }
     }
 
     /// Starts an emulator; both ports accept connections when this returns.

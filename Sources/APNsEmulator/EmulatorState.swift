@@ -11,6 +11,8 @@ final class EmulatorState: Sendable {
         var faults: FaultPlan
         /// Seconds added to the wall clock to get the devices' clock.
         var clockOffset = 0
+        /// Apple's data export: what the devices did, per day, and the exports requested.
+        var dataExports = DataExportBook()
     }
 
     let configuration: APNsEmulator.Configuration
@@ -30,9 +32,9 @@ final class EmulatorState: Sendable {
             uniquingKeysWith: { _, last in last }
         )
         self.wire = configuration.recordsWire ? WireLog() : nil
-        self.contents = NIOLockedValueBox(
-            Contents(channels: ChannelStore(limit: configuration.channelLimit), faults: configuration.faults)
-        )
+        var contents = Contents(channels: ChannelStore(limit: configuration.channelLimit), faults: configuration.faults)
+        for token in configuration.dataExportTokens { contents.dataExports.tokens[token.token] = token }
+        self.contents = NIOLockedValueBox(contents)
     }
 
     /// Runs `body` with exclusive access to the contents.

@@ -113,6 +113,13 @@ package struct LivecastAPI: Sendable {
                 masterKey: configuration.masterKey,
                 allowPrivate: configuration.webhookAllowPrivate
             ),
+            AppleMetricsController(
+                credentials: AppleMetricsCredentials(client: database, logger: logger),
+                exports: AppleMetricsExports(client: database, logger: logger),
+                reports: DeliveryReports(client: database, logger: logger),
+                masterKey: configuration.masterKey,
+                threshold: configuration.appleMetricsThreshold
+            ),
         ]
         self.clients = clients
         self.database = database

@@ -92,6 +92,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Flag(help: "Record every device push and broadcast as it arrived, with its answer, for GET /emulator/wire.")
     var recordWire = false
 
+    @Option(help: "A data-export token the /v1/dataExports API accepts for one team and app: TEAMID:BUNDLE:TOKEN. Repeatable.")
+    var dataExportToken: [String] = []
+
     func validate() throws {
         guard ["sandbox", "production"].contains(self.environment) else {
             throw ValidationError("--environment must be sandbox or production")
@@ -180,6 +183,13 @@ struct EmulatorCommand: AsyncParsableCommand {
             certificateHostNames: self.certificateHost.isEmpty ? APNsEmulator.Configuration.appleHostNames : self.certificateHost
         )
         configuration.latency = self.latency.flatMap(EmulatorLatency.init(text:)) ?? .none
+        configuration.dataExportTokens = try self.dataExportToken.map { entry in
+            let parts = entry.split(separator: ":", maxSplits: 2).map(String.init)
+            guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
+                throw ValidationError("--data-export-token: expected TEAMID:BUNDLE:TOKEN, got '\(entry)'")
+            }
+            return DataExportToken(token: parts[2], teamID: parts[0], bundleID: parts[1])
+        }
         return configuration
     }
 

@@ -11,7 +11,7 @@ struct Livecast: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ServeCommand.self, MigrateCommand.self, ReapCommand.self, AppsCommand.self, KeysCommand.self, IdentityKeysCommand.self,
             ChannelsCommand.self, FeedsCommand.self, TokensCommand.self, ActivitiesCommand.self, DeliveriesCommand.self, DeadLettersCommand.self,
-            WebhooksCommand.self,
+            WebhooksCommand.self, AppleMetricsCommand.self,
             EmulatorCommand.self,
             SendCommand.self, PostgresCommand.self,
         ]

@@ -1,4 +1,5 @@
 import Foundation
+import LivecastCore
 import LivecastTesting
 import Testing
 
@@ -47,6 +48,10 @@ import Glibc
         let feedExample = try #require(lines.first { $0.hasPrefix("curl -s http://") && $0.contains("/feeds/game-4711") }, "\(demo.stdout)")
         let feed = try await ExternalProcess.run("bash", ["-c", feedExample])
         #expect(feed.stdout.contains(#""state":"ended""#), "\(feed.stdout)")
+        let reportExample = try #require(lines.first { $0.hasPrefix("curl -s http://") && $0.contains("/delivery-report") }, "\(demo.stdout)")
+        let report = try JSONDecoder().decode(JSONValue.self, from: Data(try await ExternalProcess.run("bash", ["-c", reportExample]).stdout.utf8))
+        let pushes = report["days"].items.last?["pushTypes"].items.first { $0["pushType"]?.stringValue == "liveactivity" }
+        #expect((pushes?["apple"]?["delivered"]?.intValue ?? 0) > 0, "Apple's side, from the emulator's data export: \(report)")
         let devicesExample = try #require(lines.first { $0.contains("/emulator/devices") })
         let devices = try await ExternalProcess.run("bash", ["-c", devicesExample])
         #expect(devices.stdout.contains("17.5") && devices.stdout.contains("contentState"), "\(devices.stdout) \(devices.stderr)")

@@ -34,7 +34,9 @@ import Testing
                     "apps", "api_keys", "push_to_start_tokens", "feeds", "channels", "activities", "activity_tokens", "updates",
                     "deliveries", "feed_starts", "priority_budget", "livecast_migrations", "owed_pushes", "dead_letters",
                     "scheduled_updates", "console_sessions", "client_devices", "identity_keys", "events", "webhook_endpoints", "fan_out_slices",
-                    "webhook_deliveries", "start_ledger", "queued_starts",
+                    "webhook_deliveries", "start_ledger", "queued_starts", "client_buckets",
+                    "apple_metrics_credentials", "apple_metrics_exports", "apple_broadcast_days", "apple_delivery_days", "delivery_divergences",
+                    "livecast_daily_counts",
                     "unfinished_updates",  // a view (0024)
                 ]
             )

@@ -20,9 +20,11 @@ import Testing
             ("dead_letters", "replay_outcome", Set(DeadLetterReplay.Outcome.allCases.map(\.rawValue))),
             ("activities", "ended_by", Set(EndedBy.allCases.map(\.rawValue))),
             ("activities", "dismissed_by", Set(DismissedBy.allCases.map(\.rawValue))),
-            ("activities", "renewal", Set(RenewalStanding.allCases.map(\.rawValue))),
             ("queued_starts", "state", Set(QueuedStartState.allCases.map(\.rawValue))),
             ("queued_starts", "kind", Set(QueuedStartKind.allCases.map(\.rawValue))),
+            ("apple_metrics_exports", "dataset", Set(AppleDataset.allCases.map(\.rawValue))),
+            ("delivery_divergences", "subject_kind", Set(DivergenceSubject.allCases.map(\.rawValue))),
+            ("livecast_daily_counts", "subject_kind", Set(DivergenceSubject.allCases.map(\.rawValue))),
         ]
         try await StoreFixture.with("stored_states") { fixture in
             for (table, column, cases) in columns {

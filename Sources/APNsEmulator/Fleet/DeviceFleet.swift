@@ -106,25 +106,32 @@ struct DeviceFleet {
 
     /// Hands a broadcast that APNs accepted to every activity subscribed to the channel.
     /// - Parameter pushID: The broadcast's `apns-request-id`.
-    /// - Returns: Why every subscriber ignored it for what it carries (malformed, or an alert key ActivityKit does not
-    ///   document); `nil` when each subscriber judged it on its own.
+    /// - Returns: How many subscribers applied it, the ids of the subscribers' devices, and why every subscriber
+    ///   ignored it for what it carries (malformed, or an alert key ActivityKit does not document), if they did.
     @discardableResult
-    mutating func broadcast(_ body: [UInt8], channelID: String, pushID: String, now: Int) -> IgnoredPush.Reason? {
+    mutating func broadcast(_ body: [UInt8], channelID: String, pushID: String, now: Int) -> BroadcastDelivery {
         let decoded = try? LiveActivityPayload.decodedAsDevice(body)
         let refusal: (reason: IgnoredPush.Reason, detail: String?)? =
             switch decoded {
             case .none: (.malformedPayload, nil)
             case .some(let decoded): decoded.undocumentedAlertKey.map { (.undocumentedAlertKey, $0) }
             }
+        var applied = 0
         for subscriber in self.channelSubscribers[channelID] ?? [] {
             if let decoded, refusal == nil {
-                self.devices[subscriber.device].activities[subscriber.activity].apply(decoded.payload, pushID: pushID, now: now)
+                if self.devices[subscriber.device].activities[subscriber.activity].apply(decoded.payload, pushID: pushID, now: now) == nil {
+                    applied += 1
+                }
             } else if let refusal {
                 self.devices[subscriber.device].activities[subscriber.activity]
                     .ignore(refusal.reason, decoded?.payload, detail: refusal.detail, now: now)
             }
         }
-        return refusal?.reason
+        return BroadcastDelivery(
+            applied: applied,
+            devices: (self.channelSubscribers[channelID] ?? []).map { self.devices[$0.device].id },
+            refusal: refusal?.reason
+        )
     }
 
     /// Replaces a push-to-start token, as iOS does now and then; the old token then answers 410.
@@ -279,4 +286,14 @@ struct DeliveryContext {
     var activityLifetime: Int
     /// Whether a channel exists for an app: `(channelID, bundleID)`.
     var channelExists: (String, String) -> Bool
+}
+
+/// What a broadcast did on the devices subscribed to its channel.
+struct BroadcastDelivery {
+    /// Subscribers that applied it.
+    var applied: Int
+    /// The ids of the subscribers' devices.
+    var devices: [String]
+    /// Why every subscriber ignored it for what it carries (malformed, or an undocumented alert key), if they did.
+    var refusal: IgnoredPush.Reason?
 }

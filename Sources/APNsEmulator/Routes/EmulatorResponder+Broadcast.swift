@@ -34,7 +34,15 @@ extension EmulatorResponder {
                     let expiresAt = min(expiration, now + Self.maximumStorageSeconds)
                     contents.channels.store(String(decoding: body, as: UTF8.self), expiresAt: expiresAt, in: channelID)
                 }
-                return contents.fleet.broadcast(body, channelID: channelID, pushID: requestID, now: contents.deviceNow)
+                let delivery = contents.fleet.broadcast(body, channelID: channelID, pushID: requestID, now: contents.deviceNow)
+                contents.dataExports.tally.countBroadcast(
+                    bundleID: bundleID,
+                    channelID: channelID,
+                    applied: delivery.applied,
+                    devices: delivery.devices,
+                    now: contents.deviceNow
+                )
+                return delivery.refusal
             }
             var response = EmulatorResponse(status: 200, headers: [("apns-unique-id", UUIDText.random())])
             response.deviceDropped = ignoredBy.flatMap { IgnoredPush.Reason.silentDrops.contains($0) ? $0 : nil }

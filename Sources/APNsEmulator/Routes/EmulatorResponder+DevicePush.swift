@@ -45,7 +45,7 @@ extension EmulatorResponder {
                 let body = Array(request.body.readableBytesView)
                 let configuration = self.state.configuration
                 ignoredBy = self.state.withLock { contents in
-                    contents.fleet.deliver(
+                    let ignored = contents.fleet.deliver(
                         body,
                         toToken: token,
                         isPriority10: (priority ?? 10) == 10,
@@ -53,6 +53,17 @@ extension EmulatorResponder {
                         collapseID: collapseID,
                         context: contents.deliveryContext(configuration)
                     )
+                    contents.dataExports.tally.countDevicePush(
+                        bundleID: bundleID,
+                        pushType: pushType.headerValue,
+                        applied: ignored == nil,
+                        now: contents.deviceNow
+                    )
+                    return ignored
+                }
+            } else if isLiveActivity {
+                self.state.withLock {
+                    $0.dataExports.tally.countDevicePush(bundleID: bundleID, pushType: pushType.headerValue, applied: false, now: $0.deviceNow)
                 }
             }
             var headers: [(String, String)] = []

@@ -52,6 +52,9 @@ struct EmulatorResponder: Sendable {
         if self.listener == .push, request.pathSegments.first == "emulator" {
             return self.control.respond(to: request, from: connection)
         }
+        if self.listener == .push, request.pathSegments.first == "v1", request.pathSegments.dropFirst().first == "dataExports" {
+            return self.dataExport(request)
+        }
         guard let endpoint = self.endpoint(for: request) else {
             let requestIDName = self.listener == .push ? "apns-id" : "apns-request-id"
             return .apnsError(APNsFailure(404, "BadPath"), headers: [(requestIDName, UUIDText.random())])

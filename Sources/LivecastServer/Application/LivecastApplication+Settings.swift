@@ -49,6 +49,11 @@ extension LivecastApplication {
         package var webhookWorkers: Int
         /// Deliver webhooks to private, loopback and link-local addresses too. Defaults to `false`.
         package var webhookAllowPrivate: Bool
+        /// The time between runs of the Apple-metrics job (on the one instance that takes its lock); zero runs none
+        /// here. Defaults to zero.
+        package var appleMetricsInterval: Duration = .zero
+        /// How the Apple-metrics job reaches Apple's data export; it trusts ``apnsOverrides``' CA file too.
+        package var appleMetrics = AppleMetricsJob.Settings()
 
         /// - Parameters:
         ///   - database: The PostgreSQL server.

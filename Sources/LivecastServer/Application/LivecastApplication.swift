@@ -67,6 +67,7 @@ package struct LivecastApplication: Sendable {
         apiConfiguration.activityLifetime = settings.dispatch.activityLifetime
         apiConfiguration.masterKey = settings.masterKey
         apiConfiguration.webhookAllowPrivate = settings.webhookAllowPrivate
+        apiConfiguration.appleMetricsThreshold = settings.appleMetrics.threshold
         let api = LivecastAPI(
             database: database,
             appClients: appClients,
@@ -127,6 +128,12 @@ package struct LivecastApplication: Sendable {
             policy.activityLifetime = settings.dispatch.activityLifetime
             let reaper = Reaper(database: database, clientForApp: clientForApp, policy: policy, logger: logger)
             application.addServices(ReaperService(reaper: reaper, interval: settings.reapInterval))
+        }
+        if settings.appleMetricsInterval > .zero {
+            var appleMetrics = settings.appleMetrics
+            appleMetrics.caFile = appleMetrics.caFile ?? settings.apnsOverrides.caFile
+            let job = AppleMetricsJob(database: database, masterKey: settings.masterKey, settings: appleMetrics, logger: logger)
+            application.addServices(AppleMetricsService(job: job, interval: settings.appleMetricsInterval))
         }
         if let metricsPort = settings.metricsPort {
             application.addServices(

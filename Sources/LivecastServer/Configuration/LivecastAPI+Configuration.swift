@@ -39,6 +39,9 @@ extension LivecastAPI {
         /// How long an activity stays active before the system ends it (`activity-lifetime`): a feed's
         /// `renewal.before` must be shorter. Defaults to ActivityKit's 8 hours.
         package var activityLifetime: Duration = .seconds(8 * 3600)
+        /// How far Apple's figures and Livecast's may differ before the delivery report flags a day (the Apple-metrics
+        /// job's threshold). Defaults to `0.05`.
+        package var appleMetricsThreshold = 0.05
 
         package init(
             rateLimit: RateLimit = .perKey,

@@ -107,6 +107,9 @@ extension LivecastApplication.Settings {
     ///   - `webhook-workers` (whole number, 0 or more, default 4; 0 runs none here): webhook endpoints delivered to at
     ///     once, where dispatcher workers run.
     ///   - `webhook-allow-private` (boolean, default false): as ``WebhookDeliverer/Settings/init(reader:)`` reads it.
+    ///   - `apple-metrics-interval` (whole seconds, 0 or more, default 3600; 0 disables): between runs of the job
+    ///     that fetches Apple's delivery figures, on the one instance holding its lock; each run fetches only what
+    ///     is missing, so it works daily. The keys of ``AppleMetricsJob/Settings/init(reader:)``.
     ///   - The keys of `PostgresClient.Configuration(reader:)`, `MasterKey(reader:)`, `Migration.load(reader:)`,
     ///     ``AppClients/Overrides/init(reader:)``, ``LivecastAPI/Configuration/init(reader:)``,
     ///     ``Dispatcher/Settings/init(reader:)`` and ``ReaperPolicy/init(reader:)``.
@@ -136,5 +139,7 @@ extension LivecastApplication.Settings {
             webhookWorkers: try reader.wholeNumber("webhook-workers", atLeast: 0, default: 4),
             webhookAllowPrivate: try WebhookDeliverer.Settings(reader: reader).allowPrivate
         )
+        self.appleMetricsInterval = try reader.seconds("apple-metrics-interval", atLeast: 0, default: .seconds(3600))
+        self.appleMetrics = try AppleMetricsJob.Settings(reader: reader)
     }
 }

@@ -47,6 +47,7 @@ struct Console: Sendable {
         self.addRecordRoutes(to: pages)
         self.addDeadLetterRoutes(to: pages)
         self.addWebhookRoutes(to: pages)
+        self.addDeliveryReportRoutes(to: pages)
         self.addKeyRoutes(to: pages)
     }
 

@@ -5,7 +5,7 @@ import LivecastStore
 struct ConsolePage {
     /// The console's sections, in the navigation's order.
     enum Section: String, CaseIterable {
-        case overview, feeds, channels, deliveries, deadLetters, webhooks, keys
+        case overview, feeds, channels, deliveries, deliveryReport, deadLetters, webhooks, keys
 
         var label: String {
             switch self {
@@ -13,6 +13,7 @@ struct ConsolePage {
             case .feeds: "Feeds"
             case .channels: "Channels"
             case .deliveries: "Deliveries"
+            case .deliveryReport: "Apple's figures"
             case .deadLetters: "Dead letters"
             case .webhooks: "Webhooks"
             case .keys: "Keys"
@@ -35,6 +36,7 @@ struct ConsolePage {
             case .feeds: "/console/feeds"
             case .channels: "/console/channels"
             case .deliveries: "/console/deliveries"
+            case .deliveryReport: "/console/delivery-report"
             case .deadLetters: "/console/dead-letters"
             case .webhooks: "/console/webhooks"
             case .keys: "/console/keys"

@@ -22,7 +22,13 @@ struct AppController: APIController {
             guard let app = try await self.apps.logging(to: context.logger).app(id: scope.appID) else {
                 throw APIError.notFound("no app \(scope.bundleID)")
             }
-            return try .json(app)
+            let appleMetrics = try await AppleMetricsStatus.read(
+                appID: scope.appID,
+                credentials: AppleMetricsCredentials(client: self.database, logger: context.logger),
+                exports: AppleMetricsExports(client: self.database, logger: context.logger),
+                logger: context.logger
+            )
+            return try .json(AppRecordBody(app: app, appleMetrics: appleMetrics))
         }
         routes.app(.post, "/v1/apps/{bundleId}/sending:resume", role: .admin) { _, context, scope in
             let apps = self.apps.logging(to: context.logger)

@@ -18,6 +18,8 @@ package enum EventType: String, Sendable, Hashable, CaseIterable, Codable {
     case channelCreated = "channel.created"
     case channelRetired = "channel.retired"
     case channelMissingAtAPNs = "channel.missing_at_apns"
+    /// A day where Apple's exported figures and Livecast's diverge past the threshold (`sql/0046_apple_metrics.sql`).
+    case deliveryDiverged = "delivery.diverged"
 
     /// Reads a list of event type names. - Throws: ``StoreError`` `invalid` naming the first unknown one.
     package static func parse(_ names: [String], field: String) throws(StoreError) -> [EventType] {

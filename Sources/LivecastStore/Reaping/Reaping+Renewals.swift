@@ -8,7 +8,8 @@ extension Reaping {
     /// gets a queued start (`queued_starts`, kind `renewal`) due `before` its lifetime ends, spread over the first half
     /// of that window by activity id, so a feed started for everyone at once is not renewed in one second. A
     /// follower without a device id, or whose device has no live push-to-start token for the feed's attributes type
-    /// (iOS before 17.2), is marked not renewable (`activities.renewal`). Whether a planned renewal still goes out (the
+    /// (iOS before 17.2), gets its queued start dropped at once with the reason, which its record shows. Each is marked
+    /// planned (`activities.renewal_planned`). Whether a planned renewal still goes out (the
     /// feed updated lately, the activity still running, room in the device's budget) is decided when it is due.
     /// - Parameters:
     ///   - activityLifetime: How long an activity stays active (`activity-lifetime`).
@@ -24,7 +25,7 @@ extension Reaping {
                           AND t.invalidated_at IS NULL) AS has_token
             FROM feeds f JOIN activities a ON a.feed_id = f.id
             WHERE f.app_id = \(appID) AND f.renewal_before IS NOT NULL AND f.state <> \(unescaped: FeedState.ended.sql)
-              AND a.state IN \(unescaped: ActivityState.runningSQL) AND a.renewal IS NULL AND a.renewed_to IS NULL
+              AND a.state IN \(unescaped: ActivityState.runningSQL) AND NOT a.renewal_planned AND a.renewed_to IS NULL
               AND a.started_at <= now() + make_interval(secs => (\(horizon.wholeSeconds) - (\(lifetime) - f.renewal_before))::float8)
             ORDER BY a.id LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF a SKIP LOCKED" : "")
             """
@@ -35,18 +36,16 @@ extension Reaping {
                 """
                 ),
                 marked AS (
-                    UPDATE activities a SET renewal = CASE WHEN due.device_id IS NULL THEN \(RenewalStanding.noDevice.sql)
-                                                           WHEN NOT due.has_token THEN \(RenewalStanding.noPushToStartToken.sql)
-                                                           ELSE \(RenewalStanding.queued.sql) END
-                    FROM due WHERE a.id = due.id
-                    RETURNING a.id, a.renewal
+                    UPDATE activities a SET renewal_planned = true FROM due WHERE a.id = due.id RETURNING a.id
                 ),
                 queued AS (
-                    INSERT INTO queued_starts (app_id, feed_id, device_id, kind, activity_id, relevance_score, due_at)
+                    INSERT INTO queued_starts (app_id, feed_id, device_id, kind, activity_id, relevance_score, due_at, state, reason)
                     SELECT due.app_id, due.feed_id, due.device_id, \(QueuedStartKind.renewal.sql), due.id, due.relevance_score,
-                        due.started_at + make_interval(secs => (\(lifetime) - due.renewal_before + due.id % greatest(1, due.renewal_before / 2))::float8)
+                        due.started_at + make_interval(secs => (\(lifetime) - due.renewal_before + due.id % greatest(1, due.renewal_before / 2))::float8),
+                        CASE WHEN due.device_id IS NULL OR NOT due.has_token THEN \(QueuedStartState.dropped.sql) ELSE \(QueuedStartState.waiting.sql) END,
+                        CASE WHEN due.device_id IS NULL THEN '\(QueuedStartDrop.noDevice)'
+                             WHEN NOT due.has_token THEN '\(QueuedStartDrop.noPushToStartToken)' END
                     FROM due JOIN marked ON marked.id = due.id
-                    WHERE marked.renewal = \(RenewalStanding.queued.sql)
                     ON CONFLICT DO NOTHING
                 )
                 SELECT id FROM marked

@@ -98,6 +98,19 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
         /// When it is due, or was sent (UNIX seconds).
         package var dueAt: Int64?
         package var sentAt: Int64?
+
+        /// The renewal its queued start describes.
+        init(queued: QueuedStartState, reason: String?, dueAt: Int64?, sentAt: Int64?) {
+            let impossible = [QueuedStartDrop.noPushToStartToken, QueuedStartDrop.noDevice]
+            switch queued {
+            case .waiting, .sending: self.state = "queued"
+            case .sent: self.state = "sent"
+            case .dropped: self.state = reason.flatMap { impossible.contains($0) ? $0 : nil } ?? "dropped"
+            }
+            self.reason = reason
+            self.dueAt = dueAt
+            self.sentAt = sentAt
+        }
     }
 
     /// The API's names.
@@ -164,7 +177,7 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
                 extract(epoch FROM a.ended_at)::bigint, extract(epoch FROM a.dismissed_at)::bigint,
                 (SELECT p.activity_key FROM activities p WHERE p.id = a.renewed_from),
                 (SELECT n.activity_key FROM activities n WHERE n.id = a.renewed_to),
-                CASE WHEN a.renewal = \(unescaped: RenewalStanding.queued.sql) THEN q.state ELSE a.renewal END, q.reason,
+                q.state, q.reason,
                 extract(epoch FROM q.due_at)::bigint, extract(epoch FROM q.sent_at)::bigint
             FROM activities a
             LEFT JOIN feeds f ON f.id = a.feed_id
@@ -193,10 +206,9 @@ package struct ActivityRecord: Sendable, Hashable, Encodable {
                 dismissalDate: try cells[11].decode(Int64?.self),
                 renewedFrom: try cells[15].decode(String?.self),
                 renewedTo: try cells[16].decode(String?.self),
-                renewal: try cells[17].decode(String?.self).map { state in
+                renewal: try cells[17].decode(QueuedStartState?.self).map { state in
                     Renewal(
-                        state: state == QueuedStartState.waiting.rawValue || state == QueuedStartState.sending.rawValue
-                            ? RenewalStanding.queued.rawValue : state,
+                        queued: state,
                         reason: try cells[18].decode(String?.self),
                         dueAt: try cells[19].decode(Int64?.self),
                         sentAt: try cells[20].decode(Int64?.self)

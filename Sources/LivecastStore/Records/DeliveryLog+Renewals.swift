@@ -8,7 +8,7 @@ extension DeliveryLog {
         let rows = try await connection.query(
             """
             SELECT q.state, q.reason, q.attempts, q.timestamp, extract(epoch FROM coalesce(q.sent_at, q.due_at))::bigint,
-                a.activity_key, q.device_id, coalesce(p.token, ''), f.stale_date
+                a.activity_key, coalesce(q.device_id, ''), coalesce(p.token, ''), f.stale_date
             FROM queued_starts q
             JOIN activities a ON a.id = q.activity_id
             JOIN feeds f ON f.id = q.feed_id

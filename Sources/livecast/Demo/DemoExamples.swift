@@ -26,6 +26,8 @@ struct DemoExamples: Sendable {
             curl -s -X POST \(api)/feeds/game-4712/start \(backend) -d '{"contentState": {"home": 0, "away": 0, "minute": 0}, "alert": {"title": "Kick-off"}, "audience": {"everyone": true}}'
             # A goal (iOS 18 iPhones follow the channel; the others' activities need registering with PUT /activities/{id}):
             curl -s -X POST \(api)/feeds/game-4712/updates \(backend) -d '{"contentState": {"home": 1, "away": 0, "minute": 9}, "alert": {"title": "Goal!"}}'
+            # Apple's figures (from the emulator's data export) beside Livecast's; drawn at /console/delivery-report:
+            curl -s \(api)/delivery-report \(backend)
             # What the simulated iPhones show:
             curl -s --cacert \(self.emulatorCertificate) https://localhost:\(self.emulatorPushPort)/emulator/devices
             """

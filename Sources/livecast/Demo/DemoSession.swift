@@ -43,6 +43,14 @@ struct DemoSession: Service {
             for failure in failures { self.progress.show("✗ \(failure)") }
         }
         if self.keep {
+            let figures = DemoAppleFigures(
+                database: self.database,
+                emulator: self.emulator,
+                emulatorCertificate: self.emulatorCertificate,
+                masterKey: self.masterKey,
+                logger: self.logger
+            )
+            self.progress.done("Apple's figures", try await figures.fetch())
             self.progress.show(
                 DemoExamples(serverPort: port, app: app, emulatorPushPort: self.emulator.pushPort, emulatorCertificate: self.emulatorCertificate).text
             )

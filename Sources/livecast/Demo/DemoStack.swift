@@ -27,9 +27,12 @@ struct DemoStack: Service {
             self.progress.done("PostgreSQL", "\(postgres.version) on 127.0.0.1:\(postgres.port), in \(postgres.directory.path)")
             guard !Task.isShuttingDownGracefully else { throw DemoFailure("interrupted before the game ended") }
             let signingKey = P256.Signing.PrivateKey()
-            let emulator = try await APNsEmulator.start(
-                configuration: .init(trustedKeys: [TrustedKey(teamID: DemoApp.teamID, keyID: DemoApp.keyID, publicKey: signingKey.publicKey)])
+            var configuration = APNsEmulator.Configuration(
+                trustedKeys: [TrustedKey(teamID: DemoApp.teamID, keyID: DemoApp.keyID, publicKey: signingKey.publicKey)]
             )
+            // The data export's "today" runs a day ahead, so the game's pushes are yesterday's figures (DemoAppleFigures).
+            configuration.dataExportClockOffset = 86400
+            let emulator = try await APNsEmulator.start(configuration: configuration)
             let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "livecast-demo-\(UUID().uuidString.prefix(8).lowercased())-apns.pem"
             ).path

@@ -162,6 +162,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Deliver webhooks to private, loopback and link-local addresses too (default: $LIVECAST_WEBHOOK_ALLOW_PRIVATE, else false).")
     var webhookAllowPrivate = false
 
+    @Option(
+        help: """
+            Seconds between runs of the job that fetches Apple's delivery figures, on the one instance holding its \
+            lock (default: $LIVECAST_APPLE_METRICS_INTERVAL, else 3600; 0 disables).
+            """
+    )
+    var appleMetricsInterval: Int?
+
+    @Option(help: "Apple's data-export host (default: $LIVECAST_APPLE_METRICS_URL, else https://api.icloud.apple.com).")
+    var appleMetricsUrl: String?
+
+    @Option(
+        help:
+            "Share by which Apple's figures and Livecast's may differ before a day is flagged (default: $LIVECAST_APPLE_METRICS_THRESHOLD, else 0.05)."
+    )
+    var appleMetricsThreshold: Double?
+
     @Flag(help: "Print the effective settings, each with its source (secrets redacted), and exit.")
     var printConfig = false
 
@@ -180,6 +197,8 @@ struct ServeCommand: AsyncParsableCommand {
             "start-budget": self.startBudget.map(String.init), "start-budget-window": self.startBudgetWindow.map(String.init),
             "reap-interval": self.reapInterval.map(String.init),
             "webhook-workers": self.webhookWorkers.map(String.init), "webhook-allow-private": self.webhookAllowPrivate ? "true" : nil,
+            "apple-metrics-interval": self.appleMetricsInterval.map(String.init), "apple-metrics-url": self.appleMetricsUrl,
+            "apple-metrics-threshold": self.appleMetricsThreshold.map { "\($0)" },
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },
             "client-device-tokens": self.clientDeviceTokens.map(String.init),
             "client-device-activities": self.clientDeviceActivities.map(String.init),

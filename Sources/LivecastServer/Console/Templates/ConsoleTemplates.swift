@@ -17,6 +17,7 @@ enum ConsoleTemplates {
         ("deliveries", deliveries),
         ("deadLetters", deadLetters),
         ("webhooks", webhooks),
+        ("deliveryReport", deliveryReport),
         ("keys", keys),
     ]
 

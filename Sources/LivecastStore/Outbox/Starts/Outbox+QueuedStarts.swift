@@ -65,8 +65,7 @@ extension Outbox {
     }
 
     /// Settles claimed queued starts: sent ones are recorded (a deferred start in `feed_starts`, counted as sent by
-    /// its update), dropped ones keep their reason (a renewal dropped for want of a push-to-start token marks its
-    /// activity so), and the rest wait again; a device without room holds all its waiting starts as long. Only claims
+    /// its update), dropped ones keep their reason (which a renewed activity's record shows), and the rest wait again; a device without room holds all its waiting starts as long. Only claims
     /// still this dispatcher's are settled.
     package func settle(_ outcomes: [QueuedStartOutcome], on connection: PostgresConnection) async throws {
         guard !outcomes.isEmpty else { return }
@@ -131,16 +130,11 @@ extension Outbox {
                       WHERE kind = \(unescaped: QueuedStartKind.deferred.sql) AND state = \(unescaped: QueuedStartState.sent.sql)
                       GROUP BY 1) AS c
                 WHERE u.id = c.update_id
-            ),
-            aligned AS (
-                UPDATE queued_starts q SET due_at = greatest(q.due_at, s.due_at)
-                FROM settled s
-                WHERE s.reason = \(QueuedStartOutcome.startBudgetSpent) AND s.state = \(unescaped: QueuedStartState.waiting.sql)
-                  AND q.app_id = s.app_id AND q.device_id = s.device_id AND q.id <> s.id AND q.state = \(unescaped: QueuedStartState.waiting.sql)
             )
-            UPDATE activities a SET renewal = \(unescaped: RenewalStanding.noPushToStartToken.sql)
+            UPDATE queued_starts q SET due_at = greatest(q.due_at, s.due_at)
             FROM settled s
-            WHERE a.id = s.activity_id AND s.state = \(unescaped: QueuedStartState.dropped.sql) AND s.reason = \(QueuedStartDrop.noPushToStartToken)
+            WHERE s.reason = \(QueuedStartOutcome.startBudgetSpent) AND s.state = \(unescaped: QueuedStartState.waiting.sql)
+              AND q.app_id = s.app_id AND q.device_id = s.device_id AND q.id <> s.id AND q.state = \(unescaped: QueuedStartState.waiting.sql)
             """,
             logger: self.logger
         )
@@ -153,8 +147,11 @@ package enum QueuedStartDrop {
     package static let feedEnded = "feedEnded"
     /// The feed's stale date passed before the device had room.
     package static let feedStale = "feedStale"
-    /// The device has no live push-to-start token for the feed's attributes type.
+    /// The device has no live push-to-start token for the feed's attributes type (iOS before 17.2, or none
+    /// registered): a renewal planned for it is kept as dropped, so the activity's record says so.
     package static let noPushToStartToken = "noPushToStartToken"
+    /// A renewal of an activity registered without a device id.
+    package static let noDevice = "noDevice"
     /// It waited past the retry deadline.
     package static let deadline = "deadline"
     /// A renewal whose activity ended, was dismissed or was renewed meanwhile.

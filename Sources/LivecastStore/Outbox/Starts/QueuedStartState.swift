@@ -22,14 +22,3 @@ package enum QueuedStartKind: String, Sendable, CaseIterable, StoredState {
     /// A renewal: a follower's activity replaced by a new one before the activity lifetime ends.
     case renewal
 }
-
-/// Where a feed follower's renewal stands (`activities.renewal`).
-package enum RenewalStanding: String, Sendable, CaseIterable, StoredState {
-    /// Planned: a queued start renews it when due.
-    case queued
-    /// Not renewable: its device has no push-to-start token for the feed's attributes type (iOS before 17.2, or none
-    /// registered).
-    case noPushToStartToken
-    /// Not renewable: it was registered without a device id.
-    case noDevice
-}
