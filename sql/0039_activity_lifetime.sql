@@ -120,3 +120,27 @@ CREATE TRIGGER queued_starts_emit_dropped AFTER UPDATE ON queued_starts
 -- A start that goes to devices whose user dismissed an activity of the feed too (`includeDismissed`); by default a
 -- start leaves them out.
 ALTER TABLE updates ADD COLUMN include_dismissed boolean NOT NULL DEFAULT false;
+
+-- Spends each device's push-to-start budget for one start carrying its timestamp, under the ledger row's lock: a
+-- device has room when its window holds fewer than p_starts starts and no start to it carried this timestamp or a
+-- newer one. Returns the devices that had room (and spent it).
+CREATE FUNCTION spend_start_budget(p_app_id bigint, p_devices text[], p_timestamps bigint[], p_starts bigint, p_window float8)
+RETURNS SETOF text LANGUAGE sql AS $$
+    INSERT INTO start_ledger AS l (app_id, device_id, sent_at, last_timestamp)
+    SELECT p_app_id, w.device_id, ARRAY[now()], w.ts FROM unnest(p_devices, p_timestamps) AS w(device_id, ts)
+    ON CONFLICT (app_id, device_id) DO UPDATE
+        SET sent_at = array(SELECT t FROM unnest(l.sent_at) t WHERE t > now() - make_interval(secs => p_window) ORDER BY t) || now(),
+            last_timestamp = excluded.last_timestamp
+        WHERE l.last_timestamp < excluded.last_timestamp
+          AND cardinality(array(SELECT t FROM unnest(l.sent_at) t WHERE t > now() - make_interval(secs => p_window))) < p_starts
+    RETURNING l.device_id
+$$;
+
+-- Seconds until a device's push-to-start budget has room again: 0 while it has room.
+CREATE FUNCTION start_budget_wait(p_app_id bigint, p_device_id text, p_starts bigint, p_window float8)
+RETURNS float8 LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN count(*) < p_starts THEN 0
+                ELSE greatest(extract(epoch FROM min(t) + make_interval(secs => p_window) - now()), 0) END::float8
+    FROM start_ledger l, unnest(l.sent_at) t
+    WHERE l.app_id = p_app_id AND l.device_id = p_device_id AND t > now() - make_interval(secs => p_window)
+$$;

@@ -160,6 +160,25 @@ struct DispatchFixture {
         )
     }
 
+    /// An emulator device with a push-to-start token for `GameAttributes`, registered in the store as its app would.
+    func registeredDevice(osVersion: String = "17.5") async throws -> DeviceSnapshot {
+        let device = try self.emulator.emulator.addDevice(
+            bundleID: EmulatorFixture.bundleID,
+            osVersion: osVersion,
+            pushToStartTokens: ["GameAttributes": ""]
+        )
+        _ = try await PushToStartTokens(client: self.store.client, logger: self.store.logger).register(
+            .init(
+                appID: self.store.appID,
+                deviceID: device.id,
+                attributesType: "GameAttributes",
+                token: device.pushToStartTokens["GameAttributes"]!,
+                osVersion: osVersion
+            )
+        )
+        return device
+    }
+
     /// The activities a device shows.
     func shown(_ deviceID: String) -> [ActivitySnapshot] {
         self.emulator.emulator.device(id: deviceID)?.activities ?? []

@@ -12,24 +12,6 @@ import Testing
 /// second one would be a duplicate, and a device whose user swiped the feed's activity away, unless the start asks to
 /// include such devices.
 @Suite struct StartAudienceTests {
-    /// A device with a push-to-start token, registered as its app would.
-    private func device(_ fixture: DispatchFixture) async throws -> DeviceSnapshot {
-        let device = try fixture.emulator.emulator.addDevice(
-            bundleID: EmulatorFixture.bundleID,
-            osVersion: "17.5",
-            pushToStartTokens: ["GameAttributes": ""]
-        )
-        _ = try await PushToStartTokens(client: fixture.store.client, logger: fixture.store.logger).register(
-            .init(
-                appID: fixture.store.appID,
-                deviceID: device.id,
-                attributesType: "GameAttributes",
-                token: device.pushToStartTokens["GameAttributes"]!
-            )
-        )
-        return device
-    }
-
     private func start(_ fixture: DispatchFixture, _ devices: [DeviceSnapshot], secondsAgo: Int, includesDismissed: Bool = false) async throws {
         var request = FeedStarts.Request(
             appID: fixture.store.appID,
@@ -61,7 +43,7 @@ import Testing
     @Test func aDeviceWhoseUserDismissedTheFeedIsLeftOutUntilAStartIncludesIt() async throws {
         try await DispatchFixture.with("start_audience_dismissed") { fixture in
             try await fixture.feed("game-1")
-            let (swiped, ended) = (try await self.device(fixture), try await self.device(fixture))
+            let (swiped, ended) = (try await fixture.registeredDevice(), try await fixture.registeredDevice())
             // Both apps started the feed's activity themselves. One user swipes it away while it runs; the other's
             // app reports it ended, then gone.
             try await self.report(fixture, swiped, key: "swiped")
@@ -95,7 +77,9 @@ import Testing
     @Test func aDeviceRunningOrSchedulingAnActivityOfTheFeedIsLeftOut() async throws {
         try await DispatchFixture.with("start_audience_running") { fixture in
             try await fixture.feed("game-1")
-            let (running, scheduled, fresh) = (try await self.device(fixture), try await self.device(fixture), try await self.device(fixture))
+            let (running, scheduled, fresh) = (
+                try await fixture.registeredDevice(), try await fixture.registeredDevice(), try await fixture.registeredDevice()
+            )
             try await self.report(fixture, running, key: "started-by-the-app")
             try await self.report(fixture, scheduled, key: "scheduled-by-the-app", pending: true)
             let state = try await fixture.state(ofActivity: "scheduled-by-the-app")

@@ -24,25 +24,6 @@ import Testing
         return settings
     }
 
-    /// A device with a push-to-start token, registered as its app would.
-    private func device(_ fixture: DispatchFixture) async throws -> DeviceSnapshot {
-        let device = try fixture.emulator.emulator.addDevice(
-            bundleID: EmulatorFixture.bundleID,
-            osVersion: "17.5",
-            pushToStartTokens: ["GameAttributes": ""]
-        )
-        _ = try await PushToStartTokens(client: fixture.store.client, logger: fixture.store.logger).register(
-            .init(
-                appID: fixture.store.appID,
-                deviceID: device.id,
-                attributesType: "GameAttributes",
-                token: device.pushToStartTokens["GameAttributes"]!,
-                osVersion: "17.5"
-            )
-        )
-        return device
-    }
-
     /// Starts a feed for one device, with a relevance score, at `timestamp`.
     private func start(_ fixture: DispatchFixture, feed: String, device: String, relevance: Double, timestamp: Int) async throws -> AcceptedUpdate {
         _ = try await fixture.feed(feed)
@@ -65,7 +46,7 @@ import Testing
             "start_budget_twenty",
             emulator: { $0.pushToStartBudget = APNsEmulator.PushToStartBudget(starts: 5, window: Self.deviceWindow) }
         ) { fixture in
-            let device = try await self.device(fixture)
+            let device = try await fixture.registeredDevice()
             let token = device.pushToStartTokens["GameAttributes"]!
             var starts: [(feed: String, update: AcceptedUpdate)] = []
             for index in 1...20 {

@@ -30,29 +30,15 @@ extension Outbox {
     ) async throws -> [String: Duration] {
         guard !starts.isEmpty else { return [:] }
         let window = budget.window.inSeconds
+        let devices = starts.map(\.deviceID)
         let rows = try await connection.query(
             """
-            WITH wanted AS (
-                SELECT * FROM unnest(\(starts.map(\.deviceID))::text[], \(starts.map { Int64($0.timestamp) })::bigint[]) AS w(device_id, ts)
-            ),
-            spent AS (
-                INSERT INTO start_ledger AS l (app_id, device_id, sent_at, last_timestamp)
-                SELECT \(appID), device_id, ARRAY[now()], ts FROM wanted
-                ON CONFLICT (app_id, device_id) DO UPDATE
-                    SET sent_at = array(SELECT t FROM unnest(l.sent_at) t WHERE t > now() - make_interval(secs => \(window)) ORDER BY t) || now(),
-                        last_timestamp = excluded.last_timestamp
-                    WHERE l.last_timestamp < excluded.last_timestamp
-                      AND cardinality(array(SELECT t FROM unnest(l.sent_at) t WHERE t > now() - make_interval(secs => \(window)))) < \(budget.starts)
-                RETURNING device_id
+            WITH spent AS (
+                SELECT s.device_id FROM spend_start_budget(
+                    \(appID), \(devices)::text[], \(starts.map { Int64($0.timestamp) })::bigint[], \(budget.starts), \(window)) AS s(device_id)
             )
-            SELECT w.device_id,
-                CASE WHEN coalesce(u.used, 0) < \(budget.starts) THEN 0
-                     ELSE greatest(extract(epoch FROM u.oldest + make_interval(secs => \(window)) - now()), 0) END::float8
-            FROM wanted w
-            LEFT JOIN LATERAL (
-                SELECT count(*) AS used, min(t) AS oldest FROM start_ledger l, unnest(l.sent_at) t
-                WHERE l.app_id = \(appID) AND l.device_id = w.device_id AND t > now() - make_interval(secs => \(window))
-            ) u ON true
+            SELECT w.device_id, start_budget_wait(\(appID), w.device_id, \(budget.starts), \(window))
+            FROM unnest(\(devices)::text[]) AS w(device_id)
             WHERE w.device_id NOT IN (SELECT device_id FROM spent)
             """,
             logger: self.logger

@@ -45,14 +45,9 @@ extension Outbox {
                           AND q.state IN \(unescaped: QueuedStartState.unfinishedSQL))
             ),
             spent AS (
-                INSERT INTO start_ledger AS l (app_id, device_id, sent_at, last_timestamp)
-                SELECT \(claim.appID), device_id, ARRAY[now()], \(claim.timestamp) FROM candidates
-                ON CONFLICT (app_id, device_id) DO UPDATE
-                    SET sent_at = array(SELECT t FROM unnest(l.sent_at) t WHERE t > now() - make_interval(secs => \(window)) ORDER BY t) || now(),
-                        last_timestamp = excluded.last_timestamp
-                    WHERE l.last_timestamp < excluded.last_timestamp
-                      AND cardinality(array(SELECT t FROM unnest(l.sent_at) t WHERE t > now() - make_interval(secs => \(window)))) < \(budget.starts)
-                RETURNING device_id
+                SELECT s.device_id FROM spend_start_budget(
+                    \(claim.appID), ARRAY(SELECT device_id FROM candidates),
+                    ARRAY(SELECT \(Int64(claim.timestamp))::bigint FROM candidates), \(budget.starts), \(window)) AS s(device_id)
             ),
             started AS (
                 INSERT INTO feed_starts (feed_id, device_id, update_id)
@@ -64,12 +59,8 @@ extension Outbox {
             queued AS (
                 INSERT INTO queued_starts (app_id, feed_id, device_id, kind, update_id, relevance_score, due_at)
                 SELECT \(claim.appID), \(claim.feedID), c.device_id, \(unescaped: QueuedStartKind.deferred.sql), \(claim.updateID),
-                    \(claim.relevanceScore), CASE WHEN coalesce(w.used, 0) < \(budget.starts) THEN now() ELSE w.oldest + make_interval(secs => \(window)) END
+                    \(claim.relevanceScore), now() + make_interval(secs => start_budget_wait(\(claim.appID), c.device_id, \(budget.starts), \(window)))
                 FROM candidates c
-                LEFT JOIN LATERAL (
-                    SELECT count(*) AS used, min(t) AS oldest FROM start_ledger l, unnest(l.sent_at) t
-                    WHERE l.app_id = \(claim.appID) AND l.device_id = c.device_id AND t > now() - make_interval(secs => \(window))
-                ) w ON true
                 WHERE c.device_id NOT IN (SELECT device_id FROM spent)
                 ON CONFLICT (feed_id, device_id) WHERE kind = \(unescaped: QueuedStartKind.deferred.sql)
                     AND state IN \(unescaped: QueuedStartState.unfinishedSQL) DO NOTHING
