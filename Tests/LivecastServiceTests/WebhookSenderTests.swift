@@ -77,4 +77,20 @@ import Testing
         await #expect(throws: HTTPClientError.alreadyShutdown) { try await second.shutdown() }
         try await clients.shutdown()
     }
+
+    @Test func aDeliveryEndsAtItsLimitThoughItsAnswersBodyTrickles() async throws {
+        // A byte every half second: each resets AsyncHTTPClient's read timeout, so only the delivery's own limit ends it.
+        try await WebhookReceiver.with(answer: { number in .init(status: number == 0 ? 200 : 503, trickle: .milliseconds(500)) }) { receiver in
+            try await withSender(timeout: .seconds(2), allowPrivate: true) { sender in
+                for expected in [WebhookSender.Outcome.delivered(status: 200), .failed(reason: "http_503", retryAfter: nil)] {
+                    let started = ContinuousClock.now
+                    let outcome = await sender.post("{}", to: receiver.url(), headers: [])
+                    let took = ContinuousClock.now - started
+                    #expect(outcome == expected, "the head's status decides")
+                    #expect(took >= .seconds(1) && took < .seconds(6), "took \(took)")
+                    try await eventually("the trickling answer's connection closed") { receiver.tricklingNow == 0 }
+                }
+            }
+        }
+    }
 }

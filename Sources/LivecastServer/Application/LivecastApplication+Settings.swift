@@ -49,6 +49,8 @@ extension LivecastApplication {
         package var webhookWorkers: Int
         /// Deliver webhooks to private, loopback and link-local addresses too. Defaults to `false`.
         package var webhookAllowPrivate: Bool
+        /// A webhook delivery's limit, from looking its host up to the end of its answer's body. Defaults to 10 seconds.
+        package var webhookTimeout: Duration
 
         /// - Parameters:
         ///   - database: The PostgreSQL server.
@@ -72,7 +74,8 @@ extension LivecastApplication {
             reapInterval: Duration = .zero,
             reaperPolicy: ReaperPolicy = ReaperPolicy(),
             webhookWorkers: Int = 4,
-            webhookAllowPrivate: Bool = false
+            webhookAllowPrivate: Bool = false,
+            webhookTimeout: Duration = .seconds(10)
         ) {
             self.database = database
             self.host = host
@@ -93,6 +96,7 @@ extension LivecastApplication {
             self.reaperPolicy = reaperPolicy
             self.webhookWorkers = webhookWorkers
             self.webhookAllowPrivate = webhookAllowPrivate
+            self.webhookTimeout = webhookTimeout
         }
     }
 }

@@ -21,7 +21,7 @@ package struct WebhookDeliverer: Sendable {
         /// How long a claim holds without a heartbeat; renewed every third of it while a request runs. Defaults
         /// to 30 seconds.
         package var lease: Duration = .seconds(30)
-        /// A request's limit, from connecting to the end of its answer. Defaults to 10 seconds.
+        /// A delivery's limit, from looking its host up to the end of its answer's body. Defaults to 10 seconds.
         package var timeout: Duration = .seconds(10)
         /// The backoff after failures. Defaults to 5 seconds doubling to 1 hour.
         package var backoff = WebhookBackoff()

@@ -145,6 +145,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Deliver webhooks to private, loopback and link-local addresses too (default: $LIVECAST_WEBHOOK_ALLOW_PRIVATE, else false).")
     var webhookAllowPrivate = false
 
+    @Option(
+        help: """
+            Seconds a webhook delivery may take, from looking its host up to the end of its answer's body \
+            (default: $LIVECAST_WEBHOOK_TIMEOUT, else 10).
+            """
+    )
+    var webhookTimeout: Int?
+
     @Flag(help: "Print the effective settings, each with its source (secrets redacted), and exit.")
     var printConfig = false
 
@@ -162,6 +170,7 @@ struct ServeCommand: AsyncParsableCommand {
             "fan-out-slice": self.fanOutSlice.map(String.init),
             "reap-interval": self.reapInterval.map(String.init),
             "webhook-workers": self.webhookWorkers.map(String.init), "webhook-allow-private": self.webhookAllowPrivate ? "true" : nil,
+            "webhook-timeout": self.webhookTimeout.map(String.init),
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },
             "client-device-tokens": self.clientDeviceTokens.map(String.init),
             "client-device-activities": self.clientDeviceActivities.map(String.init),
