@@ -92,7 +92,9 @@ package final class WebhookSender: Sendable {
         case .direct:
             return await Self.exchange(request, on: self.client, deadline: deadline)
         case .pinned(let host, let address):
-            return await Self.exchange(request, on: await self.pinned.client(host: host, address: address), deadline: deadline)
+            return await self.pinned.withClient(host: host, address: address) { client in
+                await Self.exchange(request, on: client, deadline: deadline)
+            }
         }
     }
 
