@@ -35,6 +35,7 @@ import Testing
                     "deliveries", "feed_starts", "priority_budget", "livecast_migrations", "owed_pushes", "dead_letters",
                     "scheduled_updates", "console_sessions", "client_devices", "identity_keys", "events", "webhook_endpoints", "fan_out_slices",
                     "webhook_deliveries",
+                    "console_streams",
                     "unfinished_updates",  // a view (0024)
                 ]
             )
