@@ -139,10 +139,11 @@ enum ConsoleAssets {
               });
               if (p.done) { source.close(); box.dataset.done = "true"; }
             });
-            source.addEventListener("revoked", function () {
+            source.addEventListener("ended", function (event) {
+              var why = { revoked: "its key was revoked", signed_out: "it signed out", expired: "it expired" }[JSON.parse(event.data).reason];
               source.close();
               box.dataset.done = "true";
-              box.querySelector("[data-field=summary]").textContent = "This session's key was revoked: sign in again.";
+              box.querySelector("[data-field=summary]").textContent = "This session ended (" + (why || "it ended") + "): sign in again.";
             });
             source.addEventListener("error", function () { if (box.dataset.done) { source.close(); } });
           });
