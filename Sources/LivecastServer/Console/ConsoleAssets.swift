@@ -62,6 +62,7 @@ enum ConsoleAssets {
         .inline-form { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; }
         .inline-form button { margin-top: 0; }
         .inline-form h2 { width: 100%; } .inline-form label { margin: 0; } .inline-form select, .inline-form input { width: auto; }
+        label.check { font-weight: 400; font-size: 13px; } label.check input { width: auto; margin: 0 4px 0 0; }
         .search { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 8px 12px; align-items: end; }
         .search label { margin-top: 0; }
         .table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; margin-bottom: 16px; }
