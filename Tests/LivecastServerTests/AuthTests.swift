@@ -198,7 +198,7 @@ import Testing
             let (created, revoked) = try await keys.create(appID: fixture.store.appID, role: .backend)
             // It authenticates once, so this process has seen it valid, then it is revoked.
             #expect(try await client.send(.get, path, key: revoked, headers: [Self.forwardedFor: "198.51.100.1"]).status == .notFound)
-            #expect(try await keys.revoke(appID: fixture.store.appID, keyID: created.id)?.revokedAt != nil)
+            #expect(try await keys.revoke(appID: fixture.store.appID, keyID: created.id)?.key.revokedAt != nil)
             // PostgreSQL tells the server on commit (KeyCache). Until its notification arrives, the key is still
             // remembered: wait for that from an address the comparison below does not use. The refusal spends one
             // failure of the key's prefix, so the unknown key spends one too, from another unused address.

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import LivecastStore
 import LivecastTesting
+import NIOCore
 import PostgresNIO
 import Testing
 
@@ -39,6 +40,44 @@ import Testing
             let api = try await client.send(.get, "/v1/key", key: "lc_0000_guess")
             #expect(api.status == .tooManyRequests, "\(api.text)")
         }
+    }
+
+    /// A cookie under the plain name can be planted by a sibling subdomain or over plain http; a `__Host-` cookie
+    /// only by this host over https. Over https, only the latter is read (#66 §4).
+    @Test func overHTTPSOnlyTheHostPrefixedCookiesAreRead() async throws {
+        let proxy = try TrustedProxies(parsing: "127.0.0.1, ::1")
+        try await APIFixture.with("console_cookie_host", configuration: .init(trustedProxies: proxy), testing: .live) { fixture, client in
+            let https: HTTPFields = [.xForwardedProto: "https"]
+            var user = ConsoleUser(client: client)
+            #expect(try await user.signIn(key: fixture.key(.operator), headers: https).status == .seeOther)
+            let session = try #require(user.setCookies.compactMap(Self.hostSession).last)
+            var host = https
+            host[.cookie] = "__Host-\(Console.sessionCookie)=\(session)"
+            #expect(try await client.execute(uri: "/console", method: .get, headers: host).status == .ok)
+            var planted = https
+            planted[.cookie] = "\(Console.sessionCookie)=\(session)"
+            let refused = try await client.execute(uri: "/console", method: .get, headers: planted)
+            #expect(refused.status == .seeOther && refused.headers[.location]?.hasPrefix("/console/login") == true, "\(refused.status)")
+
+            // The sign-in form's token: one planted under the plain name does not let a form through (login CSRF).
+            let form = try await client.execute(uri: "/console/login", method: .get, headers: https)
+            let token = try #require(ConsoleUser.csrfToken(in: form.text))
+            for (name, expected) in [("__Host-\(Console.signInCookie)", HTTPResponse.Status.seeOther), (Console.signInCookie, .forbidden)] {
+                var headers = https
+                headers[.cookie] = "\(name)=\(token)"
+                headers[.contentType] = "application/x-www-form-urlencoded"
+                let body = "csrf=\(token)&key=\(fixture.key(.operator))&next=%2Fconsole"
+                let answer = try await client.execute(uri: "/console/login", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(answer.status == expected, "\(name): \(answer.status)")
+            }
+        }
+    }
+
+    /// The session token of a `Set-Cookie` for `__Host-livecast_session`.
+    private static func hostSession(_ setCookie: String) -> String? {
+        let prefix = "__Host-\(Console.sessionCookie)="
+        guard setCookie.hasPrefix(prefix) else { return nil }
+        return String(setCookie.dropFirst(prefix.count).prefix { $0 != ";" })
     }
 
     private static func page(_ client: any TestClientProtocol, cookie: String) async throws -> TestResponse {

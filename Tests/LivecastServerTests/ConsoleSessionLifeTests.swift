@@ -114,7 +114,7 @@ import Testing
             let stream = try await user.get("/console/updates/\(updateID)/progress")
             try await revoker.value
             #expect(stream.text.contains("event: progress"), "\(stream.text)")
-            #expect(stream.text.hasSuffix("event: revoked\ndata: {}\n\n"), "\(stream.text.suffix(200))")
+            #expect(stream.text.hasSuffix(#"event: ended\#ndata: {"reason":"revoked"}\#n\#n"#), "\(stream.text.suffix(200))")
         }
     }
 }

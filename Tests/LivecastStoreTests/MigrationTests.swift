@@ -37,6 +37,7 @@ import Testing
                     "webhook_deliveries", "start_ledger", "queued_starts", "client_buckets",
                     "apple_metrics_credentials", "apple_metrics_exports", "apple_broadcast_days", "apple_delivery_days", "delivery_divergences",
                     "livecast_daily_counts",
+                    "console_streams",
                     "unfinished_updates",  // a view (0024)
                 ]
             )

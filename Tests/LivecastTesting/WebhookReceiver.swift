@@ -8,7 +8,8 @@ import PostgresNIO
 import Synchronization
 
 /// A real HTTP receiver for webhook tests: a Hummingbird server on 127.0.0.1, a free port, that records every request
-/// (headers and body) and answers as `answer` says for the request's number (0 for the first).
+/// (headers and body) and answers as `answer` says for the request's number (0 for the first): at once, after a
+/// delay, or with its head at once and then its body a byte at a time until the client hangs up (a trickle).
 package final class WebhookReceiver: Sendable {
     package struct Received: Sendable {
         /// By lowercased name.
@@ -31,15 +32,21 @@ package final class WebhookReceiver: Sendable {
         package var status: Int = 200
         package var headers: [(String, String)] = []
         package var delay: Duration = .zero
+        /// When set, the head goes at once and the body follows one byte at a time, this long apart, for as long as
+        /// the client listens.
+        package var trickle: Duration?
 
-        package init(status: Int = 200, headers: [(String, String)] = [], delay: Duration = .zero) {
+        package init(status: Int = 200, headers: [(String, String)] = [], delay: Duration = .zero, trickle: Duration? = nil) {
             self.status = status
             self.headers = headers
             self.delay = delay
+            self.trickle = trickle
         }
     }
 
     private let received = Mutex<[Received]>([])
+    private let arrivals = Mutex(0)
+    private let trickles = Mutex<(now: Int, most: Int)>((0, 0))
     private let answer: @Sendable (Int) async -> Answer
     package let port: Int
 
@@ -49,6 +56,11 @@ package final class WebhookReceiver: Sendable {
     }
 
     package var requests: [Received] { self.received.withLock { $0 } }
+
+    /// Trickling answers whose client still listens.
+    package var tricklingNow: Int { self.trickles.withLock { $0.now } }
+    /// The most trickling answers whose clients listened at once.
+    package var mostTricklingAtOnce: Int { self.trickles.withLock { $0.most } }
 
     /// The receiver's URL for `path`.
     package func url(_ path: String = "/hook") -> String { "http://127.0.0.1:\(self.port)\(path)" }
@@ -83,16 +95,44 @@ package final class WebhookReceiver: Sendable {
     }
 
     private func handle(_ request: Request) async throws -> Response {
-        let body = try await request.body.collect(upTo: 1 << 20)
-        var headers: [String: String] = [:]
-        for field in request.headers { headers[field.name.canonicalName.lowercased()] = field.value }
-        let number = self.received.withLock { $0.count }
+        let headers = Dictionary(request.headers.map { ($0.name.canonicalName.lowercased(), $0.value) }) { _, last in last }
+        let number = self.arrivals.withLock { count in
+            defer { count += 1 }
+            return count
+        }
         let answer = await self.answer(number)
-        self.received.withLock { $0.append(Received(headers: headers, body: String(buffer: body), status: answer.status)) }
-        if answer.delay > .zero { try? await Task.sleep(for: answer.delay) }
         var fields = HTTPFields()
         for (name, value) in answer.headers { fields[HTTPField.Name(name)!] = value }
-        return Response(status: .init(code: answer.status), headers: fields)
+        guard let trickle = answer.trickle else {
+            self.record(Received(headers: headers, body: String(buffer: try await request.body.collect(upTo: 1 << 20)), status: answer.status))
+            if answer.delay > .zero { try? await Task.sleep(for: answer.delay) }
+            return Response(status: .init(code: answer.status), headers: fields)
+        }
+        return Response(
+            status: .init(code: answer.status),
+            headers: fields,
+            body: ResponseBody { writer in
+                self.trickles.withLock { counts in
+                    counts.now += 1
+                    counts.most = max(counts.most, counts.now)
+                }
+                defer { self.trickles.withLock { $0.now -= 1 } }
+                // The request's body is read in here, so that the connection is watched from its end on: the client's
+                // hanging up cancels the trickle at once.
+                _ = try? await request.body.consumeWithCancellationOnInboundClose { body in
+                    self.record(Received(headers: headers, body: String(buffer: try await body.collect(upTo: 1 << 20)), status: answer.status))
+                    while true {
+                        try await writer.write(ByteBuffer(string: " "))
+                        try await Task.sleep(for: trickle)
+                    }
+                }
+                try? await writer.finish(nil)
+            }
+        )
+    }
+
+    private func record(_ request: Received) {
+        self.received.withLock { $0.append(request) }
     }
 }
 

@@ -54,6 +54,8 @@ extension LivecastApplication {
         package var appleMetricsInterval: Duration = .zero
         /// How the Apple-metrics job reaches Apple's data export; it trusts ``apnsOverrides``' CA file too.
         package var appleMetrics = AppleMetricsJob.Settings()
+        /// A webhook delivery's limit, from looking its host up to the end of its answer's body. Defaults to 10 seconds.
+        package var webhookTimeout: Duration
 
         /// - Parameters:
         ///   - database: The PostgreSQL server.
@@ -77,7 +79,8 @@ extension LivecastApplication {
             reapInterval: Duration = .zero,
             reaperPolicy: ReaperPolicy = ReaperPolicy(),
             webhookWorkers: Int = 4,
-            webhookAllowPrivate: Bool = false
+            webhookAllowPrivate: Bool = false,
+            webhookTimeout: Duration = .seconds(10)
         ) {
             self.database = database
             self.host = host
@@ -98,6 +101,7 @@ extension LivecastApplication {
             self.reaperPolicy = reaperPolicy
             self.webhookWorkers = webhookWorkers
             self.webhookAllowPrivate = webhookAllowPrivate
+            self.webhookTimeout = webhookTimeout
         }
     }
 }

@@ -108,6 +108,7 @@ package struct LivecastApplication: Sendable {
             if settings.webhookWorkers > 0 {
                 var webhooks = WebhookDeliverer.Settings()
                 webhooks.allowPrivate = settings.webhookAllowPrivate
+                webhooks.timeout = settings.webhookTimeout
                 afterMigrations.append(
                     WebhookService(
                         database: database,

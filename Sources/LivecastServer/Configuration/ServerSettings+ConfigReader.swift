@@ -106,7 +106,8 @@ extension LivecastApplication.Settings {
     ///     instance holding the lock.
     ///   - `webhook-workers` (whole number, 0 or more, default 4; 0 runs none here): webhook endpoints delivered to at
     ///     once, where dispatcher workers run.
-    ///   - `webhook-allow-private` (boolean, default false): as ``WebhookDeliverer/Settings/init(reader:)`` reads it.
+    ///   - `webhook-allow-private` (boolean, default false) and `webhook-timeout` (whole seconds, 1 or more, default
+    ///     10): as ``WebhookDeliverer/Settings/init(reader:)`` reads them.
     ///   - `apple-metrics-interval` (whole seconds, 0 or more, default 3600; 0 disables): between runs of the job
     ///     that fetches Apple's delivery figures, on the one instance holding its lock; each run fetches only what
     ///     is missing, so it works daily. The keys of ``AppleMetricsJob/Settings/init(reader:)``.
@@ -118,6 +119,7 @@ extension LivecastApplication.Settings {
         let listen = try reader.listenAddress("listen", default: ListenAddress(host: "127.0.0.1", port: 8080))
         let metrics = try reader.listenAddress("metrics-listen", default: ListenAddress(host: "127.0.0.1", port: 9464))
         let statementTimeout = try reader.seconds("statement-timeout", atLeast: 0, default: .seconds(60))
+        let webhooks = try WebhookDeliverer.Settings(reader: reader)
         self.init(
             database: try PostgresClient.Configuration(reader: reader),
             host: listen.host,
@@ -137,7 +139,8 @@ extension LivecastApplication.Settings {
             reapInterval: try reader.seconds("reap-interval", atLeast: 0, default: .seconds(60)),
             reaperPolicy: try ReaperPolicy(reader: reader),
             webhookWorkers: try reader.wholeNumber("webhook-workers", atLeast: 0, default: 4),
-            webhookAllowPrivate: try WebhookDeliverer.Settings(reader: reader).allowPrivate
+            webhookAllowPrivate: webhooks.allowPrivate,
+            webhookTimeout: webhooks.timeout
         )
         self.appleMetricsInterval = try reader.seconds("apple-metrics-interval", atLeast: 0, default: .seconds(3600))
         self.appleMetrics = try AppleMetricsJob.Settings(reader: reader)

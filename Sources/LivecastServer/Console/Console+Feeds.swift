@@ -32,37 +32,20 @@ extension Console {
         pages.get("updates/:updateId/progress") { _, context in
             guard let session = context.consoleSession else { throw APIError.unauthenticated }
             let updateID = try context.parameters.id("updateId")
-            return self.progressStream(updateID: updateID, session: session, context: context)
+            return try await self.progressStream(updateID: updateID, session: session, context: context)
         }
     }
 
     /// An update's progress as Server-Sent Events (`event: progress`), every half second until it is done (the last
-    /// event says `"done": true`), the browser goes away, or the session's key is revoked (`event: revoked`, then
-    /// the stream ends: the key's session is over).
-    private func progressStream(updateID: Int64, session: ConsoleSessions.Session, context: APIRequestContext) -> Response {
+    /// event says `"done": true`), the browser goes away, or the session ends (``eventStream(of:every:_:)``).
+    private func progressStream(updateID: Int64, session: ConsoleSessions.Session, context: APIRequestContext) async throws -> Response {
         let path = "\(Self.appPath(session))/updates/\(updateID)"
         let api = self.api
-        let keys = APIKeys(database: self.sessions.database)
-        let keyID = session.caller.keyID
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-            body: ResponseBody { writer in
-                while !Task.isCancelled {
-                    guard try await keys.isLive(keyID: keyID) else {
-                        try await writer.write(ByteBuffer(string: "event: revoked\ndata: {}\n\n"))
-                        break
-                    }
-                    let answer = try await api.call(.get, path, context: context)
-                    let progress = Self.progress(answer)
-                    let data = try JSONSerialization.data(withJSONObject: progress, options: [.sortedKeys])
-                    try await writer.write(ByteBuffer(string: "event: progress\ndata: \(String(decoding: data, as: UTF8.self))\n\n"))
-                    if progress["done"] as? Bool == true { break }
-                    try await Task.sleep(for: .milliseconds(500))
-                }
-                try await writer.finish(nil)
-            }
-        )
+        return try await self.eventStream(of: session) {
+            let progress = Self.progress(try await api.call(.get, path, context: context))
+            let data = try JSONSerialization.data(withJSONObject: progress, options: [.sortedKeys])
+            return ConsoleEvent(name: "progress", data: String(decoding: data, as: UTF8.self), isLast: progress["done"] as? Bool == true)
+        }
     }
 
     /// One progress event: the update's status and counts, and whether it is done.

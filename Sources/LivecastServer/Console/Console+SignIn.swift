@@ -23,7 +23,7 @@ extension Console {
         router.post("/console/logout") { request, context in
             let form = try await ConsoleForm(request)
             let sessions = self.sessions
-            guard let token = Self.cookie(Self.sessionCookie, of: request),
+            guard let token = self.cookie(Self.sessionCookie, of: request, context: context),
                 let session = try await self.databaseWatch.guarding({ try await sessions.session(token: token) })
             else {
                 return self.renderer.response(.signedOut, session: nil)
@@ -48,7 +48,7 @@ extension Console {
         var page = ConsolePage(template: "login", title: "Sign in", section: nil)
         let token = ConsoleSessions.newToken()
         page.model = ["loginCsrf": token, "next": next]
-        guard let expected = Self.cookie(Self.signInCookie, of: request), let presented = form["csrf"],
+        guard let expected = self.cookie(Self.signInCookie, of: request, context: context), let presented = form["csrf"],
             ConsoleSessions.tokensMatch(expected, presented)
         else {
             page.status = .forbidden
@@ -117,9 +117,17 @@ extension Console {
     /// The prefix of cookies set over https: the browser accepts them only Secure, from this host, for `/`.
     static let hostPrefix = "__Host-"
 
-    /// A console cookie's value, under its `__Host-` name (https) or its plain one.
-    static func cookie(_ name: String, of request: Request) -> String? {
-        request.cookies[Self.hostPrefix + name]?.value ?? request.cookies[name]?.value
+    /// A console cookie's value, as ``cookie(_:of:isHTTPS:)`` reads it.
+    private func cookie(_ name: String, of request: Request, context: APIRequestContext) -> String? {
+        Self.cookie(name, of: request, isHTTPS: self.trustedProxies.isHTTPS(request, peer: context.remoteAddress?.ipAddress))
+    }
+
+    /// A console cookie's value: over https, only under its `__Host-` name, which a browser takes only from this host
+    /// over https; the plain name is read over plain http only. So over https no cookie set by another host (a
+    /// sibling subdomain's, or one written over plain http) can stand in for the console's: a session or sign-in
+    /// token planted that way is not read.
+    static func cookie(_ name: String, of request: Request, isHTTPS: Bool) -> String? {
+        request.cookies[isHTTPS ? Self.hostPrefix + name : name]?.value
     }
 
     /// Where to go after signing in: a console path, never another site.

@@ -62,6 +62,7 @@ enum ConsoleAssets {
         .inline-form { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; }
         .inline-form button { margin-top: 0; }
         .inline-form h2 { width: 100%; } .inline-form label { margin: 0; } .inline-form select, .inline-form input { width: auto; }
+        label.check { font-weight: 400; font-size: 13px; } label.check input { width: auto; margin: 0 4px 0 0; }
         .search { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 8px 12px; align-items: end; }
         .search label { margin-top: 0; }
         .table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; margin-bottom: 16px; }
@@ -140,10 +141,11 @@ enum ConsoleAssets {
               });
               if (p.done) { source.close(); box.dataset.done = "true"; }
             });
-            source.addEventListener("revoked", function () {
+            source.addEventListener("ended", function (event) {
+              var why = { revoked: "its key was revoked", signed_out: "it signed out", expired: "it expired" }[JSON.parse(event.data).reason];
               source.close();
               box.dataset.done = "true";
-              box.querySelector("[data-field=summary]").textContent = "This session's key was revoked: sign in again.";
+              box.querySelector("[data-field=summary]").textContent = "This session ended (" + (why || "it ended") + "): sign in again.";
             });
             source.addEventListener("error", function () { if (box.dataset.done) { source.close(); } });
           });

@@ -22,7 +22,8 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let sessions = self.sessions
         var session: ConsoleSessions.Session?
-        if let token = Console.cookie(Console.sessionCookie, of: request), ConsoleSessions.isWellFormed(token) {
+        let isHTTPS = self.trustedProxies.isHTTPS(request, peer: context.remoteAddress?.ipAddress)
+        if let token = Console.cookie(Console.sessionCookie, of: request, isHTTPS: isHTTPS), ConsoleSessions.isWellFormed(token) {
             let address = self.trustedProxies.rateLimitKey(peer: context.remoteAddress?.ipAddress, headers: request.headers)
             if let address, case .limited(let retryAfter) = self.failedAuthentications.check(address) {
                 return self.tooManyFailures(retryAfter: retryAfter)

@@ -2,7 +2,8 @@ import Hummingbird
 import LivecastStore
 import Logging
 
-/// `POST`, `GET /v1/apps/{bundleId}/keys` and `DELETE …/keys/{keyId}` (admin): the app's API keys.
+/// `POST`, `GET /v1/apps/{bundleId}/keys` and `DELETE …/keys/{keyId}` (admin): the app's API keys. Revoking one says
+/// how many scheduled sends it made are still to go, and can cancel them.
 struct KeyController: APIController {
     let keys: APIKeys
     /// The callers of keys that authenticated on this server, which forgets a revoked key at once.
@@ -21,14 +22,29 @@ struct KeyController: APIController {
         routes.app(.get, "/v1/apps/{bundleId}/keys", role: .admin) { _, context, scope in
             try .json(KeyListBody(keys: try await self.keys.logging(to: context.logger).list(appID: scope.appID)))
         }
-        routes.app(.delete, "/v1/apps/{bundleId}/keys/{keyId}", role: .admin) { _, context, scope in
+        // The key, with its scheduled sends still to go; `?cancelScheduledSends=true` cancels them too.
+        routes.app(.delete, "/v1/apps/{bundleId}/keys/{keyId}", role: .admin) { request, context, scope in
             let keyID = try context.parameters.id("keyId")
-            guard let key = try await self.keys.logging(to: context.logger).revoke(appID: scope.appID, keyID: keyID) else {
+            let cancel: Bool
+            switch request.uri.queryParameters.get("cancelScheduledSends") {
+            case nil, "false": cancel = false
+            case "true": cancel = true
+            default: throw APIError.invalid("cancelScheduledSends must be true or false", field: "cancelScheduledSends")
+            }
+            let keys = self.keys.logging(to: context.logger)
+            guard let revocation = try await keys.revoke(appID: scope.appID, keyID: keyID, cancellingScheduledSends: cancel) else {
                 throw APIError.notFound("no key \(keyID)", field: "keyId")
             }
             // The other servers forget it when PostgreSQL's notification arrives; this one before it answers.
-            self.keyCache.forget(prefix: key.prefix)
-            return try .json(key)
+            self.keyCache.forget(prefix: revocation.key.prefix)
+            context.logger.info(
+                "API key revoked",
+                metadata: [
+                    "livecast.revoked_key_id": "\(keyID)", "livecast.scheduled_sends": "\(revocation.scheduledSends)",
+                    "livecast.cancelled_scheduled_sends": "\(revocation.cancelledScheduledSends)",
+                ]
+            )
+            return try .json(revocation)
         }
     }
 }

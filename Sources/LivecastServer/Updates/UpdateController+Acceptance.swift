@@ -128,6 +128,7 @@ extension UpdateController {
             target: target,
             body: body.bytes,
             sendAt: sendAt,
+            keyID: scope.caller.keyID,
             idempotencyKey: idempotencyKey,
             unnumberedAnswer: idempotencyKey == nil ? nil : try answer(0)
         )

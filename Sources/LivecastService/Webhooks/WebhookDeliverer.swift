@@ -13,6 +13,10 @@ package import PostgresNIO
 /// An endpoint has one batch in flight, and batches go in id order, so each subject's events arrive in order; a
 /// batch whose claim was taken over (this deliverer too slow, or dead) is sent again by the one that took it: at
 /// least once, each event with its id for the receiver to drop duplicates.
+///
+/// A deliverer shared by several workers sends at most ``perApp`` batches of one app at once, so one app's endpoints
+/// never hold more than that many of its workers; claims take turns between apps and endpoints
+/// (``WebhookDeliveries/claim(limit:excludingApps:)``).
 package struct WebhookDeliverer: Sendable {
     /// How a deliverer claims, sends and retries.
     package struct Settings: Sendable {
@@ -21,7 +25,7 @@ package struct WebhookDeliverer: Sendable {
         /// How long a claim holds without a heartbeat; renewed every third of it while a request runs. Defaults
         /// to 30 seconds.
         package var lease: Duration = .seconds(30)
-        /// A request's limit, from connecting to the end of its answer. Defaults to 10 seconds.
+        /// A delivery's limit, from looking its host up to the end of its answer's body. Defaults to 10 seconds.
         package var timeout: Duration = .seconds(10)
         /// The backoff after failures. Defaults to 5 seconds doubling to 1 hour.
         package var backoff = WebhookBackoff()
@@ -39,32 +43,46 @@ package struct WebhookDeliverer: Sendable {
     private let sender: WebhookSender
     private let masterKey: MasterKey?
     private let settings: Settings
+    private let shares: AppShares
     private let logger: Logger
+
+    /// The most batches of one app this deliverer sends at once.
+    package var perApp: Int { self.shares.limit }
 
     /// - Parameters:
     ///   - masterKey: Opens the endpoints' secrets; without it every attempt fails (`secret_unavailable`).
     ///   - sender: The HTTP client; the caller shuts it down.
     ///   - claimer: The name this deliverer's claims carry. Defaults to a new one.
+    ///   - perApp: The most batches of one app sent at once, by all the workers sharing this deliverer. Defaults to
+    ///     no limit.
     package init(
         database: PostgresClient,
         masterKey: MasterKey?,
         sender: WebhookSender,
         settings: Settings = Settings(),
         claimer: UUID = UUID(),
+        perApp: Int = .max,
         logger: Logger
     ) {
         self.deliveries = WebhookDeliveries(database: database, claimer: claimer, lease: settings.lease, logger: logger)
         self.sender = sender
         self.masterKey = masterKey
         self.settings = settings
+        self.shares = AppShares(limit: perApp)
         self.logger = logger
     }
 
-    /// Claims one due endpoint and delivers a batch to it.
+    /// Claims one due endpoint of an app with fewer than ``perApp`` batches under way here, and delivers a batch to it.
     /// - Returns: Whether an endpoint was due: `false` when there was nothing to do.
     @discardableResult
     package func deliverOnce() async throws -> Bool {
-        guard let batch = try await self.deliveries.claim(limit: self.settings.batchSize) else { return false }
+        let deliveries = self.deliveries
+        let batchSize = self.settings.batchSize
+        let claimed = try await self.shares.claim { full in
+            try await deliveries.claim(limit: batchSize, excludingApps: full).map { (claimed: $0, app: $0.appID) }
+        }
+        guard let batch = claimed else { return false }
+        defer { self.shares.leave(batch.appID) }
         var logger = self.logger
         logger[metadataKey: "webhook_endpoint"] = "\(batch.endpointID)"
         let outcome: WebhookSender.Outcome

@@ -49,8 +49,8 @@ package final class WebhookSender: Sendable {
     private let resolve: @Sendable (String) async throws -> [String]
 
     /// - Parameters:
-    ///   - timeout: The whole exchange's limit, from connecting to the end of the answer read. Defaults to 10 s; the
-    ///     connection alone has at most 5 s of it.
+    ///   - timeout: The whole delivery's limit: the name's lookup, the connection, the request, and the answer's head
+    ///     and body. Defaults to 10 s; the connection alone has at most 5 s of it.
     ///   - allowPrivate: Deliver to any address, not only public ones (a private network's receivers, tests).
     ///   - resolve: A host name's IPv4 and IPv6 addresses. Defaults to the system's resolver (``resolve(_:)``).
     package init(
@@ -76,37 +76,62 @@ package final class WebhookSender: Sendable {
         try await self.pinned.shutdown()
     }
 
-    /// POSTs `body` to `url` with `headers`, unless the URL's address is not allowed.
+    /// POSTs `body` to `url` with `headers`, unless the URL's address is not allowed, all within the timeout: the
+    /// name's lookup, the connection, the request and the answer's head and body. The outcome is the head's status;
+    /// a body still arriving at the deadline is cut off with its connection.
     package func post(_ body: String, to url: String, headers: [(String, String)]) async -> Outcome {
-        let client: HTTPClient
-        switch await self.route(url) {
-        case .refused(let reason): return .failed(reason: reason, retryAfter: nil)
-        case .direct: client = self.client
-        case .pinned(let host, let address): client = await self.pinned.client(host: host, address: address)
-        }
+        let deadline = ContinuousClock.now + self.timeout
+        guard let route = await withDeadline(deadline, { await self.route(url) }) else { return Self.timedOut }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
+        switch route {
+        case .refused(let reason):
+            return .failed(reason: reason, retryAfter: nil)
+        case .direct:
+            return await Self.exchange(request, on: self.client, deadline: deadline)
+        case .pinned(let host, let address):
+            return await self.pinned.withClient(host: host, address: address) { client in
+                await Self.exchange(request, on: client, deadline: deadline)
+            }
+        }
+    }
+
+    private static let timedOut = Outcome.failed(reason: "timeout", retryAfter: nil)
+
+    /// Sends `request` and reads up to ``maximumResponseBytes`` of its answer, both before `deadline`.
+    ///
+    /// AsyncHTTPClient's deadline ends with the answer's head, and its read timeout only bounds the wait for each
+    /// next part: a receiver that answers at once and then sends its body a byte at a time would hold the delivery
+    /// for as long as it likes. So the body is read under the same deadline, and cancelled (its connection closed)
+    /// when that comes first.
+    private static func exchange(_ request: HTTPClientRequest, on client: HTTPClient, deadline: ContinuousClock.Instant) async -> Outcome {
+        let response: HTTPClientResponse
         do {
-            let response = try await client.execute(request, deadline: .now() + .init(self.timeout))
-            var read = 0
-            for try await chunk in response.body {
-                read += chunk.readableBytes
-                if read >= Self.maximumResponseBytes { break }
-            }
-            let status = Int(response.status.code)
-            if (200..<300).contains(status) {
-                return .delivered(status: status)
-            }
-            let retryAfter = response.headers.first(name: "Retry-After").flatMap { WebhookBackoff.retryAfter($0) }
-            return .failed(reason: "http_\(status)", retryAfter: retryAfter)
-        } catch let error as HTTPClientError {
-            let timeouts: [HTTPClientError] = [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout]
-            return .failed(reason: timeouts.contains(error) ? "timeout" : "connection_error", retryAfter: nil)
+            response = try await client.execute(request, deadline: .now() + TimeAmount(ContinuousClock.now.duration(to: deadline)))
+        } catch let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(error) {
+            return Self.timedOut
         } catch {
             return .failed(reason: "connection_error", retryAfter: nil)
         }
+        _ = await withDeadline(deadline) {
+            var read = 0
+            do {
+                for try await chunk in response.body {
+                    read += chunk.readableBytes
+                    if read >= Self.maximumResponseBytes { break }
+                }
+            } catch {
+                // A body cut short changes nothing: the outcome is the head's.
+            }
+        }
+        let status = Int(response.status.code)
+        if (200..<300).contains(status) {
+            return .delivered(status: status)
+        }
+        let retryAfter = response.headers.first(name: "Retry-After").flatMap { WebhookBackoff.retryAfter($0) }
+        return .failed(reason: "http_\(status)", retryAfter: retryAfter)
     }
 
     /// Where a delivery to `url` connects. Allowed: any address with `allowPrivate`; plain HTTP to this host by name or
@@ -134,29 +159,41 @@ package final class WebhookSender: Sendable {
         return .pinned(host: host, address: first)
     }
 
-    /// The IPv4 and IPv6 addresses `host` resolves to, by `getaddrinfo` on NIO's thread pool.
+    /// The IPv4 and IPv6 addresses `host` resolves to, by `getaddrinfo` on NIO's thread pool. `getaddrinfo` cannot be
+    /// interrupted: a cancelled caller stops waiting at once, and the lookup ends in the background by the resolver's
+    /// own timeouts.
     @Sendable package static func resolve(_ host: String) async throws -> [String] {
-        try await NIOThreadPool.singleton.runIfActive {
-            var hints = addrinfo()
-            hints.ai_family = AF_UNSPEC
-            #if canImport(Darwin)
-            hints.ai_socktype = SOCK_STREAM
-            #else
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            #endif
-            var list: UnsafeMutablePointer<addrinfo>?
-            guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return [] }
-            defer { freeaddrinfo(first) }
-            var addresses: [String] = []
-            var entry: UnsafeMutablePointer<addrinfo>? = first
-            while let current = entry {
-                if let address = Self.text(current.pointee.ai_addr, family: current.pointee.ai_family) {
-                    addresses.append(address)
-                }
-                entry = current.pointee.ai_next
-            }
-            return addresses
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        let answer = eventLoop.makePromise(of: [String].self)
+        NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { Self.lookUp(host) }.cascade(to: answer)
+        return try await withTaskCancellationHandler {
+            try await answer.futureResult.get()
+        } onCancel: {
+            answer.fail(CancellationError())
         }
+    }
+
+    /// `getaddrinfo`'s IPv4 and IPv6 addresses for `host`, blocking.
+    private static func lookUp(_ host: String) -> [String] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Darwin)
+        hints.ai_socktype = SOCK_STREAM
+        #else
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return [] }
+        defer { freeaddrinfo(first) }
+        var addresses: [String] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry {
+            if let address = Self.text(current.pointee.ai_addr, family: current.pointee.ai_family) {
+                addresses.append(address)
+            }
+            entry = current.pointee.ai_next
+        }
+        return addresses
     }
 
     private static func text(_ address: UnsafeMutablePointer<sockaddr>?, family: Int32) -> String? {

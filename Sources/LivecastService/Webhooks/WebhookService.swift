@@ -6,11 +6,12 @@ package import PostgresNIO
 import ServiceLifecycle
 
 /// Webhook delivery as a service: a bounded number of workers, each looping over ``WebhookDeliverer/deliverOnce()``:
-/// one endpoint at a time under its own timeout, so a slow or failing endpoint holds one worker and never another
-/// endpoint's deliveries. When nothing is due a worker waits for a `NOTIFY` of new deliveries, or the poll interval as
-/// a fallback (retries coming due, a missed notification); a worker that found work wakes an idle one first, so the
-/// others join in. Every `gaugeInterval` it samples `livecast_webhook_pending` and
-/// `livecast_webhook_oldest_pending_seconds{endpoint}`.
+/// one endpoint at a time, each delivery within its timeout, so a slow or failing endpoint holds one worker for at
+/// most that long. One app's endpoints hold at most half of the workers (``perApp``, rounded up), so a neighbour's
+/// slow receivers leave the rest to everyone else. When nothing is due a worker waits for a `NOTIFY` of new
+/// deliveries, or the poll interval as a fallback (retries coming due, a missed notification); a worker that found
+/// work wakes an idle one first, so the others join in. Every `gaugeInterval` it samples `livecast_webhook_pending`
+/// and `livecast_webhook_oldest_pending_seconds{endpoint}`.
 ///
 /// On graceful shutdown the workers stop claiming, a request in flight finishes (within its timeout) and is recorded,
 /// and `run()` returns; a claim left by a process that died is taken over once its lease runs out.
@@ -26,6 +27,9 @@ package struct WebhookService: Service {
 
     /// How many workers wait for work now: all of them once their rounds found nothing due.
     package var waitingWorkers: Int { self.waiting.value }
+
+    /// The most workers delivering to one app's endpoints at once: half of them, rounded up.
+    package var perApp: Int { (self.workers + 1) / 2 }
 
     /// - Parameters:
     ///   - masterKey: Opens the endpoints' secrets.
@@ -61,6 +65,7 @@ package struct WebhookService: Service {
             masterKey: self.masterKey,
             sender: sender,
             settings: self.settings,
+            perApp: self.perApp,
             logger: self.logger
         )
         let wake = WakeSignal()

@@ -16,6 +16,8 @@ package struct ConsoleSessions: DatabaseBacked {
 
     /// An open session: who it acts as, and the token its forms carry.
     package struct Session: Sendable, Hashable {
+        /// The SHA-256 of the session's token, which names it in PostgreSQL (not a secret: it opens nothing).
+        package var tokenHash: [UInt8]
         package var caller: APIKeys.Caller
         /// The token every state-changing form of the session must send back (`csrf`).
         package var csrfToken: String
@@ -80,6 +82,7 @@ package struct ConsoleSessions: DatabaseBacked {
                 try await self.client.guardedQuery("UPDATE console_sessions SET last_used_at = now() WHERE token_hash = \(hash)", logger: self.logger)
             }
             return Session(
+                tokenHash: Array(hash.readableBytesView),
                 caller: APIKeys.Caller(keyID: keyID, appID: appID, bundleID: bundleID, role: role),
                 csrfToken: csrfToken,
                 expiresAt: expiresAt

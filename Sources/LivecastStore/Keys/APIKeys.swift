@@ -141,16 +141,6 @@ package struct APIKeys: DatabaseBacked {
         return keys
     }
 
-    /// Revokes one of an app's keys; it stops authenticating at once. Revoking a revoked key changes nothing.
-    /// - Returns: The key, or `nil` when the app has no such key.
-    package func revoke(appID: Int64, keyID: Int64) async throws -> Key? {
-        try await self.client.guardedQuery(
-            "UPDATE api_keys SET revoked_at = now() WHERE app_id = \(appID) AND id = \(keyID) AND revoked_at IS NULL",
-            logger: self.logger
-        )
-        return try await self.list(appID: appID).first { $0.id == keyID }
-    }
-
     static func hash(_ secret: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(secret.utf8)))
     }

@@ -85,24 +85,39 @@ package struct WebhookDeliveries: Sendable {
         self.logger = logger
     }
 
-    /// Claims the endpoint due longest (enabled, its backoff over, not claimed or its lease run out, with pending
-    /// deliveries) and reads up to `limit` (at most ``maximumBatch``) of its pending deliveries, oldest first.
+    /// Claims a due endpoint (enabled, its backoff over, not claimed or its lease run out, with pending deliveries)
+    /// of an app not in `excludedApps`, and reads up to `limit` (at most ``maximumBatch``) of its pending deliveries,
+    /// oldest first.
+    ///
+    /// Claims take turns, across every deliverer sharing the database: the app with the fewest endpoints claimed now
+    /// goes first, then the app served least recently, then its endpoint claimed least recently. So a busy endpoint
+    /// does not win every claim from the others, nor an app with many endpoints from an app with one.
     /// - Returns: `nil` when no endpoint is due.
-    package func claim(limit: Int = WebhookDeliveries.maximumBatch) async throws -> Batch? {
+    package func claim(limit: Int = WebhookDeliveries.maximumBatch, excludingApps excludedApps: [Int64] = []) async throws -> Batch? {
         let limit = max(1, min(limit, Self.maximumBatch))
         let rows = try await self.database.guardedQuery(
             """
-            WITH due AS (
-                SELECT w.id FROM webhook_endpoints w
+            WITH candidates AS (
+                SELECT w.id, w.app_id FROM webhook_endpoints w
                 WHERE w.enabled AND w.next_attempt_at <= now()
                   AND (w.claimed_by IS NULL OR w.lease_until < now())
+                  AND w.app_id <> ALL(\(excludedApps)::bigint[])
                   AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.state = \(unescaped: WebhookDeliveryState.pending.sql))
-                ORDER BY w.next_attempt_at
+            ), turns AS (
+                SELECT e.app_id, count(*) FILTER (WHERE e.claimed_by IS NOT NULL AND e.lease_until >= now()) AS claimed,
+                    max(e.last_claimed_at) AS served
+                FROM webhook_endpoints e WHERE e.app_id IN (SELECT app_id FROM candidates)
+                GROUP BY e.app_id
+            ), due AS (
+                SELECT w.id FROM webhook_endpoints w JOIN turns t ON t.app_id = w.app_id
+                WHERE w.id IN (SELECT id FROM candidates)
+                  AND w.enabled AND w.next_attempt_at <= now() AND (w.claimed_by IS NULL OR w.lease_until < now())
+                ORDER BY t.claimed, t.served NULLS FIRST, w.last_claimed_at NULLS FIRST, w.id
                 LIMIT 1
-                FOR UPDATE SKIP LOCKED
+                FOR UPDATE OF w SKIP LOCKED
             )
             UPDATE webhook_endpoints w
-            SET claimed_by = \(self.claimer), lease_until = now() + make_interval(secs => \(self.lease.inSeconds))
+            SET claimed_by = \(self.claimer), lease_until = now() + make_interval(secs => \(self.lease.inSeconds)), last_claimed_at = now()
             FROM due WHERE w.id = due.id
             RETURNING w.id, w.app_id, w.url, w.secret_sealed,
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_sealed END,

@@ -57,22 +57,41 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke one of an app's keys; it stops working at once.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke one of an app's keys; it stops working at once.",
+            discussion: """
+                Prints how many scheduled sends (sendAt) the key made that are still to go: they go out at their time \
+                unless cancelled with --cancel-scheduled-sends (as for a key that leaked). Revoking a revoked key again \
+                can still cancel them.
+                """
+        )
 
         @OptionGroup var app: AppSelection
 
         @Option(help: "The key's id (from keys list).")
         var keyId: Int64
 
+        @Flag(help: "Also cancel the scheduled sends the key made that are still to go.")
+        var cancelScheduledSends = false
+
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var config: ConfigFileOption
 
         func run() async throws {
-            let revoked = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
-                try await APIKeys(client: client, logger: .disabled).revoke(appID: app.id, keyID: self.keyId)
+            let cancel = self.cancelScheduledSends
+            let revocation = try await self.database.withApp(self.app, try self.config.settings()) { client, app in
+                try await APIKeys(client: client, logger: .disabled).revoke(appID: app.id, keyID: self.keyId, cancellingScheduledSends: cancel)
             }
-            guard revoked != nil else { throw ValidationError("the app has no key \(self.keyId)") }
+            guard let revocation else { throw ValidationError("the app has no key \(self.keyId)") }
             print("revoked key \(self.keyId)")
+            if revocation.cancelledScheduledSends > 0 {
+                print("cancelled \(revocation.cancelledScheduledSends) scheduled send(s) it made")
+            }
+            if revocation.scheduledSends > 0 {
+                print(
+                    "\(revocation.scheduledSends) scheduled send(s) it made go out at their time; run this again with --cancel-scheduled-sends to cancel them"
+                )
+            }
         }
     }
 }

@@ -164,6 +164,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: """
+            Seconds a webhook delivery may take, from looking its host up to the end of its answer's body \
+            (default: $LIVECAST_WEBHOOK_TIMEOUT, else 10).
+            """
+    )
+    var webhookTimeout: Int?
+
+    @Option(
+        help: """
             Seconds between runs of the job that fetches Apple's delivery figures, on the one instance holding its \
             lock (default: $LIVECAST_APPLE_METRICS_INTERVAL, else 3600; 0 disables).
             """
@@ -199,6 +207,7 @@ struct ServeCommand: AsyncParsableCommand {
             "webhook-workers": self.webhookWorkers.map(String.init), "webhook-allow-private": self.webhookAllowPrivate ? "true" : nil,
             "apple-metrics-interval": self.appleMetricsInterval.map(String.init), "apple-metrics-url": self.appleMetricsUrl,
             "apple-metrics-threshold": self.appleMetricsThreshold.map { "\($0)" },
+            "webhook-timeout": self.webhookTimeout.map(String.init),
             "client-device-rate": self.clientDeviceRate.map { "\($0)" }, "client-address-rate": self.clientAddressRate.map { "\($0)" },
             "client-device-tokens": self.clientDeviceTokens.map(String.init),
             "client-device-activities": self.clientDeviceActivities.map(String.init),

@@ -21,6 +21,10 @@ extension ConsoleTemplates {
     /// `GET /console/keys` (admin): the app's API keys.
     static let keys = #"""
         {{<layout}}{{$main}}
+        {{#cancelSendsOf}}<form method="post" action="/console/keys/{{keyId}}/revoke" class="card inline-form">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="cancelScheduledSends" value="true">
+        <span>Were the key's sends not wanted (a leaked key)?</span><button type="submit" id="cancel-scheduled-sends" class="danger small">Cancel its scheduled sends</button>
+        </form>{{/cancelSendsOf}}
         {{#createdKey}}<section class="card result" role="status"><h2>New {{role}} key</h2>
         <p>Copy it now: Livecast keeps only its hash and will not show it again.</p><p>{{>copy}}</p></section>{{/createdKey}}
         <form method="post" action="/console/keys" class="card inline-form" aria-labelledby="new-key-title">
@@ -34,7 +38,9 @@ extension ConsoleTemplates {
         <thead><tr><th scope="col">#</th><th scope="col">Role</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>{{#keyList}}<tr id="key-{{keyId}}"><td>{{keyId}}</td><td>{{role}}</td><td><code>lc_{{prefix}}_…</code></td><td>{{#created}}{{>time}}{{/created}}</td>
         <td>{{#revoked}}<span class="state state-failed">revoked</span> {{>time}}{{/revoked}}{{^revoked}}<span class="state state-active">active</span>{{#isSelf}} (this session){{/isSelf}}{{/revoked}}</td>
-        <td>{{^revoked}}<form method="post" action="/console/keys/{{keyId}}/revoke"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="danger small">Revoke</button></form>{{/revoked}}</td></tr>{{/keyList}}</tbody>
+        <td>{{^revoked}}<form method="post" action="/console/keys/{{keyId}}/revoke" class="inline-form"><input type="hidden" name="csrf" value="{{csrf}}">
+        <label class="check"><input type="checkbox" name="cancelScheduledSends" value="true">and cancel its scheduled sends</label>
+        <button type="submit" class="danger small">Revoke</button></form>{{/revoked}}</td></tr>{{/keyList}}</tbody>
         </table></div>
         {{/main}}{{/layout}}
         """#

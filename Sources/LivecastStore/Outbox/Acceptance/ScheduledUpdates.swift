@@ -50,8 +50,11 @@ package struct ScheduledUpdates: DatabaseBacked {
     /// Keeps a request until `sendAt`, and the answer given to it when it has an idempotency key, in one statement: a
     /// retry always finds that answer (``UpdateResponses/response(appID:idempotencyKey:)``, and the outbox's
     /// transaction after `sendAt`: ``OutboxStatements/replays(_:on:logger:)``).
-    /// - Parameter unnumberedAnswer: The answer with 0 for its id (its JSON's only `"updateId":0`, since a JSON
-    ///   string holds its quotation marks escaped), which the insert numbers with the id it draws; `nil` without a key.
+    /// - Parameters:
+    ///   - keyID: The API key that asked for it, which keeps it (`key_id`): revoking the key counts it, and can cancel
+    ///     it, while it waits.
+    ///   - unnumberedAnswer: The answer with 0 for its id (its JSON's only `"updateId":0`, since a JSON string holds
+    ///     its quotation marks escaped), which the insert numbers with the id it draws; `nil` without a key.
     /// - Returns: Its id, and the answer as kept.
     /// - Throws: ``StoreError`` `conflict` when a request with the same idempotency key was kept meanwhile.
     package func schedule(
@@ -60,6 +63,7 @@ package struct ScheduledUpdates: DatabaseBacked {
         target: String,
         body: [UInt8],
         sendAt: Int,
+        keyID: Int64,
         idempotencyKey: IdempotencyKey?,
         unnumberedAnswer: String?
     ) async throws -> (id: Int64, answer: String?) {
@@ -67,9 +71,9 @@ package struct ScheduledUpdates: DatabaseBacked {
             let rows = try await self.client.guardedQuery(
                 """
                 WITH drawn AS (SELECT nextval(pg_get_serial_sequence('updates', 'id')) AS id)
-                INSERT INTO scheduled_updates (id, app_id, route, target, body, send_at, idempotency_key, idempotency_scope,
+                INSERT INTO scheduled_updates (id, app_id, route, target, body, send_at, key_id, idempotency_key, idempotency_scope,
                                                idempotency_fingerprint, response)
-                SELECT drawn.id, \(appID), \(route), \(target), \(String(decoding: body, as: UTF8.self)), to_timestamp(\(sendAt)),
+                SELECT drawn.id, \(appID), \(route), \(target), \(String(decoding: body, as: UTF8.self)), to_timestamp(\(sendAt)), \(keyID),
                        \(idempotencyKey?.key), \(idempotencyKey?.scope), \(idempotencyKey?.fingerprint),
                        replace(\(unnumberedAnswer), '"updateId":0', '"updateId":' || drawn.id)
                 FROM drawn
