@@ -75,11 +75,14 @@ package struct LivecastAPI: Sendable {
             appClients: appClients,
             limit: configuration.channelLimit
         )
+        let records = Records(client: database, logger: logger)
         self.controllers = [
             OperationsController(readiness: report),
             AppController(
-                database: database,
                 apps: apps,
+                records: records,
+                appleMetricsCredentials: AppleMetricsCredentials(client: database, logger: logger),
+                appleMetricsExports: AppleMetricsExports(client: database, logger: logger),
                 appClients: appClients,
                 readiness: report,
                 channelLimit: configuration.channelLimit,
@@ -88,25 +91,29 @@ package struct LivecastAPI: Sendable {
             KeyController(keys: APIKeys(client: database, logger: logger), keyCache: keyCache),
             IdentityKeyController(identityKeys: IdentityKeys(client: database, logger: logger)),
             RegistrationController(
-                database: database,
+                records: records,
+                renewalEnds: RenewalEnds(database: database, logger: logger),
                 pushToStartRegistrar: PushToStartRegistrar(client: database, logger: logger),
                 pushToStartTokens: PushToStartTokens(client: database, logger: logger),
                 activities: Activities(client: database, logger: logger),
                 devices: Devices(client: database, logger: logger),
                 admission: ClientAdmission(identityKeys: IdentityKeys(client: database, logger: logger), clients: clients)
             ),
-            ImportController(database: database, slots: ImportSlots()),
-            UpdateController(database: database, intake: intake, responses: UpdateResponses(client: database, logger: logger)),
+            ImportController(importer: RegistrationImporter(database: database, logger: logger), slots: ImportSlots()),
+            UpdateController(records: records, intake: intake, responses: UpdateResponses(client: database, logger: logger)),
             FeedController(
-                database: database,
                 feeds: Feeds(client: database, logger: logger),
+                records: records,
                 channels: channels,
                 startRegistrationTimeout: configuration.startRegistrationTimeout,
                 activityLifetime: configuration.activityLifetime
             ),
             ChannelController(registries: channels),
-            RecordController(database: database, deliveries: DeliveryLog(client: database, logger: logger)),
-            DeadLetterController(database: database, retryDeadline: configuration.retryDeadline),
+            RecordController(records: records, deliveries: DeliveryLog(client: database, logger: logger)),
+            DeadLetterController(
+                records: records,
+                replay: DeadLetterReplay(database: database, retryDeadline: configuration.retryDeadline, logger: logger)
+            ),
             EventController(events: Events(client: database, logger: logger)),
             WebhookController(
                 endpoints: WebhookEndpoints(client: database, logger: logger),

@@ -1,3 +1,4 @@
+import Hummingbird
 import LivecastStore
 
 /// `POST /v1/apps/{bundleId}/keys`.
@@ -6,7 +7,7 @@ struct CreateKeyBody: Decodable {
 }
 
 /// A new key as listed, with `key`: the only time its full text is shown.
-struct CreatedKeyBody: Encodable {
+struct CreatedKeyBody: ResponseEncodable {
     let created: APIKeys.Key
     /// `lc_<prefix>_<secret>`: keep it now, it cannot be shown again.
     let text: String
@@ -24,6 +25,6 @@ struct CreatedKeyBody: Encodable {
 }
 
 /// `GET /v1/apps/{bundleId}/keys`.
-struct KeyListBody: Encodable {
+struct KeyListBody: ResponseEncodable {
     let keys: [APIKeys.Key]
 }

@@ -1,3 +1,4 @@
+import Hummingbird
 import LivecastStore
 
 /// A channel's storage policy, by the names the API uses.
@@ -30,7 +31,7 @@ struct CreateChannelBody: Decodable {
 }
 
 /// A channel as Livecast records it.
-struct ChannelBody: Encodable {
+struct ChannelBody: ResponseEncodable {
     let channelId: String
     let storagePolicy: String
     let feed: String?
@@ -49,12 +50,12 @@ struct ChannelBody: Encodable {
 }
 
 /// `GET /v1/apps/{bundleId}/channels`.
-struct ChannelListBody: Encodable {
+struct ChannelListBody: ResponseEncodable {
     let channels: [ChannelBody]
 }
 
 /// `GET /v1/apps/{bundleId}/channels?source=apns`: the channel ids APNs holds for the app.
-struct APNsChannelListBody: Encodable {
+struct APNsChannelListBody: ResponseEncodable {
     let source = "apns"
     let channelIds: [String]
 }

@@ -1,9 +1,10 @@
+import Hummingbird
 import LivecastCore
 import LivecastStore
 
 /// `GET /v1/apps/{bundleId}/overview`: the store's ``AppOverview`` with what this server adds, APNs' channel cap and
 /// the problems it sees.
-struct OverviewBody: Encodable {
+struct OverviewBody: ResponseEncodable {
     let overview: AppOverview
     /// APNs' cap (10,000 unless configured lower).
     let channelLimit: Int

@@ -1,5 +1,7 @@
+import Hummingbird
+
 /// `POST /v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay`.
-struct ReplayBody: Encodable {
+struct ReplayBody: ResponseEncodable {
     let deadLetterId: Int64
     /// `requeued`, `superseded` or `targetGone`.
     let outcome: String

@@ -1,4 +1,6 @@
+package import Foundation
 package import Hummingbird
+import LivecastCore
 package import LivecastStore
 package import NIOCore
 
@@ -29,4 +31,7 @@ package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 
     package var maxUploadSize: Int { Self.maximumBodySize }
+
+    /// Encodes the values handlers answer with: compact JSON, sorted keys, ISO 8601 dates (``JSONEncoder/sorted``).
+    package var responseEncoder: JSONEncoder { .sorted }
 }

@@ -19,7 +19,7 @@ extension Parameters {
 
 /// A page of a list as the API answers it: `{"<name>": [rows], "next": cursor}`, where `next` is the `after` (or
 /// `before`) of the next page, absent on the last.
-struct PageBody<Row: Encodable, Cursor: Encodable>: Encodable {
+struct PageBody<Row: Encodable, Cursor: Encodable>: ResponseEncodable {
     /// The list's member name: `feeds`, `updates`, `deadLetters`.
     let name: String
     let rows: [Row]

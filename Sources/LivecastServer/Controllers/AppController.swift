@@ -2,14 +2,15 @@ import Hummingbird
 import LivecastService
 import LivecastStore
 import Logging
-import PostgresNIO
 
 /// `GET /v1/apps/{bundleId}` (admin): the caller's app; `POST …/sending:resume` (admin): lets it send again after
 /// the invalidation guard held it, or sends again what awaited its credentials' proof; `GET …/overview` (backend): the app at a glance, as the console's overview shows
 /// it; and `GET /v1/key` (any key but a client key): the calling key, its app and role.
 struct AppController: APIController {
-    let database: PostgresClient
     let apps: Apps
+    let records: Records
+    let appleMetricsCredentials: AppleMetricsCredentials
+    let appleMetricsExports: AppleMetricsExports
     let appClients: AppClients
     let readiness: ReadinessReport
     /// The channels an app may have, which the overview shows beside its count.
@@ -24,11 +25,11 @@ struct AppController: APIController {
             }
             let appleMetrics = try await AppleMetricsStatus.read(
                 appID: scope.appID,
-                credentials: AppleMetricsCredentials(client: self.database, logger: context.logger),
-                exports: AppleMetricsExports(client: self.database, logger: context.logger),
+                credentials: self.appleMetricsCredentials.logging(to: context.logger),
+                exports: self.appleMetricsExports.logging(to: context.logger),
                 logger: context.logger
             )
-            return try .json(AppRecordBody(app: app, appleMetrics: appleMetrics))
+            return AppRecordBody(app: app, appleMetrics: appleMetrics)
         }
         routes.app(.post, "/v1/apps/{bundleId}/sending:resume", role: .admin) { _, context, scope in
             let apps = self.apps.logging(to: context.logger)
@@ -37,24 +38,22 @@ struct AppController: APIController {
             }
             context.logger.notice("resumed an app's sending", metadata: ["app": "\(scope.bundleID)"])
             guard let app = try await apps.app(id: scope.appID) else { throw APIError.notFound("no app \(scope.bundleID)") }
-            return try .json(app)
+            return app
         }
         routes.app(.get, "/v1/apps/{bundleId}/overview", role: .backend) { _, context, scope in
             try await self.overview(scope, context: context)
         }
         routes.keyed(.get, "/v1/key") { _, context in
             guard let caller = context.caller else { throw APIError.unauthenticated }
-            return try .json(caller)
+            return caller
         }
     }
 
-    private func overview(_ scope: AppScope, context: APIRequestContext) async throws -> Response {
+    private func overview(_ scope: AppScope, context: APIRequestContext) async throws -> OverviewBody {
         guard
-            let overview = try await AppOverview.read(
+            let overview = try await self.records.logging(to: context.logger).overview(
                 appID: scope.appID,
-                registrationTimeout: self.startRegistrationTimeout,
-                client: self.database,
-                logger: context.logger
+                registrationTimeout: self.startRegistrationTimeout
             )
         else {
             throw APIError.notFound("no app \(scope.bundleID)")
@@ -70,6 +69,6 @@ struct AppController: APIController {
         if await self.appClients.isUnusable(appID: scope.appID) {
             problems.append("the app's signing key cannot be opened; its pushes are held back (see the log)")
         }
-        return try .json(OverviewBody(overview: overview, channelLimit: self.channelLimit, problems: problems))
+        return OverviewBody(overview: overview, channelLimit: self.channelLimit, problems: problems)
     }
 }

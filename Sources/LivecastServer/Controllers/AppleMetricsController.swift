@@ -34,7 +34,7 @@ struct AppleMetricsController: APIController {
                 masterKey: masterKey
             )
             context.logger.notice("Apple data-export credentials set", metadata: ["app": "\(scope.bundleID)"])
-            return try .json(try await self.status(scope.appID, context: context))
+            return try await self.status(scope.appID, context: context)
         }
         routes.app(.delete, "/v1/apps/{bundleId}/apple-metrics/credentials", role: .admin) { _, context, scope in
             guard try await self.credentials.logging(to: context.logger).remove(appID: scope.appID) else {
@@ -44,7 +44,7 @@ struct AppleMetricsController: APIController {
             return Response(status: .noContent)
         }
         routes.app(.get, "/v1/apps/{bundleId}/apple-metrics", role: .admin) { _, context, scope in
-            try .json(try await self.status(scope.appID, context: context))
+            try await self.status(scope.appID, context: context)
         }
         routes.app(.get, "/v1/apps/{bundleId}/delivery-report", role: .backend) { request, context, scope in
             let parameters = request.uri.queryParameters
@@ -65,7 +65,7 @@ struct AppleMetricsController: APIController {
                 to: Self.text(to),
                 threshold: threshold
             )
-            return try .json(report)
+            return report
         }
     }
 
@@ -112,7 +112,7 @@ private struct CredentialsBody: Decodable {
 
 /// `GET …/apple-metrics`, and the app record's `appleMetrics`: the credentials without the token, and each export's
 /// last day and error.
-struct AppleMetricsStatus: Encodable {
+struct AppleMetricsStatus: ResponseEncodable {
     let credentials: AppleMetricsCredentials.Shown?
     let exports: [AppleMetricsExports.State]
 
@@ -143,7 +143,7 @@ struct AppleMetricsStatus: Encodable {
 }
 
 /// `GET /v1/apps/{bundleId}`: the app, and beside it `appleMetrics`, so a failing export shows in the app's record.
-struct AppRecordBody: Encodable {
+struct AppRecordBody: ResponseEncodable {
     let app: Apps.App
     let appleMetrics: AppleMetricsStatus
 

@@ -33,16 +33,16 @@ struct ChannelController: APIController {
                 storagePolicy: policy.apnsValue,
                 feedKey: body.feed
             )
-            return try .json(ChannelBody(channel), status: .created)
+            return EditedResponse(status: .created, response: ChannelBody(channel))
         }
         routes.app(.get, "/v1/apps/{bundleId}/channels", role: .operator, callsAPNs: true) { request, context, scope in
             let source = request.uri.queryParameters.get("source") ?? "livecast"
             guard source == "livecast" || source == "apns" else { throw APIError.invalid("source must be livecast or apns", field: "source") }
             let registry = try await self.registries.registry(of: scope, logger: context.logger)
             if source == "apns" {
-                return try .json(APNsChannelListBody(channelIds: try await registry.listAtAPNs(bundleID: scope.bundleID)))
+                return APNsChannelListBody(channelIds: try await registry.listAtAPNs(bundleID: scope.bundleID))
             }
-            return try .json(ChannelListBody(channels: try await registry.list(appID: scope.appID).map(ChannelBody.init)))
+            return ChannelListBody(channels: try await registry.list(appID: scope.appID).map(ChannelBody.init))
         }
         routes.app(.get, "/v1/apps/{bundleId}/channels/{channelId}", role: .operator, callsAPNs: true) { _, context, scope in
             let channelID = try context.parameters.decoded("channelId")
@@ -50,7 +50,7 @@ struct ChannelController: APIController {
             guard let channel = try await registry.get(appID: scope.appID, channelID: channelID) else {
                 throw APIError.notFound("no channel \(channelID)", field: "channelId")
             }
-            return try .json(ChannelBody(channel))
+            return ChannelBody(channel)
         }
         routes.app(.delete, "/v1/apps/{bundleId}/channels/{channelId}", role: .operator, callsAPNs: true) { request, context, scope in
             let force: Bool
@@ -65,7 +65,7 @@ struct ChannelController: APIController {
                 channelID: try context.parameters.decoded("channelId"),
                 force: force
             )
-            return try .json(ChannelBody(channel))
+            return ChannelBody(channel)
         }
     }
 }

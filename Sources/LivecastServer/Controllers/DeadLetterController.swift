@@ -2,31 +2,24 @@ import Hummingbird
 import LivecastService
 import LivecastStore
 import Logging
-import PostgresNIO
 
 /// `GET /v1/apps/{bundleId}/dead-letters` (backend) and `POST …/dead-letters/{deadLetterId}/replay` (operator).
 struct DeadLetterController: APIController {
-    let database: PostgresClient
-    /// How long a replayed dead letter is tried again.
-    let retryDeadline: Duration
+    let records: Records
+    /// Replays with the retry deadline the server was given.
+    let replay: DeadLetterReplay
 
     func addRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}/dead-letters", role: .backend) { request, context, scope in
             let parameters = request.uri.queryParameters
             let limit = try parameters.pageLimit()
             let after = try parameters.integer("after", in: 0...Int64.max)
-            let entries = try await DeadLetterEntry.list(
-                appID: scope.appID,
-                after: after,
-                limit: limit + 1,
-                client: self.database,
-                logger: context.logger
-            )
-            return try .json(PageBody("deadLetters", entries, limit: limit) { $0.id })
+            let entries = try await self.records.logging(to: context.logger).deadLetters(appID: scope.appID, after: after, limit: limit + 1)
+            return PageBody("deadLetters", entries, limit: limit) { $0.id }
         }
         routes.app(.post, "/v1/apps/{bundleId}/dead-letters/{deadLetterId}/replay", role: .operator) { _, context, scope in
             let id = try context.parameters.id("deadLetterId")
-            let replay = DeadLetterReplay(database: self.database, retryDeadline: self.retryDeadline, logger: context.logger)
+            let replay = self.replay.logging(to: context.logger)
             let outcome: DeadLetterReplay.Outcome
             do {
                 guard let replayed = try await replay.replay(id: id, appID: scope.appID) else {
@@ -36,7 +29,7 @@ struct DeadLetterController: APIController {
             } catch DeadLetterReplay.Refusal.alreadyReplayed(let earlier) {
                 throw APIError(.conflict, code: "conflict", "dead letter \(id) was replayed already (\(earlier.rawValue))", field: "deadLetterId")
             }
-            return try .json(ReplayBody(deadLetterId: id, outcome: outcome.rawValue), status: .accepted)
+            return EditedResponse(status: .accepted, response: ReplayBody(deadLetterId: id, outcome: outcome.rawValue))
         }
     }
 }

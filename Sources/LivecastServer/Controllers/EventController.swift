@@ -24,7 +24,7 @@ struct EventController: APIController {
             var body = #"{"events":["#
             body += shown.map(\.json).joined(separator: ",")
             body += #"],"hasMore":\#(entries.count > limit),"next":"\#(next)"}"#
-            return .json(text: body.utf8)
+            return Response.json(text: body.utf8)
         }
     }
 }

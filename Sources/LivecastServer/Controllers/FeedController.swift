@@ -2,13 +2,12 @@ import Hummingbird
 import LivecastService
 import LivecastStore
 import Logging
-import PostgresNIO
 
 /// `PUT` and `GET /v1/apps/{bundleId}/feeds/{feedKey}`, `GET …/feeds` and `GET …/feeds/{feedKey}/updates`
 /// (operator), the lists paged. A `PUT` asking for a channel creates one at APNs when the feed has none.
 struct FeedController: APIController {
-    let database: PostgresClient
     let feeds: Feeds
+    let records: Records
     let channels: ChannelRegistries
     /// How long after a feed's start the device's app should register the started activity.
     let startRegistrationTimeout: Duration
@@ -26,7 +25,7 @@ struct FeedController: APIController {
             guard let feed = try await feeds.get(appID: scope.appID, feedKey: feedKey, registrationTimeout: self.startRegistrationTimeout) else {
                 throw APIError.notFound("no feed \(feedKey)", field: "feedKey")
             }
-            return try .json(feed)
+            return feed
         }
         routes.app(.get, "/v1/apps/{bundleId}/feeds", role: .operator) { request, context, scope in
             let parameters = request.uri.queryParameters
@@ -42,7 +41,7 @@ struct FeedController: APIController {
                 limit: limit + 1,
                 registrationTimeout: self.startRegistrationTimeout
             )
-            return try .json(PageBody("feeds", feeds, limit: limit) { $0.feedKey })
+            return PageBody("feeds", feeds, limit: limit) { $0.feedKey }
         }
         routes.app(.get, "\(path)/updates", role: .operator) { request, context, scope in
             let feedKey = try context.parameters.decoded("feedKey")
@@ -50,23 +49,21 @@ struct FeedController: APIController {
             let limit = try parameters.pageLimit()
             let before = try parameters.integer("before", in: 1...Int64.max)
             guard
-                let updates = try await UpdateStatus.history(
-                    feedKey: feedKey,
+                let updates = try await self.records.logging(to: context.logger).updates(
+                    ofFeed: feedKey,
                     appID: scope.appID,
                     before: before,
-                    limit: limit + 1,
-                    client: self.database,
-                    logger: context.logger
+                    limit: limit + 1
                 )
             else {
                 throw APIError.notFound("no feed \(feedKey)", field: "feedKey")
             }
-            return try .json(PageBody("updates", updates, limit: limit) { $0.updateID })
+            return PageBody("updates", updates, limit: limit) { $0.updateID }
         }
     }
 
     /// Defines or redefines a feed; creates its channel at APNs when it asks for one and has none.
-    private func put(_ request: Request, context: APIRequestContext, scope: AppScope) async throws -> Response {
+    private func put(_ request: Request, context: APIRequestContext, scope: AppScope) async throws -> EditedResponse<Feeds.Feed> {
         let body = try await request.decodeJSON(as: FeedBody.self, context: context)
         let feedKey = try context.parameters.decoded("feedKey")
         guard !body.attributesType.isEmpty else { throw APIError.invalid("attributesType must not be empty", field: "attributesType") }
@@ -91,6 +88,6 @@ struct FeedController: APIController {
             )
             feed.channelID = channel.channelID
         }
-        return try .json(feed, status: created ? .created : .ok)
+        return EditedResponse(status: created ? .created : .ok, response: feed)
     }
 }

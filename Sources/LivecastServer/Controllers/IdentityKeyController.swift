@@ -13,7 +13,7 @@ struct IdentityKeyBody: Decodable, CheckedBody {
 }
 
 /// `GET /v1/apps/{bundleId}/identity-keys`.
-struct IdentityKeyListBody: Encodable {
+struct IdentityKeyListBody: ResponseEncodable {
     let identityKeys: [IdentityKeys.Key]
 }
 
@@ -35,10 +35,10 @@ struct IdentityKeyController: APIController {
             let (stored, isNew) = try await self.identityKeys.logging(to: context.logger)
                 .put(appID: scope.appID, keyID: keyID, publicKey: key.pemRepresentation)
             context.logger.info("identity key \(isNew ? "added" : "replaced")", metadata: ["livecast.identity_key": "\(keyID)"])
-            return try .json(stored, status: isNew ? .created : .ok)
+            return EditedResponse(status: isNew ? .created : .ok, response: stored)
         }
         routes.app(.get, "/v1/apps/{bundleId}/identity-keys", role: .admin) { _, context, scope in
-            try .json(IdentityKeyListBody(identityKeys: try await self.identityKeys.logging(to: context.logger).list(appID: scope.appID)))
+            IdentityKeyListBody(identityKeys: try await self.identityKeys.logging(to: context.logger).list(appID: scope.appID))
         }
         routes.app(.delete, "/v1/apps/{bundleId}/identity-keys/{keyId}", role: .admin) { _, context, scope in
             let keyID = try context.parameters.decoded("keyId")

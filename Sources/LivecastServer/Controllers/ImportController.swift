@@ -2,14 +2,13 @@ import Foundation
 import Hummingbird
 import LivecastStore
 import Logging
-import PostgresNIO
 
 /// `POST /v1/apps/{bundleId}/push-to-start-tokens:import` and `POST /v1/apps/{bundleId}/activities:import` (backend):
 /// up to ``RegistrationImporter/maximumRowsPerRequest`` rows, a JSON array or NDJSON by `Content-Type`, each row
 /// registered or refused on its own (``RegistrationImporter``); `200` with every row's result and the counts. Imports
 /// run a few at a time (``ImportSlots``): one over the caps is `429` before its body is read.
 struct ImportController: APIController {
-    let database: PostgresClient
+    let importer: RegistrationImporter
     /// The bulk imports running on this instance.
     let slots: ImportSlots
 
@@ -17,14 +16,13 @@ struct ImportController: APIController {
         for kind in RegistrationImporter.Kind.allCases {
             routes.app(.post, "/v1/apps/{bundleId}/\(Self.collection(of: kind)):import", role: .backend) { request, context, scope in
                 let format = try ImportText.Format(contentType: request.headers[.contentType])
-                return try await self.slots.withSlot(appID: scope.appID) {
+                return try await self.slots.withSlot(appID: scope.appID) { () async throws -> Response in
                     let text = try ImportText(try await request.bodyBytes(upTo: RegistrationImporter.maximumRequestBytes), format: format)
                     guard text.count <= RegistrationImporter.maximumRowsPerRequest else {
                         throw APIError.tooManyRows(text.count, limit: RegistrationImporter.maximumRowsPerRequest)
                     }
-                    let report = try await RegistrationImporter(database: self.database, logger: context.logger)
-                        .run(kind, appID: scope.appID, text: text)
-                    return .json(text: try report.json())
+                    let report = try await self.importer.logging(to: context.logger).run(kind, appID: scope.appID, text: text)
+                    return Response.json(text: try report.json())
                 }
             }
         }

@@ -17,10 +17,10 @@ struct KeyController: APIController {
             }
             let (key, secret) = try await self.keys.logging(to: context.logger).create(appID: scope.appID, role: role)
             context.logger.info("API key created", metadata: ["livecast.new_key_id": "\(key.id)", "livecast.role": "\(role.rawValue)"])
-            return try .json(CreatedKeyBody(created: key, text: secret), status: .created)
+            return EditedResponse(status: .created, response: CreatedKeyBody(created: key, text: secret))
         }
         routes.app(.get, "/v1/apps/{bundleId}/keys", role: .admin) { _, context, scope in
-            try .json(KeyListBody(keys: try await self.keys.logging(to: context.logger).list(appID: scope.appID)))
+            KeyListBody(keys: try await self.keys.logging(to: context.logger).list(appID: scope.appID))
         }
         // The key, with its scheduled sends still to go; `?cancelScheduledSends=true` cancels them too.
         routes.app(.delete, "/v1/apps/{bundleId}/keys/{keyId}", role: .admin) { request, context, scope in
@@ -44,7 +44,7 @@ struct KeyController: APIController {
                     "livecast.cancelled_scheduled_sends": "\(revocation.cancelledScheduledSends)",
                 ]
             )
-            return try .json(revocation)
+            return revocation
         }
     }
 }

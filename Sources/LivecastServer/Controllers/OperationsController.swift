@@ -13,7 +13,7 @@ struct OperationsController: APIController {
 
     func addRoutes(to routes: RouteRegistrar) {
         routes.open(.get, "/health") { _, _ in
-            .json(text: Self.healthy.readableBytesView)
+            Response.json(text: Self.healthy.readableBytesView)
         }
         routes.open(.get, "/ready") { _, context in
             try await self.readiness.response(withDetail: false, logger: context.logger)

@@ -3,29 +3,28 @@ import Hummingbird
 import LivecastCore
 import LivecastStore
 import Logging
-import PostgresNIO
 
 /// `GET /v1/apps/{bundleId}/activities/{activityId}` and `GET /v1/apps/{bundleId}/deliveries` (backend): what
 /// happened to an activity, and the pushes sent, found by `apns-id`, token or update.
 struct RecordController: APIController {
-    let database: PostgresClient
+    let records: Records
     let deliveries: DeliveryLog
 
     func addRoutes(to routes: RouteRegistrar) {
         routes.app(.get, "/v1/apps/{bundleId}/activities/{activityId}", role: .backend) { _, context, scope in
             let activityID = try context.parameters.decoded("activityId")
             guard
-                let record = try await ActivityRecord.read(appID: scope.appID, activityID: activityID, client: self.database, logger: context.logger)
+                let record = try await self.records.logging(to: context.logger).activity(appID: scope.appID, activityID: activityID)
             else {
                 throw APIError.notFound("no activity \(activityID)", field: "activityId")
             }
-            return try .json(record)
+            return record
         }
         routes.app(.get, "/v1/apps/{bundleId}/deliveries", role: .backend) { request, context, scope in
             guard let query = try Self.deliveryQuery(request.uri.queryParameters) else {
-                return try .json(DeliveryLog.Page(records: []))
+                return DeliveryLog.Page(records: [])
             }
-            return try .json(try await self.deliveries.logging(to: context.logger).find(query, appID: scope.appID))
+            return try await self.deliveries.logging(to: context.logger).find(query, appID: scope.appID)
         }
     }
 

@@ -2,7 +2,6 @@ import Hummingbird
 import LivecastService
 import LivecastStore
 import Logging
-import PostgresNIO
 
 /// What devices register, for their backend or, with a client key, for their own device only:
 /// - `PUT` and `DELETE /v1/apps/{bundleId}/push-to-start-tokens/{deviceId}/{attributesType}` (backend; client),
@@ -12,7 +11,9 @@ import PostgresNIO
 /// - `DELETE /v1/apps/{bundleId}/devices/{deviceId}` (backend; client): unregister the device, its push-to-start
 ///   tokens and its running activities.
 struct RegistrationController: APIController {
-    let database: PostgresClient
+    let records: Records
+    /// Ends the activities renewals replaced.
+    let renewalEnds: RenewalEnds
     /// Writes concurrent push-to-start registrations together.
     let pushToStartRegistrar: PushToStartRegistrar
     let pushToStartTokens: PushToStartTokens
@@ -73,11 +74,11 @@ struct RegistrationController: APIController {
         }
         routes.app(.get, "/v1/apps/{bundleId}/push-to-start-tokens/{deviceId}", role: .backend) { _, context, scope in
             let deviceID = try context.parameters.decoded("deviceId")
-            guard let device = try await DeviceTokens.read(appID: scope.appID, deviceID: deviceID, client: self.database, logger: context.logger)
+            guard let device = try await self.records.logging(to: context.logger).deviceTokens(appID: scope.appID, deviceID: deviceID)
             else {
                 throw APIError.notFound("no push-to-start token of device \(deviceID)", field: "deviceId")
             }
-            return try .json(device)
+            return device
         }
     }
 
@@ -125,7 +126,7 @@ struct RegistrationController: APIController {
     /// fails, and the registration is answered either way.
     private func endRenewed(_ activityKey: String, appID: Int64, logger: Logger) async {
         do {
-            try await RenewalEnds(database: self.database, logger: logger).end(activityKey, appID: appID)
+            try await self.renewalEnds.logging(to: logger).end(activityKey, appID: appID)
         } catch {
             logger.warning("could not end a renewed activity; the reaper will", metadata: ["activity": "\(activityKey)", "error": "\(error)"])
         }

@@ -1,7 +1,6 @@
 import Hummingbird
 import LivecastStore
 import Logging
-import PostgresNIO
 
 /// Starts, updates and ends (backend), `202` once stored in the outbox; with an `Idempotency-Key` header, a retried
 /// request (same route, target and body) gets the first answer:
@@ -12,7 +11,7 @@ import PostgresNIO
 /// And where one stands: `GET /v1/apps/{bundleId}/updates/{updateId}`; `DELETE` cancels a scheduled one that has not
 /// been sent.
 struct UpdateController: APIController {
-    let database: PostgresClient
+    let records: Records
     let intake: UpdateIntake
     /// The answers kept for requests with an idempotency key.
     let responses: UpdateResponses
@@ -45,26 +44,28 @@ struct UpdateController: APIController {
     }
 
     /// Where an accepted or scheduled update stands.
-    private func status(of updateID: Int64, _ scope: AppScope, logger: Logger) async throws -> Response {
-        if let status = try await UpdateStatus.read(updateID: updateID, appID: scope.appID, client: self.database, logger: logger) {
-            return try .json(status)
+    private func status(of updateID: Int64, _ scope: AppScope, logger: Logger) async throws -> any ResponseGenerator {
+        let records = self.records.logging(to: logger)
+        if let status = try await records.update(updateID, appID: scope.appID) {
+            return status
         }
         guard let scheduled = try await self.intake.scheduled.logging(to: logger).status(id: updateID, appID: scope.appID) else {
             throw APIError.notFound("no update \(updateID)", field: "updateId")
         }
         // Once sent, a scheduled update is the outbox row it became.
         if let sentAs = scheduled.updateID,
-            let status = try await UpdateStatus.read(updateID: sentAs, appID: scope.appID, client: self.database, logger: logger)
+            let status = try await records.update(sentAs, appID: scope.appID)
         {
-            return try .json(status)
+            return status
         }
-        return try .json(scheduled)
+        return scheduled
     }
 
     /// Cancels a scheduled update that has not been sent.
-    private func cancel(_ updateID: Int64, _ scope: AppScope, logger: Logger) async throws -> Response {
+    private func cancel(_ updateID: Int64, _ scope: AppScope, logger: Logger) async throws -> ScheduledUpdates.Status {
+        let records = self.records.logging(to: logger)
         guard let scheduled = try await self.intake.scheduled.logging(to: logger).cancel(id: updateID, appID: scope.appID) else {
-            if try await UpdateStatus.read(updateID: updateID, appID: scope.appID, client: self.database, logger: logger) != nil {
+            if try await records.update(updateID, appID: scope.appID) != nil {
                 throw APIError(.conflict, code: "conflict", "update \(updateID) is in the outbox and cannot be cancelled; a newer update replaces it")
             }
             throw APIError.notFound("no update \(updateID)", field: "updateId")
@@ -72,6 +73,6 @@ struct UpdateController: APIController {
         guard scheduled.status == .cancelled else {
             throw APIError(.conflict, code: "conflict", "update \(updateID) was \(scheduled.status.rawValue) at its sendAt and cannot be cancelled")
         }
-        return try .json(scheduled)
+        return scheduled
     }
 }

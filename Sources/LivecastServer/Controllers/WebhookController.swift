@@ -23,16 +23,16 @@ struct WebhookController: APIController {
             let masterKey = try self.sealingKey()
             let (endpoint, secret) = try await endpoints.create(appID: scope.appID, url: url, events: events, masterKey: masterKey)
             context.logger.info("Webhook endpoint created", metadata: ["livecast.webhook_id": "\(endpoint.id.uuidString.lowercased())"])
-            return try .json(WebhookSecretBody(endpoint: endpoint, secret: secret.text), status: .created)
+            return EditedResponse(status: .created, response: WebhookSecretBody(endpoint: endpoint, secret: secret.text))
         }
         routes.app(.get, "/v1/apps/{bundleId}/webhooks", role: .operator) { _, context, scope in
-            try .json(WebhookListBody(webhooks: try await self.endpoints.logging(to: context.logger).list(appID: scope.appID)))
+            WebhookListBody(webhooks: try await self.endpoints.logging(to: context.logger).list(appID: scope.appID))
         }
         routes.app(.get, "/v1/apps/{bundleId}/webhooks/{webhookId}", role: .operator) { _, context, scope in
             let endpoints = self.endpoints.logging(to: context.logger)
             let id = try Self.webhookID(context)
             guard let endpoint = try await endpoints.endpoint(appID: scope.appID, id: id) else { throw Self.noWebhook(id) }
-            return try .json(endpoint)
+            return endpoint
         }
         routes.app(.patch, "/v1/apps/{bundleId}/webhooks/{webhookId}", role: .operator) { request, context, scope in
             let endpoints = self.endpoints.logging(to: context.logger)
@@ -46,7 +46,7 @@ struct WebhookController: APIController {
             guard let endpoint = try await endpoints.update(appID: scope.appID, id: id, changes: changes) else {
                 throw Self.noWebhook(id)
             }
-            return try .json(endpoint)
+            return endpoint
         }
         routes.app(.delete, "/v1/apps/{bundleId}/webhooks/{webhookId}", role: .operator) { _, context, scope in
             let endpoints = self.endpoints.logging(to: context.logger)
@@ -63,7 +63,7 @@ struct WebhookController: APIController {
                 throw Self.noWebhook(id)
             }
             context.logger.info("Webhook secret rotated", metadata: ["livecast.webhook_id": "\(id.uuidString.lowercased())"])
-            return try .json(WebhookSecretBody(endpoint: rotated.endpoint, secret: rotated.secret.text))
+            return WebhookSecretBody(endpoint: rotated.endpoint, secret: rotated.secret.text)
         }
         routes.app(.get, "/v1/apps/{bundleId}/webhooks/{webhookId}/failed", role: .operator) { request, context, scope in
             let endpoints = self.endpoints.logging(to: context.logger)
@@ -74,7 +74,7 @@ struct WebhookController: APIController {
             guard
                 let deliveries = try await endpoints.failedDeliveries(appID: scope.appID, id: id, after: after, limit: limit + 1)
             else { throw Self.noWebhook(id) }
-            return try .json(PageBody("deliveries", deliveries, limit: limit) { $0.id })
+            return PageBody("deliveries", deliveries, limit: limit) { $0.id }
         }
         routes.app(.post, "/v1/apps/{bundleId}/webhooks/{webhookId}/failed:replay", role: .operator) { _, context, scope in
             let endpoints = self.endpoints.logging(to: context.logger)
@@ -84,7 +84,7 @@ struct WebhookController: APIController {
                 "Webhook deliveries replayed",
                 metadata: ["livecast.webhook_id": "\(id.uuidString.lowercased())", "livecast.count": "\(count)"]
             )
-            return try .json(WebhookReplayBody(replayed: count), status: .accepted)
+            return EditedResponse(status: .accepted, response: WebhookReplayBody(replayed: count))
         }
     }
 
@@ -127,7 +127,7 @@ private struct UpdateWebhookBody: Decodable {
 }
 
 /// An endpoint with its secret: the creation's and the rotation's answer, the only times the secret is shown.
-private struct WebhookSecretBody: Encodable {
+private struct WebhookSecretBody: ResponseEncodable {
     let endpoint: WebhookEndpoint
     let secret: String
 
@@ -143,12 +143,12 @@ private struct WebhookSecretBody: Encodable {
 }
 
 /// `GET /v1/apps/{bundleId}/webhooks`.
-private struct WebhookListBody: Encodable {
+private struct WebhookListBody: ResponseEncodable {
     let webhooks: [WebhookEndpoint]
 }
 
 /// `POST …/failed:replay`.
-private struct WebhookReplayBody: Encodable {
+private struct WebhookReplayBody: ResponseEncodable {
     /// How many deliveries are owed again.
     let replayed: Int
 }

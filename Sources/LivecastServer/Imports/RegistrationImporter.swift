@@ -32,7 +32,7 @@ package struct RegistrationImporter: Sendable {
     package static let maximumRequestBytes = 16 * 1024 * 1024
 
     private let database: PostgresClient
-    private let logger: Logger
+    private var logger: Logger
 
     /// - Parameters:
     ///   - database: The running PostgreSQL client.
@@ -40,6 +40,13 @@ package struct RegistrationImporter: Sendable {
     package init(database: PostgresClient, logger: Logger) {
         self.database = database
         self.logger = logger
+    }
+
+    /// The same importer logging to `logger`: a route passes its request's.
+    func logging(to logger: Logger) -> Self {
+        var importer = self
+        importer.logger = logger
+        return importer
     }
 
     /// Imports every row of `text`, a batch of ``LivecastStore/RegistrationImport/chunkSize`` rows at a time.

@@ -11,9 +11,13 @@ struct APIRoute: Hashable, Sendable, CustomStringConvertible {
 
 /// Adds the API's routes to the router and remembers each one, so a test can hold them against the OpenAPI
 /// document. `/v1/apps/{bundleId}/…` routes go through API-key authentication and name the role they need.
+///
+/// A handler returns what it answers: a value (``ResponseEncodable``, encoded by the request context's
+/// ``APIRequestContext/responseEncoder``), one wrapped in `EditedResponse` for another status, a status alone, or a
+/// `Response` written ahead (the answers on the hot paths).
 final class RouteRegistrar {
-    typealias Handler = @Sendable (Request, APIRequestContext) async throws -> Response
-    typealias AppHandler = @Sendable (Request, APIRequestContext, AppScope) async throws -> Response
+    typealias Handler = @Sendable (Request, APIRequestContext) async throws -> any ResponseGenerator
+    typealias AppHandler = @Sendable (Request, APIRequestContext, AppScope) async throws -> any ResponseGenerator
 
     private let router: Router<APIRequestContext>
     private let authenticated: RouterGroup<APIRequestContext>
@@ -33,7 +37,9 @@ final class RouteRegistrar {
     /// Adds an open route (health, readiness, the document).
     func open(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
         self.record(method, path)
-        self.router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
+        self.router.on(RouterPath(path), method: method) { request, context in
+            try await handler(request, context).response(from: request, context: context)
+        }
     }
 
     /// Adds a route of one app, for keys of that app with at least `role`. It is answered `503 database_unavailable`
@@ -45,7 +51,9 @@ final class RouteRegistrar {
         let databaseWatch = self.databaseWatch
         self.authenticated.on(RouterPath(path), method: method) { request, context in
             let scope = try AppScope(context: context, role: role)
-            return try await databaseWatch.guarding(isBounded: !callsAPNs) { try await handler(request, context, scope) }
+            return try await databaseWatch.guarding(isBounded: !callsAPNs) {
+                try await handler(request, context, scope).response(from: request, context: context)
+            }
         }
     }
 
@@ -68,7 +76,7 @@ final class RouteRegistrar {
             let scope = try AppScope(context: context, role: role, request: request, clients: clients)
             return try await databaseWatch.guarding {
                 if !admitsDevice { try await clients.pass(scope, address: context.clientAddress, logger: context.logger) }
-                return try await handler(request, context, scope)
+                return try await handler(request, context, scope).response(from: request, context: context)
             }
         }
     }
@@ -78,7 +86,7 @@ final class RouteRegistrar {
         self.record(method, path)
         self.authenticated.on(RouterPath(path), method: method) { request, context in
             guard context.caller?.role != .client else { throw APIError.forbidden(needs: APIKeys.Role.backend.rawValue) }
-            return try await handler(request, context)
+            return try await handler(request, context).response(from: request, context: context)
         }
     }
 

@@ -8,11 +8,18 @@ package import PostgresNIO
 /// The registration that gives the successor its token asks for it; the reaper catches any it missed.
 package struct RenewalEnds: Sendable {
     let database: PostgresClient
-    let logger: Logger
+    var logger: Logger
 
     package init(database: PostgresClient, logger: Logger) {
         self.database = database
         self.logger = logger
+    }
+
+    /// The same ender logging to `logger`: a route passes its request's.
+    package func logging(to logger: Logger) -> Self {
+        var ends = self
+        ends.logger = logger
+        return ends
     }
 
     /// Ends the replaced activity `activityKey` of the app.

@@ -26,7 +26,7 @@ package struct DeadLetterReplay: Sendable {
 
     private let database: PostgresClient
     private let retryDeadline: RetryDeadline
-    private let logger: Logger
+    private var logger: Logger
 
     /// - Parameters:
     ///   - retryDeadline: How long a requeued push is tried again (`--retry-deadline`). Defaults to an hour.
@@ -34,6 +34,13 @@ package struct DeadLetterReplay: Sendable {
         self.database = database
         self.retryDeadline = RetryDeadline(period: retryDeadline)
         self.logger = logger
+    }
+
+    /// The same replay logging to `logger`: a route passes its request's.
+    package func logging(to logger: Logger) -> Self {
+        var replay = self
+        replay.logger = logger
+        return replay
     }
 
     /// Replays one of an app's dead letters.
