@@ -26,13 +26,13 @@ package struct DispatcherService: Service {
     private let quickRoundSpacing: Duration
     private let logger: Logger
     private let running = RunningFlag()
-    private let waiting = WaitingCount()
+    private let pool: WorkerPool
 
     /// Whether the workers are running (for a readiness check).
     package var isRunning: Bool { self.running.value }
 
     /// How many workers wait for work now: all of them once their rounds found nothing due.
-    package var waitingWorkers: Int { self.waiting.value }
+    package var waitingWorkers: Int { self.pool.waiting.value }
 
     /// - Parameters:
     ///   - dispatcher: What claims and sends.
@@ -55,6 +55,7 @@ package struct DispatcherService: Service {
         self.pollInterval = pollInterval
         self.quickRoundSpacing = quickRoundSpacing
         self.logger = logger
+        self.pool = WorkerPool(waiting: WaitingCount(), logger: logger)
     }
 
     package func run() async throws {
@@ -64,41 +65,28 @@ package struct DispatcherService: Service {
         // updates a worker that takes fan-outs. A single worker takes both.
         let anyWork = WakeSignal()
         let lanes = (quick: self.workers > 1 ? WakeSignal() : anyWork, any: anyWork)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await cancelWhenGracefulShutdown { await self.listen(lanes) }
-            }
-            // The workers finish what they hold on graceful shutdown (a fan-out stops at its next checkpoint); the
-            // listener stops at once, so it is waited for apart from them.
-            await withTaskGroup(of: Void.self) { workers in
-                for worker in 0..<self.workers {
-                    let lane: Dispatcher.Lane = worker == 0 && self.workers > 1 ? .quick : .any
-                    workers.addTask { await self.work(lane == .quick ? lanes.quick : lanes.any, lane: lane) }
-                }
-            }
-            group.cancelAll()
+        // A fan-out in hand stops at its next checkpoint on graceful shutdown.
+        await self.pool.run(workers: self.workers, companions: [{ await self.listen(lanes) }]) { worker in
+            let lane: Dispatcher.Lane = worker == 0 && self.workers > 1 ? .quick : .any
+            await self.work(lane == .quick ? lanes.quick : lanes.any, lane: lane)
         }
     }
 
     private func work(_ wake: WakeSignal, lane: Dispatcher.Lane) async {
         let spacing = lane == .quick ? self.quickRoundSpacing : .zero
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let started = ContinuousClock.now
-            do {
-                // Holding a fan-out, it wakes another worker of its lane to look for more.
-                if try await self.dispatcher.dispatchOnce(lane: lane, whenClaimedFanOut: wake.signal) > 0 {
-                    await Self.pause(until: started + spacing)
-                    continue
-                }
-            } catch {
-                self.logger.error("dispatching failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
-            }
+        var started = ContinuousClock.now
+        await self.pool.loop(
+            wake: wake,
+            failure: "dispatching failed; trying again",
             // A worker that takes quick work wakes when this process's earliest owed push is due, if that is sooner.
-            let timeout = lane == .quick || self.workers == 1 ? self.dispatcher.owedDue.wait(atMost: self.pollInterval) : self.pollInterval
-            self.waiting.add(1)
-            await cancelWhenGracefulShutdown { await wake.wait(timeout: timeout) }
-            self.waiting.add(-1)
-        }
+            idleWait: { lane == .quick || self.workers == 1 ? self.dispatcher.owedDue.wait(atMost: self.pollInterval) : self.pollInterval },
+            afterWork: { await Self.pause(until: started + spacing) },
+            round: {
+                started = ContinuousClock.now
+                // Holding a fan-out, it wakes another worker of its lane to look for more.
+                return try await self.dispatcher.dispatchOnce(lane: lane, whenClaimedFanOut: wake.signal) > 0
+            }
+        )
     }
 
     /// Waits until `instant` on an event loop's timer, unless it has passed or the service is stopping.

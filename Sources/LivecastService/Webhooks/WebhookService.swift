@@ -23,10 +23,10 @@ package struct WebhookService: Service {
     private let pollInterval: Duration
     private let gaugeInterval: Duration
     private let logger: Logger
-    private let waiting = WaitingCount()
+    private let pool: WorkerPool
 
     /// How many workers wait for work now: all of them once their rounds found nothing due.
-    package var waitingWorkers: Int { self.waiting.value }
+    package var waitingWorkers: Int { self.pool.waiting.value }
 
     /// The most workers delivering to one app's endpoints at once: half of them, rounded up.
     package var perApp: Int { (self.workers + 1) / 2 }
@@ -54,6 +54,7 @@ package struct WebhookService: Service {
         self.pollInterval = pollInterval
         self.gaugeInterval = gaugeInterval
         self.logger = logger
+        self.pool = WorkerPool(waiting: WaitingCount(), logger: logger)
     }
 
     package func run() async throws {
@@ -69,37 +70,19 @@ package struct WebhookService: Service {
             logger: self.logger
         )
         let wake = WakeSignal()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await cancelWhenGracefulShutdown { await self.sampleGauges(deliverer.deliveries) }
-            }
-            group.addTask {
-                await cancelWhenGracefulShutdown { await self.listen(wake) }
-            }
-            await withTaskGroup(of: Void.self) { workers in
-                for _ in 0..<self.workers {
-                    workers.addTask { await self.work(deliverer, wake: wake) }
-                }
-            }
-            group.cancelAll()
+        let companions: [@Sendable () async -> Void] = [{ await self.sampleGauges(deliverer.deliveries) }, { await self.listen(wake) }]
+        // A request in flight finishes (within its timeout) on graceful shutdown and is recorded.
+        await self.pool.run(workers: self.workers, companions: companions) { _ in
+            await self.pool.loop(
+                wake: wake,
+                failure: "webhook delivery failed; trying again",
+                idleWait: { self.pollInterval },
+                // A worker that found work wakes an idle one first, so the others join in.
+                afterWork: { wake.signal() },
+                round: { try await deliverer.deliverOnce() }
+            )
         }
         try? await sender.shutdown()
-    }
-
-    private func work(_ deliverer: WebhookDeliverer, wake: WakeSignal) async {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                if try await deliverer.deliverOnce() {
-                    wake.signal()
-                    continue
-                }
-            } catch {
-                self.logger.error("webhook delivery failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            self.waiting.add(1)
-            await cancelWhenGracefulShutdown { await wake.wait(timeout: self.pollInterval) }
-            self.waiting.add(-1)
-        }
     }
 
     /// Wakes a worker at each notification of new deliveries; while the `LISTEN` connection is lost, the workers poll.
