@@ -195,11 +195,16 @@ import Testing
         try await APIFixture.with("console_limits", configuration: configuration, testing: .live) { fixture, client in
             let proxied: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.7", .xForwardedProto: "https"]
             var statuses: [Int] = []
+            var retryAfter: String?
             for _ in 0..<4 {
                 var guesser = ConsoleUser(client: client)
-                statuses.append(Int(try await guesser.signIn(key: "lc_abcdef_guess", headers: proxied).status.code))
+                let answer = try await guesser.signIn(key: "lc_abcdef_guess", headers: proxied)
+                statuses.append(Int(answer.status.code))
+                retryAfter = answer.headers[.retryAfter]
             }
             #expect(statuses == [401, 401, 401, 429], "\(statuses)")
+            // The refusal's page says when to try again, as the API's refusal does.
+            #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true, "Retry-After: \(retryAfter ?? "none")")
             // Another client behind the same proxy is not locked out.
             var user = ConsoleUser(client: client)
             let signedIn = try await user.signIn(

@@ -20,6 +20,7 @@ extension Console {
             } else {
                 page.status = answer.status
                 page.error = answer.error
+                page.retryAfter = answer.retryAfter
             }
             return self.render(page, session)
         }
@@ -40,6 +41,7 @@ extension Console {
             } else {
                 page.status = answer.status
                 page.error = answer.error
+                page.retryAfter = answer.retryAfter
             }
             return self.render(page, session)
         }

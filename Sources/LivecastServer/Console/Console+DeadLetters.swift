@@ -18,6 +18,7 @@ extension Console {
             } else {
                 page.status = answer.status
                 page.error = answer.error
+                page.retryAfter = answer.retryAfter
             }
             return self.render(page, session)
         }

@@ -23,6 +23,7 @@ extension Console {
             } else {
                 page.status = answer.status
                 page.error = answer.error
+                page.retryAfter = answer.retryAfter
             }
             return self.render(page, session)
         }
@@ -46,6 +47,7 @@ extension Console {
             } else {
                 page.status = answer.status
                 page.error = answer.error
+                page.retryAfter = answer.retryAfter
             }
             return self.render(page, session)
         }

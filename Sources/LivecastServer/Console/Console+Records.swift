@@ -125,6 +125,7 @@ extension Console {
             var page = try await self.activityPage(activityID, context: context, session: session)
             page.status = posted.status
             page.error = posted.error
+            page.retryAfter = posted.retryAfter
             return page
         }
         var push: JSONValue?
@@ -163,6 +164,7 @@ extension Console {
         guard answer.isSuccess else {
             page.status = answer.status
             page.error = answer.error
+            page.retryAfter = answer.retryAfter
             page.model["searched"] = false
             return page
         }

@@ -68,6 +68,7 @@ extension Console {
             page.status = answer.status
             page.error =
                 answer.status == .unauthorized ? ("unauthenticated", "that key was not accepted: it is unknown, mistyped or revoked") : answer.error
+            page.retryAfter = answer.retryAfter
             return self.signInPage(page, token: token, request: request, context: context)
         }
         let sessions = self.sessions

@@ -2,7 +2,7 @@ import Hummingbird
 import Logging
 
 /// Turns what a console page throws into a page that says what went wrong: the API's refusals with their status,
-/// code and message; anything else as `500`, logged (never shown).
+/// code, message and `Retry-After` (a `429`'s, a `503`'s); anything else as `500`, logged (never shown).
 struct ConsoleErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -13,7 +13,9 @@ struct ConsoleErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as APIError {
-            return self.problem(error.status, code: error.code, message: error.message, context: context)
+            var page = ConsolePage.problem(error.status, code: error.code, message: error.message)
+            page.retryAfter = error.headers[.retryAfter]
+            return self.renderer.response(page, session: context.consoleSession)
         } catch let error as HTTPError where error.status == .notFound {
             return self.problem(.notFound, code: "not_found", message: "there is no such console page", context: context)
         } catch {

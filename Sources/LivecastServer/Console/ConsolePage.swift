@@ -55,6 +55,8 @@ struct ConsolePage {
     var notice: String?
     /// What went wrong, as the API said it (`code`, `message`).
     var error: (code: String, message: String)?
+    /// When to try again (`Retry-After`), as the API said it with its refusal.
+    var retryAfter: String?
 
     /// A page that only says what went wrong, with its status.
     static func problem(_ status: HTTPResponse.Status, code: String, message: String, title: String? = nil) -> ConsolePage {
@@ -79,6 +81,7 @@ struct ConsolePage {
         var page = ConsolePage(template: "problem", title: title, section: section)
         page.status = answer.status
         page.error = answer.error
+        page.retryAfter = answer.retryAfter
         return page
     }
 }

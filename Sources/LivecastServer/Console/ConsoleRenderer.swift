@@ -42,7 +42,7 @@ struct ConsoleRenderer: Sendable {
             }
         }
         let html = self.library.render(Self.flagged(model), withTemplate: page.template) ?? "template \(page.template) is missing"
-        return Self.html(html, status: page.status)
+        return Self.html(html, status: page.status, headers: page.retryAfter.map { [.retryAfter: $0] } ?? [:])
     }
 
     /// The model with `hasX` beside every list `x`, at every depth: whether the list has items, for a table
