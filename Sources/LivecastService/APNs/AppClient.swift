@@ -7,12 +7,6 @@ package struct AppClient: Sendable {
     package let bundleID: String
     /// The app's row.
     package let appID: Int64
-
-    package init(client: APNsClient, bundleID: String, appID: Int64) {
-        self.client = client
-        self.bundleID = bundleID
-        self.appID = appID
-    }
 }
 
 /// Where the dispatcher and the reaper get an app's APNs client: ``AppClients`` in a running service,
