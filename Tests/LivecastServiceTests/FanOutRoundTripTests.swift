@@ -15,19 +15,7 @@ import Testing
             try #require(try await fixture.feed("game-1", channelPolicy: 0) != nil)
             let followers = try await fixture.tokenFollowers(3, feed: "game-1")
             let update = try await fixture.update(feed: "game-1", home: 1)
-            var driver: CountingFanOutDriver?
-            let dispatcher = Dispatcher(
-                database: fixture.store.client,
-                appClients: FixedAppClients(fixture.apns, bundleID: EmulatorFixture.bundleID),
-                settings: DispatchFixture.settings,
-                logger: fixture.store.logger
-            ) { outbox in
-                let counting = CountingFanOutDriver(outbox)
-                driver = counting
-                return counting
-            }
-            #expect(try await dispatcher.dispatchOnce() == 1)
-            let calls = try #require(driver).names
+            let calls = try await Self.dispatchOneCounted(fixture)
             #expect(calls == ["claimFanOut", "begin", "recordChannel", "record", "finish"], "\(calls)")
             #expect(calls.count <= 5)
             // And the fan-out did its work: every follower and the channel show the update.
@@ -48,24 +36,29 @@ import Testing
             try await fixture.feed("game-1")
             let followers = try await fixture.tokenFollowers(3, feed: "game-1")
             let update = try await fixture.update(feed: "game-1", home: 2)
-            var driver: CountingFanOutDriver?
-            let dispatcher = Dispatcher(
-                database: fixture.store.client,
-                appClients: FixedAppClients(fixture.apns, bundleID: EmulatorFixture.bundleID),
-                settings: DispatchFixture.settings,
-                logger: fixture.store.logger
-            ) { outbox in
-                let counting = CountingFanOutDriver(outbox)
-                driver = counting
-                return counting
-            }
-            #expect(try await dispatcher.dispatchOnce() == 1)
-            let calls = try #require(driver).names
+            let calls = try await Self.dispatchOneCounted(fixture)
             #expect(calls == ["claimFanOut", "begin", "record", "finish"], "\(calls)")
             #expect(try await fixture.counts(update.updateID) == (sent: 3, failed: 0))
             for follower in followers {
                 #expect(fixture.shown(follower.deviceID).first?.contentState == .object(["home": .int(2)]))
             }
         }
+    }
+
+    /// Dispatches the one fan-out due through a ``CountingFanOutDriver``, and gives the calls it made of the outbox.
+    private static func dispatchOneCounted(_ fixture: DispatchFixture) async throws -> [String] {
+        var driver: CountingFanOutDriver?
+        let dispatcher = Dispatcher(
+            database: fixture.store.client,
+            appClients: FixedAppClients(fixture.apns, bundleID: EmulatorFixture.bundleID),
+            settings: DispatchFixture.settings,
+            logger: fixture.store.logger
+        ) { outbox in
+            let counting = CountingFanOutDriver(outbox)
+            driver = counting
+            return counting
+        }
+        #expect(try await dispatcher.dispatchOnce() == 1)
+        return try #require(driver).names
     }
 }
