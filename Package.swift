@@ -1,10 +1,14 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-]
+/// CI (where `CI` is set, as `.ci/run` runs) builds our own targets with every warning an error, so none creeps back in;
+/// a local build only warns. Dependencies are not ours: SwiftPM keeps their warnings quiet.
+let warningSettings: [SwiftSetting] = Context.environment["CI"] == nil ? [] : [.treatAllWarnings(as: .error)]
+let swiftSettings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ] + warningSettings
 /// The library targets' settings: an import is internal unless it says otherwise (`public import` where a module's
 /// types appear in the public API, `package import` where in the package's), so nothing leaks by accident.
 let librarySettings = swiftSettings + [.enableUpcomingFeature("InternalImportsByDefault")]

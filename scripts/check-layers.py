@@ -3,8 +3,9 @@
 the server and the CLI keep the policy, so every statement lives in one module. Fails, naming file:line, on a
 `SELECT`, `INSERT INTO`, `DELETE FROM` or `UPDATE <table> [alias] SET` in Sources/LivecastService,
 Sources/LivecastServer or Sources/livecast, in code or in a string literal, across lines too, and on a `.query(`
-called with a string literal. In Sources/LivecastStore, outside States/, it also fails on a state, status or event
-spelled as an SQL literal (`a.state = 'ended'`, `u.event <> 'start'`, `status IN ('sent', ...)`): the store binds
+called with a string literal. In Sources/LivecastStore, outside States/, it also fails on a state, status, event, target
+kind or environment spelled as an SQL literal (`a.state = 'ended'`, `u.event <> 'start'`, `status IN ('sent', ...)`,
+`d.target_kind = 'device'`): the store binds
 or interpolates the typed value (`ActivityState.ended.sql`), so a renamed state cannot leave a query behind. Comments
 do not count. Run from the repository's root; exits 1 when it finds any."""
 import glob
@@ -53,7 +54,9 @@ def without_comments(text):
 
 
 # A state-like column compared with a literal, or a literal list: the columns StoredState types map.
-SPELLED_STATE = re.compile(r"\b(?:\w+\.)?(?:state|status|event|replay_outcome)\s*(?:=|<>|!=|IN\s*\()\s*'\w+'", re.IGNORECASE)
+SPELLED_STATE = re.compile(
+    r"\b(?:\w+\.)?(?:state|status|event|replay_outcome|target_kind|environment)\s*(?:=|<>|!=|IN\s*\()\s*'\w+'", re.IGNORECASE
+)
 
 
 def spelled_states():

@@ -127,10 +127,27 @@ checks+=,response_schema_conformance,negative_data_rejection,missing_required_he
 # The served document, with the path's bundleId bound to the app: valid cases name it, invalid ones anything else
 # (refused with 400, 404 or 422 as documented). A schemathesis parameter override would send the app's bundle id in
 # the cases it generated as invalid too, and then fault the server for accepting them.
+# Each bound on the server's clock (`x-livecast-from-now`: a staleDate in the future, a sendAt at most 7 days ahead)
+# becomes a plain minimum or maximum as of now, widened by a day as the clock moves on while the run lasts: a value
+# beyond it is one the server must refuse (negative_data_rejection), and one just inside may be refused as documented.
 "$venv/bin/python" - "$base/openapi.yaml" "$bundle_id" >"$work/openapi.yaml" <<'PYTHON'
-import sys, urllib.request, yaml
+import sys, time, urllib.request, yaml
 document = yaml.safe_load(urllib.request.urlopen(sys.argv[1]))
 document["components"]["parameters"]["bundleId"]["schema"] = {"type": "string", "enum": [sys.argv[2]]}
+now, day = int(time.time()), 86400
+def pin_clock_bounds(node):
+    if isinstance(node, dict):
+        bounds = node.pop("x-livecast-from-now", {})
+        if "minimum" in bounds:
+            node["minimum"] = now + bounds["minimum"] - day
+        if "maximum" in bounds:
+            node["maximum"] = now + bounds["maximum"] + day
+        for value in node.values():
+            pin_clock_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            pin_clock_bounds(value)
+pin_clock_bounds(document)
 yaml.safe_dump(document, sys.stdout, sort_keys=False, allow_unicode=True)
 PYTHON
 # Hypothesis keeps the examples it found (and replays failing ones first) under .build/, not in the checkout.

@@ -93,7 +93,7 @@ struct FanOutBenchmark: AsyncParsableCommand {
         )
         let dispatcher = Dispatcher(
             database: database,
-            clientForApp: { _ in (apns, "com.example.bench") },
+            appClients: FixedAppClients(apns, bundleID: "com.example.bench"),
             // One worker walks every follower, unsplit: the figure beside h2load is one walker's.
             settings: Dispatcher.Settings(pageSize: self.pageSize, sliceSize: .max),
             logger: logger

@@ -125,7 +125,7 @@ public final class APNsClient: Sendable {
             let template = self.template(
                 "POST",
                 self.pushPool.endpoint,
-                [("apns-push-type", push.pushType.headerValue), ("apns-topic", push.topic), ("apns-priority", String(push.priority))]
+                [("apns-push-type", push.pushType.headerValue), ("apns-topic", push.topic), ("apns-priority", push.priority.description)]
             )
             last = (key, template)
             templates.append(template)
@@ -133,8 +133,8 @@ public final class APNsClient: Sendable {
         return await self.exchange(pushes.count, on: self.pushPool) { [templates] index, deadline, completion in
             let push = pushes[index]
             var extra: [(String, String)] = []
-            if let expiration = push.expiration { extra.append(("apns-expiration", String(expiration))) }
-            if let apnsID = push.apnsID { extra.append(("apns-id", apnsID)) }
+            if let expiration = push.expiration.secondsSince1970 { extra.append(("apns-expiration", String(expiration))) }
+            if let apnsID = push.apnsID { extra.append(("apns-id", apnsID.headerValue)) }
             if let collapseID = push.collapseID { extra.append(("apns-collapse-id", collapseID)) }
             return HTTP2Exchange(
                 template: templates[index],
@@ -155,7 +155,7 @@ public final class APNsClient: Sendable {
     private struct DeviceTemplateKey: Equatable {
         var pushType: APNsPushType
         var bundleID: String
-        var priority: Int
+        var priority: APNsPriority
     }
 
     // MARK: - Broadcasts
@@ -163,13 +163,14 @@ public final class APNsClient: Sendable {
     /// Sends one broadcast to a channel.
     public func broadcast(_ push: BroadcastPush) async -> APNsOutcome {
         await self.exchange(1, on: self.broadcastPool) { _, deadline, completion in
-            var extra = [("apns-channel-id", push.channelID), ("apns-expiration", String(push.expiration))]
-            if let requestID = push.requestID { extra.append(("apns-request-id", requestID)) }
+            var extra = [("apns-channel-id", push.channelID)]
+            if let expiration = push.expiration.secondsSince1970 { extra.append(("apns-expiration", String(expiration))) }
+            if let requestID = push.requestID { extra.append(("apns-request-id", requestID.headerValue)) }
             return HTTP2Exchange(
                 template: self.template(
                     "POST",
                     self.broadcastPool.endpoint,
-                    [("apns-push-type", APNsPushType.liveactivity.headerValue), ("apns-priority", String(push.priority))]
+                    [("apns-push-type", APNsPushType.liveactivity.headerValue), ("apns-priority", push.priority.description)]
                 ),
                 path: "/4/broadcasts/apps/\(push.bundleID)",
                 extraHeaders: extra,
@@ -185,9 +186,9 @@ public final class APNsClient: Sendable {
     /// Creates a channel: `POST /1/apps/{bundleId}/channels`. The new id is ``APNsOutcome/channelID``.
     /// - Parameters:
     ///   - bundleID: The app's bundle id.
-    ///   - storagePolicy: `0` No Message Stored, `1` Most Recent Message Stored.
-    public func createChannel(bundleID: String, storagePolicy: Int) async -> APNsOutcome {
-        let body = #"{"message-storage-policy":\#(storagePolicy),"push-type":"LiveActivity"}"#
+    ///   - storagePolicy: Whether APNs keeps the channel's latest message.
+    public func createChannel(bundleID: String, storagePolicy: APNsChannelStoragePolicy) async -> APNsOutcome {
+        let body = #"{"message-storage-policy":\#(storagePolicy.rawValue),"push-type":"LiveActivity"}"#
         return await self.management("POST", "/1/apps/\(bundleID)/channels", channelID: nil, body: Array(body.utf8))
     }
 

@@ -1,3 +1,5 @@
+package import Foundation
+
 /// The id Livecast gives each push it sends (`apns-id` on a device push, `apns-request-id` on a broadcast): a
 /// canonical UUID that encodes which update went to which target, so any push can be looked up by the id APNs
 /// shows (its Push Notifications Console, a device's logs) without a row written per successful push.
@@ -71,14 +73,26 @@ package struct PushID: Sendable, Hashable, CustomStringConvertible {
         self.init(updateID: updateID, targetKind: kind, targetID: targetID)
     }
 
-    /// The canonical lowercase text APNs wants: `xxxxxxxx-xxxx-8xxx-xxxx-xxxxxxxxxxxx`.
-    package var uuidString: String {
+    /// The id as a UUID, as a push carries it (`DevicePush.apnsID`, `BroadcastPush.requestID`).
+    package var uuid: UUID {
+        let b = self.bytes
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
+    /// The UUID's 16 bytes.
+    private var bytes: [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 16)
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: self.updateID >> (48 - 8 * index)) }
         bytes[6] = 0x80 | self.targetKind.rawValue
         bytes[7] = UInt8(truncatingIfNeeded: self.updateID)
         bytes[8] = 0x80 | UInt8(truncatingIfNeeded: self.targetID >> 56) & 0x3F
         for index in 9..<16 { bytes[index] = UInt8(truncatingIfNeeded: self.targetID >> (120 - 8 * index)) }
+        return bytes
+    }
+
+    /// The canonical lowercase text APNs wants: `xxxxxxxx-xxxx-8xxx-xxxx-xxxxxxxxxxxx`.
+    package var uuidString: String {
+        let bytes = self.bytes
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(36)

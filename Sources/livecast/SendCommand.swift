@@ -53,10 +53,10 @@ struct SendCommand: AsyncParsableCommand {
         guard (self.deviceToken == nil) != (self.channelId == nil) else {
             throw ValidationError("give exactly one of --device-token and --channel-id")
         }
-        guard Self.environments[self.environment] != nil else {
+        guard APNsEnvironment(rawValue: self.environment) != nil else {
             throw ValidationError("--environment must be sandbox or production")
         }
-        guard [5, 10].contains(self.priority) else {
+        guard APNsPriority(rawValue: self.priority) != nil else {
             throw ValidationError("--priority must be 5 or 10")
         }
         if let pushUrl, APNsClient.Endpoint(url: pushUrl) == nil {
@@ -73,8 +73,6 @@ struct SendCommand: AsyncParsableCommand {
         }
     }
 
-    private static let environments: [String: APNsEnvironment] = ["sandbox": .sandbox, "production": .production]
-
     func run() async throws {
         let credentials: APNsCredentials
         do {
@@ -90,7 +88,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         self.warnIfNotALiveActivity(Array(payload))
 
-        var configuration = APNsClient.Configuration(environment: Self.environments[self.environment]!)
+        var configuration = APNsClient.Configuration(environment: APNsEnvironment(rawValue: self.environment) ?? .sandbox)
         if let pushUrl, let endpoint = APNsClient.Endpoint(url: pushUrl) {
             configuration.pushEndpoint = endpoint
             configuration.broadcastEndpoint = endpoint
@@ -111,8 +109,8 @@ struct SendCommand: AsyncParsableCommand {
                     deviceToken: deviceToken,
                     bundleID: self.bundleId,
                     payload: Array(payload),
-                    priority: self.priority,
-                    expiration: self.expiration
+                    priority: APNsPriority(rawValue: self.priority) ?? .immediately,
+                    expiration: self.expiration.map(APNsExpiration.timeIntervalSince1970InSeconds) ?? .none
                 )
             )
         } else {
@@ -121,8 +119,8 @@ struct SendCommand: AsyncParsableCommand {
                     channelID: self.channelId!,
                     bundleID: self.bundleId,
                     payload: Array(payload),
-                    priority: self.priority,
-                    expiration: self.expiration ?? 0
+                    priority: APNsPriority(rawValue: self.priority) ?? .immediately,
+                    expiration: .timeIntervalSince1970InSeconds(self.expiration ?? 0)
                 )
             )
         }
@@ -148,8 +146,8 @@ struct SendCommand: AsyncParsableCommand {
         Swift.print("status: \(outcome.status ?? 0)")
         if let reason = outcome.reason { Swift.print("reason: \(reason)") }
         if let invalidSince = outcome.invalidSince { Swift.print("timestamp: \(invalidSince)") }
-        if let apnsID = outcome.apnsID { Swift.print("apns-id: \(apnsID)") }
-        if let requestID = outcome.requestID { Swift.print("apns-request-id: \(requestID)") }
-        if let uniqueID = outcome.apnsUniqueID { Swift.print("apns-unique-id: \(uniqueID)") }
+        if let apnsID = outcome.apnsID { Swift.print("apns-id: \(apnsID.uuidString.lowercased())") }
+        if let requestID = outcome.requestID { Swift.print("apns-request-id: \(requestID.uuidString.lowercased())") }
+        if let uniqueID = outcome.apnsUniqueID { Swift.print("apns-unique-id: \(uniqueID.uuidString.lowercased())") }
     }
 }

@@ -27,11 +27,8 @@ import Testing
         }
     }
 
-    private static func waitUntil(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition(), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    private static func waitUntil(_ condition: @escaping @Sendable () -> Bool) async throws -> Bool {
+        try await eventually(within: .seconds(10), "the client's state", condition)
         return condition()
     }
 }

@@ -11,13 +11,13 @@ import Testing
     @Test func deliveredPushReachesTheDevice() async throws {
         try await ClientFixture.with { fixture in
             let (deviceID, token) = try fixture.device()
-            let apnsID = "5e0b6a4c-1f2d-4c3b-9a8e-7d6c5b4a3f2e"
+            let apnsID = try #require(UUID(uuidString: "5e0b6a4c-1f2d-4c3b-9a8e-7d6c5b4a3f2e"))
             let outcome = await fixture.client.send(
                 DevicePush(
                     deviceToken: token,
                     bundleID: ClientFixture.bundleID,
                     payload: ClientFixture.start(),
-                    expiration: 0,
+                    expiration: .immediately,
                     apnsID: apnsID,
                     collapseID: "game"
                 )
@@ -76,11 +76,18 @@ import Testing
             #expect(tooLarge.status == 413)
             #expect(tooLarge.reason == .payloadTooLarge)
             #expect(tooLarge.classification == .requestMustBeFixed)
-            let badPriority = await fixture.client.send(
-                DevicePush(deviceToken: "abcd", bundleID: ClientFixture.bundleID, payload: ClientFixture.update(), priority: 7)
+            // A priority APNs does not take cannot be made (`APNsPriority`); a collapse id over 64 bytes can.
+            #expect(APNsPriority(rawValue: 7) == nil)
+            let badCollapseID = await fixture.client.send(
+                DevicePush(
+                    deviceToken: "abcd",
+                    bundleID: ClientFixture.bundleID,
+                    payload: ClientFixture.update(),
+                    collapseID: String(repeating: "c", count: 65)
+                )
             )
-            #expect(badPriority.reason == .badPriority)
-            #expect(badPriority.classification == .requestMustBeFixed)
+            #expect(badCollapseID.reason == .badCollapseId)
+            #expect(badCollapseID.classification == .requestMustBeFixed)
         }
     }
 
@@ -122,7 +129,7 @@ import Testing
 
     @Test func channelsAndBroadcasts() async throws {
         try await ClientFixture.with { fixture in
-            let created = await fixture.client.createChannel(bundleID: ClientFixture.bundleID, storagePolicy: 1)
+            let created = await fixture.client.createChannel(bundleID: ClientFixture.bundleID, storagePolicy: .mostRecentMessageStored)
             #expect(created.status == 201)
             let channelID = try #require(created.channelID)
             let read = await fixture.client.readChannel(bundleID: ClientFixture.bundleID, channelID: channelID)
@@ -142,7 +149,7 @@ import Testing
                     channelID: channelID,
                     bundleID: ClientFixture.bundleID,
                     payload: ClientFixture.update(Int(Date().timeIntervalSince1970) + 5, home: 4),
-                    expiration: expiration
+                    expiration: .timeIntervalSince1970InSeconds(expiration)
                 )
             )
             #expect(broadcast.status == 200)

@@ -10,7 +10,12 @@ import Testing
     private func pushes(_ count: Int) -> [DevicePush] {
         let payload = ClientFixture.update()
         return (0..<count).map { index in
-            DevicePush(deviceToken: String(format: "%064x", index + 1), bundleID: ClientFixture.bundleID, payload: payload, priority: 5)
+            DevicePush(
+                deviceToken: String(format: "%064x", index + 1),
+                bundleID: ClientFixture.bundleID,
+                payload: payload,
+                priority: .consideringDevicePower
+            )
         }
     }
 

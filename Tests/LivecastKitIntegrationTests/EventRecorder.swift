@@ -1,4 +1,5 @@
 import LivecastKit
+import LivecastTesting
 import Synchronization
 
 /// Keeps every event a client tells, for the test to look at.
@@ -21,14 +22,11 @@ final class EventRecorder: Sendable {
 
     func events(_ kind: LivecastEvent.Kind) -> [LivecastEvent] { self.events.filter { $0.kind == kind } }
 
-    /// Waits until `count` events of `kind` are recorded, for a minute at most (the test's own expectation then
-    /// reports the shortfall): the recorder reads the client's stream on a task of its own, so an event the client
-    /// told before it went idle may not be recorded yet on a busy machine.
+    /// Waits until `count` events of `kind` are recorded, for a minute at most: the recorder reads the client's
+    /// stream on a task of its own, so an event the client told before it went idle may not be recorded yet on a busy
+    /// machine.
     func waitFor(_ count: Int, _ kind: LivecastEvent.Kind) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while self.events(kind).count < count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await eventually(within: .seconds(60), "\(count) \(kind) events") { self.events(kind).count >= count }
     }
 
     deinit { self.task.cancel() }

@@ -223,12 +223,9 @@ import Testing
         }
     }
 
-    static func eventually(_ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + Self.patience
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TimedOut(pending: []) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// Waits for an event the client tells on a task of its own (``LivecastTesting/eventually(within:every:_:_:)``).
+    static func eventually(_ condition: @escaping @Sendable () -> Bool) async throws {
+        try await LivecastTesting.eventually(within: Self.patience, "the client's event", condition)
     }
 
     struct TimedOut: Error {

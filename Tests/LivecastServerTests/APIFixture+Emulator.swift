@@ -30,7 +30,7 @@ extension APIFixture {
             try await APIFixture.with(name, emulator: emulator, configuration: configuration, testing: testing) { fixture, client in
                 let dispatcher = Dispatcher(
                     database: fixture.client,
-                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                    appClients: FixedAppClients(apns, bundleID: EmulatorFixture.bundleID),
                     settings: dispatcherSettings,
                     logger: fixture.store.logger
                 )

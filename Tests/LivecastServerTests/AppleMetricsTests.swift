@@ -129,12 +129,12 @@ import Testing
 
             // Each flagged subject is one event, however often the job runs.
             #expect(try await job.run() == AppleMetricsJob.Outcome())
-            var subjects: [String] = []
-            try await eventually("the divergences' events in the feed") {
-                let events = try await client.send(.get, "/v1/apps/com.example.game/events?types=delivery.diverged", key: backend)
-                subjects = events.json["events"].items.map { $0["subject"]?["id"]?.stringValue ?? "" }
-                return subjects.count >= 2
+            let subjectsOfEvents = { @Sendable in
+                try await client.send(.get, "/v1/apps/com.example.game/events?types=delivery.diverged", key: backend)
+                    .json["events"].items.map { $0["subject"]?["id"]?.stringValue ?? "" }
             }
+            try await eventually("the divergences' events in the feed") { try await subjectsOfEvents().count >= 2 }
+            let subjects = try await subjectsOfEvents()
             #expect(subjects.sorted() == [gameA, "com.example.game"].sorted(), "a channel and the app's push type, once each")
 
             // The reaper prunes the records a week later; Livecast's figures of the day were kept.
@@ -288,7 +288,7 @@ import Testing
             try await APIFixture.with(name, emulator: emulator, testing: testing, settings: { $0.masterKey = masterKey }) { fixture, client in
                 let dispatcher = Dispatcher(
                     database: fixture.client,
-                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                    appClients: FixedAppClients(apns, bundleID: EmulatorFixture.bundleID),
                     settings: .init(),
                     logger: fixture.store.logger
                 )

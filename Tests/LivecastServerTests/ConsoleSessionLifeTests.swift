@@ -48,7 +48,7 @@ import Testing
                 WHERE token_hash = (SELECT token_hash FROM console_sessions WHERE expires_at > now() ORDER BY created_at LIMIT 1)
                 """
             )
-            let reaper = Reaper(database: fixture.client, clientForApp: { _ in throw CancellationError() }, logger: fixture.store.logger)
+            let reaper = Reaper(database: fixture.client, appClients: FixedAppClients.none, logger: fixture.store.logger)
             _ = try await reaper.pass()
             #expect(try await fixture.count("console_sessions") == 1, "the expired and the long-unused sessions are gone")
         }

@@ -135,7 +135,7 @@ import Testing
             try await APIFixture.with("records_refused", emulator: emulator) { fixture, client in
                 let dispatcher = Dispatcher(
                     database: fixture.client,
-                    clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                    appClients: FixedAppClients(apns, bundleID: EmulatorFixture.bundleID),
                     logger: fixture.store.logger
                 )
                 let backend = fixture.key(.backend)

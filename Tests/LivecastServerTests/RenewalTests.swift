@@ -6,6 +6,7 @@ import LivecastCore
 import LivecastService
 import LivecastStore
 import LivecastTesting
+import Synchronization
 import Testing
 
 @testable import LivecastServer
@@ -69,15 +70,15 @@ import Testing
             policy.activityLifetime = .seconds(Self.lifetime)
             let reaper = Reaper(
                 database: fixture.client,
-                clientForApp: { _ in throw CancellationError() },
+                appClients: FixedAppClients.none,
                 policy: policy,
                 logger: fixture.store.logger
             )
             // The game goes on: an update every second or so, the dispatcher and the reaper at work, and the app
             // reporting what its devices start, until both followers are renewed and their successors registered.
-            var home = 0
+            let score = Score()
             try await eventually(within: .seconds(90), "both followers renewed and their successors registered") {
-                home += 1
+                let home = score.next()
                 let update = try await client.send(
                     .post,
                     "\(Self.app)/feeds/game-1/updates",
@@ -93,7 +94,7 @@ import Testing
             }
             // Two more updates after the renewals: they reach the new activities.
             for _ in 0..<2 {
-                home += 1
+                let home = score.next()
                 #expect(
                     try await client.send(.post, "\(Self.app)/feeds/game-1/updates", key: backend, body: #"{"contentState": {"home": \#(home)}}"#)
                         .status == .accepted
@@ -107,7 +108,10 @@ import Testing
                 #expect(shown.count == 2, "\(device.osVersion): one renewal")
                 let renewed = try #require(shown.last)
                 #expect(renewed.state == .active)
-                #expect(renewed.contentState == .object(["home": .int(home)]), "\(device.osVersion): the latest update reached the new activity")
+                #expect(
+                    renewed.contentState == .object(["home": .int(score.current)]),
+                    "\(device.osVersion): the latest update reached the new activity"
+                )
                 let record = try await client.send(.get, "\(Self.app)/activities/\(renewed.id)", key: backend)
                 #expect(record.json["renewedFrom"]?.stringValue == shown[0].id)
                 let old = try await client.send(.get, "\(Self.app)/activities/\(shown[0].id)", key: backend)
@@ -175,4 +179,20 @@ private final class AppOnDevices: @unchecked Sendable {
     func registered(on deviceID: String) -> Int {
         self.devices.values.count { $0 == deviceID }
     }
+}
+
+/// The home team's score, counted up by each update the test posts from the condition it waits on.
+private final class Score: Sendable {
+    private let value = Mutex(0)
+
+    /// The next score.
+    func next() -> Int {
+        self.value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
+
+    /// The last score posted.
+    var current: Int { self.value.withLock { $0 } }
 }

@@ -23,12 +23,8 @@ import Testing
             )
             let apns = fixture.apns
             let goodApp = fixture.store.appID
-            let clientForApp: Dispatcher.ClientForApp = { appID in
-                if appID == goodApp { return (apns, EmulatorFixture.bundleID) }
-                let app = try await appClients.client(forApp: appID)
-                return (app.client, app.bundleID)
-            }
-            let dispatcher = Dispatcher(database: fixture.store.client, clientForApp: clientForApp, logger: fixture.store.logger)
+            let clients = FixedAppClients(apns, bundleID: EmulatorFixture.bundleID, apps: [goodApp], otherwise: appClients)
+            let dispatcher = Dispatcher(database: fixture.store.client, appClients: clients, logger: fixture.store.logger)
 
             let (deviceID, _) = try await fixture.startedActivity(key: "a1")
             let updates = ActivityUpdates(client: fixture.store.client, logger: fixture.store.logger)
@@ -49,7 +45,7 @@ import Testing
             try await fixture.ageUpdate(broken.updateID, bySeconds: 1.2)
             let hasty = Dispatcher(
                 database: fixture.store.client,
-                clientForApp: clientForApp,
+                appClients: clients,
                 settings: .init(retryDeadline: .seconds(1)),
                 logger: fixture.store.logger
             )

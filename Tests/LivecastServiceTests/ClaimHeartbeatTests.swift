@@ -52,7 +52,7 @@ import Testing
             let apns = fixture.apns
             let dispatcherA = Dispatcher(
                 database: databaseA.client,
-                clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+                appClients: FixedAppClients(apns, bundleID: EmulatorFixture.bundleID),
                 logger: fixture.store.logger
             )
             let workA = Task { try await dispatcherA.dispatchOnce() }

@@ -47,7 +47,7 @@ import Testing
                 )
                 let dispatcher = Dispatcher(
                     database: store.client,
-                    clientForApp: { _ in (apns, "com.example.game") },
+                    appClients: FixedAppClients(apns, bundleID: "com.example.game"),
                     settings: Dispatcher.Settings(pageSize: 5000),
                     logger: store.logger
                 )

@@ -57,7 +57,7 @@ struct DispatchFixture {
         let apns = self.apns
         return Dispatcher(
             database: self.store.client,
-            clientForApp: { _ in (apns, EmulatorFixture.bundleID) },
+            appClients: FixedAppClients(apns, bundleID: EmulatorFixture.bundleID),
             settings: settings,
             logger: self.store.logger
         )

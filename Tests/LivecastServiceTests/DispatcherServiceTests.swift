@@ -130,11 +130,9 @@ import Testing
 
     /// Waits until an update has `status`, at most 20 s.
     private static func until(_ updateID: Int64, is status: String, _ fixture: DispatchFixture) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await fixture.status(updateID) != status, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually(within: .seconds(20), every: .milliseconds(50), "update \(updateID) \(status)") {
+            try await fixture.status(updateID) == status
         }
-        #expect(try await fixture.status(updateID) == status)
     }
 
     /// A graceful shutdown in the middle of a fan-out: the page in flight is finished and checkpointed, the update

@@ -34,7 +34,7 @@ import Testing
             let databaseA = DoomedDatabaseClient(fixture, name: "dispatcher-a")
             let dispatcherA = Dispatcher(
                 database: databaseA.client,
-                clientForApp: { _ in (apnsA, EmulatorFixture.bundleID) },
+                appClients: FixedAppClients(apnsA, bundleID: EmulatorFixture.bundleID),
                 settings: settings,
                 logger: fixture.store.logger
             )

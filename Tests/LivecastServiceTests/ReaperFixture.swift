@@ -8,7 +8,12 @@ extension DispatchFixture {
     /// A reaper on the fixture's database, deleting channels through the fixture's client.
     func reaper(_ policy: ReaperPolicy = ReaperPolicy(staleDismissalDelay: .seconds(600))) -> Reaper {
         let apns = self.apns
-        return Reaper(database: self.store.client, clientForApp: { _ in (apns, EmulatorFixture.bundleID) }, policy: policy, logger: self.store.logger)
+        return Reaper(
+            database: self.store.client,
+            appClients: FixedAppClients(apns, bundleID: EmulatorFixture.bundleID),
+            policy: policy,
+            logger: self.store.logger
+        )
     }
 
     /// Runs SQL for its side effects.

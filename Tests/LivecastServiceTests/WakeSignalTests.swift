@@ -1,3 +1,4 @@
+import LivecastTesting
 import Synchronization
 import Testing
 
@@ -26,16 +27,9 @@ import Testing
     }
 
     /// Waits until `condition` holds, at most 30 s (a loaded machine may take a while to start tasks).
-    private static func until(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TimedOut() }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+    private static func until(_ condition: @escaping @Sendable () -> Bool) async throws {
+        try await eventually(within: .seconds(30), every: .milliseconds(10), "a wait to return", condition)
     }
-
-    /// A condition did not hold within the time allowed.
-    private struct TimedOut: Error {}
 
     /// How many waits returned.
     private final class Woken: Sendable {

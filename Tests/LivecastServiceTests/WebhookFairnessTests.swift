@@ -20,10 +20,11 @@ import Testing
                 try await WebhookReceiver.with { healthy in
                     let masterKey = MasterKey.random()
                     let greedy = WebhookRows(client: fixture.client, appID: fixture.appID)
-                    var greedyEndpoints: [UUID] = []
+                    var inserted: [UUID] = []
                     for _ in 0..<8 {
-                        greedyEndpoints.append(try await greedy.insertEndpoint(url: trickler.url(), secret: .random(), masterKey: masterKey))
+                        inserted.append(try await greedy.insertEndpoint(url: trickler.url(), secret: .random(), masterKey: masterKey))
                     }
+                    let greedyEndpoints = inserted
                     let neighbour = WebhookRows(client: fixture.client, appID: try await Self.insertApp(fixture, bundleID: "com.example.neighbour"))
                     let neighbourEndpoint = try await neighbour.insertEndpoint(url: healthy.url(), secret: .random(), masterKey: masterKey)
                     let settings = WebhookDeliverer.Settings()

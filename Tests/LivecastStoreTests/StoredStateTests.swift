@@ -25,6 +25,9 @@ import Testing
             ("apple_metrics_exports", "dataset", Set(AppleDataset.allCases.map(\.rawValue))),
             ("delivery_divergences", "subject_kind", Set(DivergenceSubject.allCases.map(\.rawValue))),
             ("livecast_daily_counts", "subject_kind", Set(DivergenceSubject.allCases.map(\.rawValue))),
+            ("dead_letters", "target_kind", Set(DeadLetterTargetKind.allCases.map(\.rawValue))),
+            ("deliveries", "target_kind", Set(DeliveryTargetKind.allCases.map(\.rawValue))),
+            ("apps", "environment", Set(APNsEnvironment.known.map(\.rawValue))),
         ]
         try await StoreFixture.with("stored_states") { fixture in
             for (table, column, cases) in columns {
@@ -48,6 +51,11 @@ import Testing
             for status in OutboxStatus.allCases {
                 let rows = try await fixture.client.query("SELECT \(status)::text, pg_typeof(\(status))::text")
                 for try await (decoded, type) in rows.decode((OutboxStatus, String).self) { #expect(decoded == status && type == "text") }
+            }
+            // An environment, a product's open struct, is bound and decoded as its name like the store's own states.
+            for environment in APNsEnvironment.known {
+                let rows = try await fixture.client.query("SELECT \(environment)::text, pg_typeof(\(environment))::text")
+                for try await (decoded, type) in rows.decode((APNsEnvironment, String).self) { #expect(decoded == environment && type == "text") }
             }
             let outcome = try await fixture.client.query("SELECT pg_typeof(\(DeadLetterReplay.Outcome.targetGone))::text")
             for try await type in outcome.decode(String.self) { #expect(type == "text") }

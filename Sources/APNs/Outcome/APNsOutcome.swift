@@ -1,21 +1,37 @@
-import Foundation
+public import Foundation
 import LivecastCore
 
 /// What became of one request to APNs: its answer, or why there was none, and what to do about it.
 public struct APNsOutcome: Sendable, CustomStringConvertible {
     /// What the caller should do next.
-    public enum Classification: String, Sendable, Hashable, CaseIterable {
+    ///
+    /// An open set of values, not an enum: a kind of answer Apple adds later can become a new static member without
+    /// breaking code that switches over the ones it knows (such a switch has a `default`).
+    public struct Classification: Sendable, Hashable, CustomStringConvertible {
+        private enum Value: String, Sendable, Hashable {
+            case delivered, tokenInvalid, retryLater, requestMustBeFixed, credentialsProblem
+        }
+
+        private let value: Value
+
+        private init(_ value: Value) {
+            self.value = value
+        }
+
         /// APNs accepted the request.
-        case delivered
+        public static let delivered = Self(.delivered)
         /// The device token is dead (`410 Unregistered`/`ExpiredToken`, `400 BadDeviceToken`,
         /// `DeviceTokenNotForTopic`): stop sending to it.
-        case tokenInvalid
+        public static let tokenInvalid = Self(.tokenInvalid)
         /// Try again later with backoff: throttling, a server error, or no answer at all.
-        case retryLater
+        public static let retryLater = Self(.retryLater)
         /// The request itself is wrong (a header, the payload, the channel): retrying it as it is will fail again.
-        case requestMustBeFixed
+        public static let requestMustBeFixed = Self(.requestMustBeFixed)
         /// The provider token or key is refused: fix the credentials.
-        case credentialsProblem
+        public static let credentialsProblem = Self(.credentialsProblem)
+
+        /// Its name, such as `retryLater`.
+        public var description: String { self.value.rawValue }
     }
 
     /// The HTTP status, or `nil` when no answer came.
@@ -23,11 +39,11 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
     /// APNs' `reason`, on errors.
     public var reason: APNsReason?
     /// `apns-id` (device pushes).
-    public var apnsID: String?
-    /// `apns-unique-id`.
-    public var apnsUniqueID: String?
+    public var apnsID: UUID? { self.headers.apnsID.flatMap(UUID.init(uuidString:)) }
+    /// `apns-unique-id` (device pushes, in the development environment).
+    public var apnsUniqueID: UUID? { self.headers.apnsUniqueID.flatMap(UUID.init(uuidString:)) }
     /// `apns-request-id` (broadcasts and channel management).
-    public var requestID: String?
+    public var requestID: UUID? { self.headers.requestID.flatMap(UUID.init(uuidString:)) }
     /// `apns-channel-id` (channel creation).
     public var channelID: String?
     /// For 410: when APNs learnt the token is invalid, in milliseconds since 1970.
@@ -45,6 +61,8 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
     public var attempts: Int
     /// How long APNs took to answer the last attempt; `nil` when it never answered.
     public var latency: Duration?
+    /// The ids' headers as APNs sent them, parsed only when asked for.
+    private var headers: (apnsID: String?, apnsUniqueID: String?, requestID: String?) = (nil, nil, nil)
 
     /// Whether APNs accepted the request.
     public var isSuccess: Bool { self.classification == .delivered }
@@ -59,9 +77,7 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
 
     init(response: HTTP2Response) {
         self.status = response.status
-        self.apnsID = response.header("apns-id")
-        self.apnsUniqueID = response.header("apns-unique-id")
-        self.requestID = response.header("apns-request-id")
+        self.headers = (response.header("apns-id"), response.header("apns-unique-id"), response.header("apns-request-id"))
         self.channelID = response.header("apns-channel-id")
         self.retryAfter = response.header("retry-after").flatMap { Int($0) }.map { Duration.seconds($0) }
         self.body = response.body
@@ -111,6 +127,6 @@ public struct APNsOutcome: Sendable, CustomStringConvertible {
         if let transportError { return "no answer (\(transportError))" }
         var text = "\(self.status ?? 0)"
         if let reason { text += " \(reason)" }
-        return text + " [\(self.classification.rawValue)]"
+        return text + " [\(self.classification)]"
     }
 }

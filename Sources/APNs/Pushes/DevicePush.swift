@@ -1,3 +1,4 @@
+public import Foundation
 public import LivecastCore
 
 /// A push to one device token: `POST /3/device/{token}`.
@@ -10,12 +11,13 @@ public struct DevicePush: Sendable {
     public var payload: [UInt8]
     /// `apns-push-type`; it also decides ``topic``. Defaults to ``APNsPushType/liveactivity``.
     public var pushType: APNsPushType
-    /// `apns-priority`: 10 sends at once and counts against the activity budget, 5 does not. Defaults to `10`.
-    public var priority: Int
-    /// `apns-expiration` in seconds since 1970, `0` for "try once"; `nil` omits the header. Defaults to `nil`.
-    public var expiration: Int?
-    /// `apns-id`, a canonical UUID; APNs makes one when `nil`. Defaults to `nil`.
-    public var apnsID: String?
+    /// `apns-priority`: ``APNsPriority/immediately`` counts against the activity budget,
+    /// ``APNsPriority/consideringDevicePower`` does not. Defaults to ``APNsPriority/immediately``.
+    public var priority: APNsPriority
+    /// `apns-expiration`. Defaults to ``APNsExpiration/none``: the header is left out.
+    public var expiration: APNsExpiration
+    /// `apns-id`, sent in its canonical lowercase form; APNs makes one when `nil`. Defaults to `nil`.
+    public var apnsID: UUID?
     /// `apns-collapse-id`, at most 64 bytes. Defaults to `nil`.
     public var collapseID: String?
 
@@ -25,8 +27,8 @@ public struct DevicePush: Sendable {
     ///   - bundleID: The app's bundle id.
     ///   - payload: The payload bytes.
     ///   - pushType: `apns-push-type`. Defaults to ``APNsPushType/liveactivity``.
-    ///   - priority: `apns-priority`. Defaults to `10`.
-    ///   - expiration: `apns-expiration`. Defaults to none.
+    ///   - priority: `apns-priority`. Defaults to ``APNsPriority/immediately``.
+    ///   - expiration: `apns-expiration`. Defaults to ``APNsExpiration/none``.
     ///   - apnsID: `apns-id`. Defaults to none.
     ///   - collapseID: `apns-collapse-id`. Defaults to none.
     public init(
@@ -34,9 +36,9 @@ public struct DevicePush: Sendable {
         bundleID: String,
         payload: [UInt8],
         pushType: APNsPushType = .liveactivity,
-        priority: Int = 10,
-        expiration: Int? = nil,
-        apnsID: String? = nil,
+        priority: APNsPriority = .immediately,
+        expiration: APNsExpiration = .none,
+        apnsID: UUID? = nil,
         collapseID: String? = nil
     ) {
         self.deviceToken = deviceToken
@@ -64,23 +66,31 @@ public struct BroadcastPush: Sendable {
     public var bundleID: String
     /// The payload bytes (at most 5,120).
     public var payload: [UInt8]
-    /// `apns-priority`. Defaults to `10`.
-    public var priority: Int
-    /// `apns-expiration`: must be `0` on a No Storage channel; on a Most Recent Message channel, when the stored
-    /// message expires (at most 8 hours ahead). Defaults to `0`.
-    public var expiration: Int
-    /// `apns-request-id`, a canonical UUID; APNs makes one when `nil`. Defaults to `nil`.
-    public var requestID: String?
+    /// `apns-priority`. Defaults to ``APNsPriority/immediately``.
+    public var priority: APNsPriority
+    /// `apns-expiration`: ``APNsExpiration/immediately`` on a No Message Stored channel; on a Most Recent Message
+    /// Stored channel, when the stored message expires (at most 8 hours ahead). Defaults to
+    /// ``APNsExpiration/immediately``.
+    public var expiration: APNsExpiration
+    /// `apns-request-id`, sent in its canonical lowercase form; APNs makes one when `nil`. Defaults to `nil`.
+    public var requestID: UUID?
 
     /// Creates a broadcast.
     /// - Parameters:
     ///   - channelID: The channel's id.
     ///   - bundleID: The app's bundle id.
     ///   - payload: The payload bytes.
-    ///   - priority: `apns-priority`. Defaults to `10`.
-    ///   - expiration: `apns-expiration`. Defaults to `0`.
+    ///   - priority: `apns-priority`. Defaults to ``APNsPriority/immediately``.
+    ///   - expiration: `apns-expiration`. Defaults to ``APNsExpiration/immediately``.
     ///   - requestID: `apns-request-id`. Defaults to none.
-    public init(channelID: String, bundleID: String, payload: [UInt8], priority: Int = 10, expiration: Int = 0, requestID: String? = nil) {
+    public init(
+        channelID: String,
+        bundleID: String,
+        payload: [UInt8],
+        priority: APNsPriority = .immediately,
+        expiration: APNsExpiration = .immediately,
+        requestID: UUID? = nil
+    ) {
         self.channelID = channelID
         self.bundleID = bundleID
         self.payload = payload

@@ -51,12 +51,8 @@ package struct LivecastApplication: Sendable {
         let databaseWatch = DatabaseWatch(database: configuration, waitTimeout: settings.databaseWaitTimeout, logger: logger)
         let apps = Apps(client: database, masterKey: settings.masterKey, logger: logger)
         let appClients = AppClients(apps: apps, overrides: settings.apnsOverrides, logger: logger)
-        let clientForApp: Dispatcher.ClientForApp = { appID in
-            let app = try await appClients.client(forApp: appID)
-            return (app.client, app.bundleID)
-        }
         let dispatcher = DispatcherService(
-            dispatcher: Dispatcher(database: database, clientForApp: clientForApp, settings: settings.dispatch, logger: logger),
+            dispatcher: Dispatcher(database: database, appClients: appClients, settings: settings.dispatch, logger: logger),
             database: database,
             workers: settings.dispatchWorkers,
             logger: logger
@@ -127,7 +123,7 @@ package struct LivecastApplication: Sendable {
         if settings.reapInterval > .zero {
             var policy = settings.reaperPolicy
             policy.activityLifetime = settings.dispatch.activityLifetime
-            let reaper = Reaper(database: database, clientForApp: clientForApp, policy: policy, logger: logger)
+            let reaper = Reaper(database: database, appClients: appClients, policy: policy, logger: logger)
             application.addServices(ReaperService(reaper: reaper, interval: settings.reapInterval))
         }
         if settings.appleMetricsInterval > .zero {

@@ -17,7 +17,7 @@ import ServiceLifecycle
 ///
 /// A `Service`: run it in the service group, after the database it reads the apps from; on graceful shutdown it
 /// closes every client it made.
-package actor AppClients: Service {
+package actor AppClients: AppClientSource, Service {
     /// Hosts and trust that replace Apple's for every app.
     package struct Overrides: Sendable {
         /// Device pushes and broadcasts, such as `https://localhost:2197`.
@@ -44,12 +44,6 @@ package actor AppClients: Service {
             self.connectionsPerEndpoint = connectionsPerEndpoint
             self.requestTimeout = requestTimeout
         }
-    }
-
-    /// An app's client and bundle id.
-    package struct AppClient: Sendable {
-        package let client: APNsClient
-        package let bundleID: String
     }
 
     /// The reason work held back for an app whose signing key cannot be opened is given up with.
@@ -176,7 +170,7 @@ package actor AppClients: Service {
             self.unusableKeys[appID] = app.bundleID
             throw error
         }
-        var configuration = APNsClient.Configuration(environment: APNsEnvironment(rawValue: app.environment) ?? .sandbox)
+        var configuration = APNsClient.Configuration(environment: app.environment)
         if let push = self.overrides.pushEndpoint {
             configuration.pushEndpoint = push
             configuration.broadcastEndpoint = push
@@ -187,6 +181,6 @@ package actor AppClients: Service {
         if let timeout = self.overrides.requestTimeout { configuration.requestTimeout = timeout }
         let credentials = APNsCredentials(teamID: stored.teamID, keyID: stored.keyID, privateKey: stored.privateKey)
         let client = try APNsClient(configuration: configuration, credentials: credentials, logger: self.logger)
-        return (AppClient(client: client, bundleID: app.bundleID), Self.keyData(stored))
+        return (AppClient(client: client, bundleID: app.bundleID, appID: appID), Self.keyData(stored))
     }
 }

@@ -26,7 +26,7 @@ package struct ChannelRegistry: Sendable {
     /// - Throws: ``StoreError``: `invalid` policy, `notFound` feed, `conflict` when the feed already has a channel,
     ///   `limitReached` at the cap (checked before APNs is asked); ``APNsRefusal`` when APNs says no.
     package func create(appID: Int64, bundleID: String, storagePolicy: Int, feedKey: String?) async throws -> Channels.Channel {
-        guard storagePolicy == 0 || storagePolicy == 1 else {
+        guard let policy = APNsChannelStoragePolicy(rawValue: storagePolicy) else {
             throw StoreError(.invalid, "storage policy must be 0 (No Storage) or 1 (Most Recent Message)", field: "storagePolicy")
         }
         let live = try await self.channels.liveCount(appID: appID)
@@ -35,7 +35,7 @@ package struct ChannelRegistry: Sendable {
         }
         var feedID: Int64?
         if let feedKey { feedID = try await self.channels.feedAwaitingChannel(appID: appID, feedKey: feedKey) }
-        let outcome = await self.apns.createChannel(bundleID: bundleID, storagePolicy: storagePolicy)
+        let outcome = await self.apns.createChannel(bundleID: bundleID, storagePolicy: policy)
         guard outcome.status == 201, let channelID = outcome.channelID else {
             throw APNsRefusal("APNs did not create the channel: \(outcome)")
         }

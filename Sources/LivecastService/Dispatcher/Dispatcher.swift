@@ -1,4 +1,3 @@
-package import APNs
 package import Foundation
 package import LivecastStore
 import Logging
@@ -22,9 +21,6 @@ package import PostgresNIO
 /// feed's fan-out), ``QuickLane`` (standalone activity updates and owed pushes) and ``Broadcaster`` (channels). Every
 /// statement they run is the store's ``Outbox``; the retry backoff and the invalidation guard (`Policy/`) are theirs.
 package struct Dispatcher: Sendable {
-    /// The APNs client and bundle id of an app.
-    package typealias ClientForApp = @Sendable (Int64) async throws -> (client: APNsClient, bundleID: String)
-
     /// How a dispatcher works.
     package struct Settings: Sendable {
         /// Standalone activity updates (and owed pushes) claimed at once per app. Defaults to 500.
@@ -110,7 +106,22 @@ package struct Dispatcher: Sendable {
     let quickLane: QuickLane
     let logger: Logger
 
-    package init(database: PostgresClient, clientForApp: @escaping ClientForApp, settings: Settings = Settings(), logger: Logger) {
+    /// - Parameters:
+    ///   - database: The pool its statements run on.
+    ///   - appClients: Where each app's APNs client comes from.
+    ///   - settings: How it works.
+    package init(database: PostgresClient, appClients: any AppClientSource, settings: Settings = Settings(), logger: Logger) {
+        self.init(database: database, appClients: appClients, settings: settings, logger: logger) { $0 }
+    }
+
+    /// A dispatcher whose fan-outs go through `driver`, made from its outbox (a test counts their round trips).
+    init(
+        database: PostgresClient,
+        appClients: any AppClientSource,
+        settings: Settings,
+        logger: Logger,
+        driver: (Outbox) -> any FanOutDriver
+    ) {
         let id = UUID()
         let owedDue = OwedDue()
         let outbox = Outbox(
@@ -131,7 +142,7 @@ package struct Dispatcher: Sendable {
             invalidationGuard: InvalidationGuard(share: settings.invalidationGuardShare, minimumBatch: settings.invalidationGuardMinimumBatch),
             credentialsProofs: CredentialsProofs(apps: Apps(client: database, masterKey: nil, logger: logger))
         )
-        let tools = LaneTools(recorder: recorder, sender: sender, broadcaster: Broadcaster(outbox: outbox), clientForApp: clientForApp)
+        let tools = LaneTools(recorder: recorder, sender: sender, broadcaster: Broadcaster(outbox: outbox), appClients: appClients)
         self.id = id
         self.settings = settings
         self.outbox = outbox
@@ -139,10 +150,9 @@ package struct Dispatcher: Sendable {
         self.logger = logger
         self.fanOuts = FanOutRunner(
             tools: tools,
-            pageSize: settings.pageSize,
-            sliceSize: settings.sliceSize,
-            attempts: settings.fanOutAttempts,
-            startBudget: settings.startBudget
+            driver: driver(outbox),
+            limits: FanOutLimits(pageSize: settings.pageSize, sliceSize: settings.sliceSize, startBudget: settings.startBudget),
+            attempts: settings.fanOutAttempts
         )
         self.quickLane = QuickLane(
             tools: tools,
@@ -161,13 +171,13 @@ package struct Dispatcher: Sendable {
     package func dispatchOnce(lane: Lane = .any, whenClaimedFanOut: @Sendable () -> Void = {}) async throws -> Int {
         let claims = RoundClaims()
         return try await self.withHeartbeat(renewing: claims) {
-            if lane == .any, let fanOut = try await self.outbox.claimFanOut(perApp: self.settings.fanOutsPerApp) {
+            if lane == .any, let fanOut = try await self.fanOuts.driver.claimFanOut(perApp: self.settings.fanOutsPerApp) {
                 claims.hold(updates: [fanOut.updateID])
                 whenClaimedFanOut()
                 try await self.fanOuts.run(fanOut)
                 return 1
             }
-            if lane == .any, let slice = try await self.outbox.claimSlice(perApp: self.settings.fanOutsPerApp) {
+            if lane == .any, let slice = try await self.fanOuts.driver.claimSlice(perApp: self.settings.fanOutsPerApp) {
                 if let id = slice.slice?.id { claims.hold(slice: id) }
                 whenClaimedFanOut()
                 try await self.fanOuts.run(slice)

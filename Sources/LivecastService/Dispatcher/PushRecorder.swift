@@ -13,14 +13,15 @@ struct PushRecorder: Sendable {
     let owedDue: OwedDue
     let logger: Logger
 
-    /// Carries pushes forward: owed to their targets, due after a first backoff (a deferred one at once; one awaiting
-    /// proof once the app's credentials are proven), given up at their deadline
-    /// (``Outbox/owe(_:delays:updateID:appID:on:)``).
-    func owe(_ targets: [OwedTarget], updateID: Int64, appID: Int64, on connection: PostgresConnection) async throws {
-        guard !targets.isEmpty else { return }
-        let delays = targets.map { $0.isDeferred ? 0 : self.retryPolicy.backoff(afterAttempts: 1) }
-        try await self.outbox.owe(targets, delays: delays, updateID: updateID, appID: appID, on: connection)
-        self.owedDue.note(delays: zip(targets, delays).filter { !$0.0.awaitsProof }.map(\.1))
+    /// Pushes to carry forward, each due after a first backoff (a deferred one at once; one awaiting proof once the
+    /// app's credentials are proven, ``Outbox/owe(_:delays:updateID:appID:on:)``).
+    func owed(_ targets: [OwedTarget]) -> [OwedPush] {
+        targets.map { OwedPush($0, delay: $0.isDeferred ? 0 : self.retryPolicy.backoff(afterAttempts: 1)) }
+    }
+
+    /// Notes when owed pushes the store recorded come due, so the quick worker wakes for them.
+    func noteDue(_ owed: [OwedPush]) {
+        self.owedDue.note(delays: owed.filter { !$0.target.awaitsProof }.map(\.delay))
     }
 
     /// Owed pushes sent again that APNs still asks to retry later: due again after a longer backoff.
@@ -40,15 +41,13 @@ struct PushRecorder: Sendable {
         self.owedDue.note(delays: delayed.filter { !$0.awaitsProof }.map(\.delay))
     }
 
-    /// Writes a page's failures (one statement), carries its owed pushes forward, and applies APNs' verdicts on the
-    /// tokens it refused.
-    func record(_ delivery: PageDelivery, updateID: Int64, appID: Int64, tokens: TokenTable, on connection: PostgresConnection) async throws {
-        if let reason = delivery.guardReason { try await self.holdSending(appID: appID, reason: reason) }
-        if let doubt = delivery.credentialsDoubt { try await self.doubtCredentials(appID: appID, reason: doubt) }
-        try await self.owe(delivery.owed, updateID: updateID, appID: appID, on: connection)
-        try await self.outbox.recordFailures(delivery.failures.map { $0.failedPush(of: updateID) }, on: connection)
-        try await self.applyInvalidations(delivery.invalidations, appID: appID, tokens: tokens)
-        try await self.prove(delivery.proven, tokens: tokens, on: connection)
+    /// Reports what the store recorded of a page (``FanOutSession/record(_:next:)``): its owed pushes' due times, the
+    /// app's sending held, its credentials doubted, and the tokens invalidated.
+    func report(_ record: PageRecord, _ recorded: PageRecorded, appID: Int64, tokens: TokenTable) {
+        self.noteDue(record.owed)
+        if let reason = record.holdReason { self.reportHeld(appID: appID, reason: reason) }
+        if let doubt = record.credentialsDoubt, recorded.doubtIsNew { self.reportDoubt(appID: appID, reason: doubt) }
+        DispatchMetrics.tokensInvalidated(recorded.invalidated, kind: tokens == .activityTokens ? "update" : "pushToStart")
     }
 
     /// Marks the unproven tokens APNs accepted a push to as proven: the invalidation guard judges them from now on.
@@ -60,45 +59,23 @@ struct PushRecorder: Sendable {
     }
 
     /// Applies APNs' verdicts on the tokens it refused (410 `Unregistered`, 400 `BadDeviceToken`).
-    func applyInvalidations(_ invalidations: [PageDelivery.Invalidation], appID: Int64, tokens: TokenTable) async throws {
-        var invalidated = 0
-        for invalidation in invalidations {
-            switch tokens {
-            case .activityTokens:
-                invalidated +=
-                    try await Activities(client: self.database, logger: self.logger)
-                    .invalidateToken(id: invalidation.tokenID, reason: invalidation.reason, invalidSinceMillis: invalidation.invalidSinceMillis)
-                    ? 1 : 0
-            case .pushToStartTokens:
-                invalidated +=
-                    try await PushToStartTokens(client: self.database, logger: self.logger).invalidate(
-                        appID: appID,
-                        token: invalidation.token,
-                        reason: PushToStartTokens.InvalidationReason(rawValue: invalidation.reason) ?? .unregistered,
-                        invalidSinceMillis: invalidation.invalidSinceMillis
-                    ) ? 1 : 0
-            }
-        }
+    func applyInvalidations(_ invalidations: [TokenInvalidation], appID: Int64, tokens: TokenTable) async throws {
+        let invalidated = try await self.outbox.applyInvalidations(invalidations, appID: appID, tokens: tokens)
         DispatchMetrics.tokensInvalidated(invalidated, kind: tokens == .activityTokens ? "update" : "pushToStart")
     }
 
     /// Holds an app's sending, for `reason`, until an operator resumes it; counts it in
     /// `livecast_invalidation_guard_trips_total`.
     func holdSending(appID: Int64, reason: String) async throws {
-        try await Apps(client: self.database, masterKey: nil, logger: self.logger).holdSending(id: appID, reason: reason)
-        self.logger.error("held an app's sending: the invalidation guard tripped", metadata: ["app": "\(appID)", "reason": "\(reason)"])
-        Counter(label: "livecast_invalidation_guard_trips_total").increment()
+        try await self.outbox.holdSending(appID: appID, reason: reason)
+        self.reportHeld(appID: appID, reason: reason)
     }
 
     /// Puts an app's credentials in doubt, for `reason`, until a push is accepted or an admin resumes it: said once in
     /// the log (an error) and in `livecast_credentials_doubts_total`, and with the app's overview; nothing is held.
     func doubtCredentials(appID: Int64, reason: String) async throws {
-        guard try await Apps(client: self.database, masterKey: nil, logger: self.logger).doubtCredentials(id: appID, reason: reason) else { return }
-        self.logger.error(
-            "APNs refuses an app's client-registered tokens and has accepted none of its pushes: a wrong environment or key?",
-            metadata: ["app": "\(appID)", "reason": "\(reason)"]
-        )
-        Counter(label: "livecast_credentials_doubts_total").increment()
+        guard try await self.outbox.doubtCredentials(appID: appID, reason: reason) else { return }
+        self.reportDoubt(appID: appID, reason: reason)
     }
 
     /// Keeps what was given up as dead letters (``Outbox/keep(_:appID:on:)``), and counts them in
@@ -106,6 +83,26 @@ struct PushRecorder: Sendable {
     func deadLetter(_ letters: [DeadLetter], appID: Int64, on connection: PostgresConnection) async throws {
         guard !letters.isEmpty else { return }
         try await self.outbox.keep(letters, appID: appID, on: connection)
+        self.reportDeadLetters(letters, appID: appID)
+    }
+
+    /// Says that an app's sending was held: an error in the log, and `livecast_invalidation_guard_trips_total`.
+    func reportHeld(appID: Int64, reason: String) {
+        self.logger.error("held an app's sending: the invalidation guard tripped", metadata: ["app": "\(appID)", "reason": "\(reason)"])
+        Counter(label: "livecast_invalidation_guard_trips_total").increment()
+    }
+
+    /// Says that an app's credentials were put in doubt: an error in the log, and `livecast_credentials_doubts_total`.
+    func reportDoubt(appID: Int64, reason: String) {
+        self.logger.error(
+            "APNs refuses an app's client-registered tokens and has accepted none of its pushes: a wrong environment or key?",
+            metadata: ["app": "\(appID)", "reason": "\(reason)"]
+        )
+        Counter(label: "livecast_credentials_doubts_total").increment()
+    }
+
+    /// Says that pushes were given up as dead letters: a warning in the log, and `livecast_dead_letters_total`.
+    func reportDeadLetters(_ letters: [DeadLetter], appID: Int64) {
         self.logger.warning(
             "gave up pushes as dead letters",
             metadata: ["count": "\(letters.count)", "reasons": "\(Set(letters.map(\.reason)).sorted())", "app": "\(appID)"]

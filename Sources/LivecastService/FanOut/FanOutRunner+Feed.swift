@@ -1,101 +1,74 @@
 import APNs
 import LivecastCore
 import LivecastStore
-import PostgresNIO
+import ServiceLifecycle
 
 extension FanOutRunner {
-    /// One broadcast to the feed's live channel, recorded as a delivery; one APNs asks to retry later is owed to
-    /// the channel. A retired channel is never sent to.
-    func broadcast(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
-        let busy = try await self.tools.outbox.clearOlderOwed(
-            .channel,
-            ofFeed: claim.feedID,
-            after: 0,
-            through: .max,
-            upTo: claim.updateID,
-            on: connection
+    /// One broadcast to the feed's live channel, to be recorded as a delivery; one APNs asks to retry later is owed
+    /// to the channel. While an older broadcast to the channel is in flight, nothing is sent: this one is owed behind
+    /// it (unless the one in flight is this very update's, from a repeated claim).
+    func broadcast(_ claim: FanOutClaim, to channel: LiveChannel, inFlight: Int64?, app: AppClient) async -> ChannelRecord {
+        if let inFlight {
+            return ChannelRecord(owed: inFlight < claim.updateID ? self.tools.recorder.owed([.deferred(.channel, channel.rowID)]) : [])
+        }
+        guard let payload = claim.channelPayload else { return ChannelRecord() }
+        let (outcome, delivery) = await self.tools.broadcaster.send(
+            payload,
+            of: claim.updateID,
+            to: channel,
+            priority: APNsPriority(stored: claim.priority),
+            app: app
         )
-        let channel = try await self.tools.outbox.liveChannel(ofFeed: claim.feedID, on: connection)
-        guard let payload = claim.channelPayload, let channel else {
-            try await self.tools.outbox.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
-            return
-        }
-        if let inFlight = busy[channel.rowID] {
-            // An older broadcast to the channel is in flight: this one goes once that is answered.
-            if inFlight < claim.updateID {
-                try await self.tools.recorder.owe([.deferred(.channel, channel.rowID)], updateID: claim.updateID, appID: claim.appID, on: connection)
-            }
-            try await self.tools.outbox.checkpoint(&claim, cursor: claim.cursor, sent: 0, failed: 0, channelDone: true, on: connection)
-        } else {
-            let outcome = try await self.tools.broadcaster.broadcast(
-                payload,
-                of: claim.updateID,
-                to: channel,
-                priority: claim.priority,
-                app: app,
-                on: connection
-            )
-            let owed = outcome.classification == .retryLater
-            if owed {
-                try await self.tools.recorder.owe(
-                    [OwedTarget(kind: .channel, id: channel.rowID, status: outcome.status, reason: outcome.failureReason)],
-                    updateID: claim.updateID,
-                    appID: claim.appID,
-                    on: connection
-                )
-            }
-            try await self.tools.outbox.checkpoint(
-                &claim,
-                cursor: claim.cursor,
-                sent: outcome.isSuccess ? 1 : 0,
-                failed: outcome.isSuccess || owed ? 0 : 1,
-                channelDone: true,
-                on: connection
-            )
-        }
-        if claim.event == .end { try await self.tools.outbox.endChannelFollowers(of: claim, on: connection) }
+        let owed = outcome.classification == .retryLater
+        return ChannelRecord(
+            broadcast: delivery,
+            owed: owed
+                ? self.tools.recorder.owed([OwedTarget(kind: .channel, id: channel.rowID, status: outcome.status, reason: outcome.failureReason)])
+                : [],
+            sent: outcome.isSuccess ? 1 : 0,
+            failed: outcome.isSuccess || owed ? 0 : 1
+        )
     }
 
-    /// Walks the token-based followers page by page, up to the claim's slice's end if it is a slice: each page is
-    /// read and sent under the feed's send lock (so a token rotation never crosses it), then checkpointed; an end
-    /// also ends the page's activities.
-    func sendToFollowers(_ claim: inout FanOutClaim, app: AppClient, on connection: PostgresConnection) async throws {
-        let (event, timestamp, dismissalDate) = (claim.event, claim.timestamp, claim.dismissalDate)
-        let busy = try await self.tools.outbox.clearOlderOwed(
-            .activity,
-            ofFeed: claim.feedID,
-            after: claim.cursor,
-            through: claim.upperBound,
-            upTo: claim.updateID,
-            on: connection
-        )
-        try await self.walkPages(&claim, tokens: .activityTokens, on: connection) { claim in
-            try await self.tools.outbox.withSendLocks(SendLocks.feedNamespace, [claim.feedID], on: connection) {
-                let followers = try await self.tools.outbox.followers(
-                    ofFeed: claim.feedID,
-                    after: claim.cursor,
-                    through: claim.upperBound,
-                    limit: self.pageSize,
-                    on: connection
+    /// Sends a page handed out by the session, and records it: the followers of an update or end (read under the
+    /// feed's send lock, which the record releases), or a start's admitted audience. A target with an older push in
+    /// flight is owed behind it, not sent (``makeWay(for:kind:busy:updateID:)``). Asks for the next page unless the
+    /// page was short, the invalidation guard tripped, or the service is shutting down.
+    /// - Throws: ``SendingHeld`` after the checkpoint when the guard tripped; ``StopAtCheckpoint`` after it on graceful
+    ///   shutdown.
+    func send(_ page: FanOutPage, in session: any FanOutSession, app: AppClient) async throws -> FanOutStep {
+        let claim = session.claim
+        let targets: [PageTarget]
+        let tokens: TokenTable
+        switch page {
+        case .followers(let followers):
+            tokens = .activityTokens
+            targets = followers.map {
+                PageTarget(
+                    tokenID: $0.tokenID,
+                    token: $0.token,
+                    payload: claim.payload,
+                    ownerID: $0.activityID,
+                    pushID: PushID(updateID: claim.updateID, targetKind: .activity, targetID: $0.activityID),
+                    isUnproven: $0.isUnproven
                 )
-                let targets = followers.map {
-                    PageTarget(
-                        tokenID: $0.tokenID,
-                        token: $0.token,
-                        payload: claim.payload,
-                        ownerID: $0.activityID,
-                        pushID: PushID(updateID: claim.updateID, targetKind: .activity, targetID: $0.activityID),
-                        isUnproven: $0.isUnproven
-                    )
-                }
-                let (ready, deferred) = self.makeWay(for: targets, kind: .activity, busy: busy, updateID: claim.updateID)
-                var delivery = await self.tools.sender.deliver(ready, tokens: .activityTokens, app: app, priority: claim.priority)
-                delivery.owed += deferred
-                return SentPage(rowIDs: followers.map(\.activityID), delivery: delivery)
             }
-        } finish: { page in
-            guard event == .end else { return }
-            try await self.tools.outbox.endActivities(page.rowIDs, timestamp: timestamp, dismissalDate: dismissalDate, on: connection)
+        case .audience(let members, let admitted):
+            tokens = .pushToStartTokens
+            DispatchMetrics.startsDeferred(admitted.values.count { $0 == .queued })
+            targets = self.startTargets(members.filter { admitted[$0.deviceID] == .send }, of: claim, onChannel: session.channelIsLive)
         }
+        let (ready, deferred) = self.makeWay(for: targets, kind: tokens.owedKind, busy: session.busy, updateID: claim.updateID)
+        var delivery = await self.tools.sender.deliver(ready, tokens: tokens, app: app, priority: APNsPriority(stored: claim.priority))
+        delivery.owed += deferred
+        let rows = page.rowIDs.count
+        let next = rows == self.limits.pageSize && delivery.guardReason == nil && !Task.isShuttingDownGracefully
+        let record = delivery.record(of: claim.updateID, recorder: self.tools.recorder)
+        let (step, recorded) = try await session.record(record, next: next)
+        self.tools.recorder.report(record, recorded, appID: claim.appID, tokens: tokens)
+        DispatchMetrics.fanOutProgress(rows)
+        if delivery.guardReason != nil { throw SendingHeld() }
+        if rows == self.limits.pageSize, !next { throw StopAtCheckpoint() }
+        return step
     }
 }

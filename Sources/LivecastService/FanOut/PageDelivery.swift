@@ -1,7 +1,6 @@
 import APNs
 import LivecastCore
 import LivecastStore
-import PostgresNIO
 
 /// One device push of a page: a token, the payload it gets, and the target it is owed to if APNs asks to retry.
 struct PageTarget: Sendable {
@@ -15,8 +14,8 @@ struct PageTarget: Sendable {
     var pushID: PushID?
     /// `apns-collapse-id`: a start's, stable per device and feed (``PushID/startCollapseID(feedID:)``).
     var collapseID: String?
-    /// `apns-expiration` (UNIX seconds), when APNs should stop trying: a renewal's is short.
-    var expiration: Int?
+    /// `apns-expiration`, when APNs should stop trying: a renewal's is short.
+    var expiration: APNsExpiration = .none
     /// An iOS 18 device's start on the feed's channel.
     var usesChannelPayload = false
     /// Whether a client key registered the token and APNs has yet to accept a push to it (``InvalidationGuard``).
@@ -41,20 +40,12 @@ struct PageDelivery: Sendable {
         }
     }
 
-    /// A token APNs refused, with its verdict.
-    struct Invalidation: Sendable {
-        var tokenID: Int64
-        var token: String
-        var reason: String
-        var invalidSinceMillis: Int64?
-    }
-
     /// The owners (``PageTarget/ownerID``) of the pushes APNs accepted.
     var delivered: [Int64] = []
     /// The unproven tokens (rows) APNs accepted a push to: proven from now on.
     var proven: [Int64] = []
     var failures: [Failure] = []
-    var invalidations: [Invalidation] = []
+    var invalidations: [TokenInvalidation] = []
     /// Pushes APNs asked to retry later: carried forward, owed to their targets.
     var owed: [OwedTarget] = []
     /// Why the invalidation guard tripped on this batch: its invalid-token answers are owed, not applied, and the
@@ -65,13 +56,20 @@ struct PageDelivery: Sendable {
     var credentialsDoubt: String?
 }
 
-/// Which table a page's tokens live in.
-enum TokenTable {
-    case activityTokens
-    case pushToStartTokens
-
-    /// What a push to such a token is owed to.
-    var owedKind: OwedTarget.Kind { self == .activityTokens ? .activity : .pushToStart }
+extension PageDelivery {
+    /// What the store records of this batch, a page of `updateID`: its owed pushes get their delays from the retry
+    /// policy (``PushRecorder/owed(_:)``).
+    func record(of updateID: Int64, recorder: PushRecorder) -> PageRecord {
+        var record = PageRecord()
+        record.delivered = self.delivered.count
+        record.failures = self.failures.map { $0.failedPush(of: updateID) }
+        record.owed = recorder.owed(self.owed)
+        record.proven = self.proven
+        record.invalidations = self.invalidations
+        record.holdReason = self.guardReason
+        record.credentialsDoubt = self.credentialsDoubt
+        return record
+    }
 }
 
 /// Sends batches of device pushes once, and sorts APNs' answers; the invalidation guard judges each batch.
@@ -83,7 +81,7 @@ struct PageSender: Sendable {
     /// carry forward (``PushRecorder/owe(_:updateID:appID:on:)``), not retried in place. Proven tokens go first, so
     /// that a batch full of a stranger's inventions does not delay them (APNs closes connections that send too many
     /// bad tokens). An unproven token refused before the app's credentials are proven is owed until they are.
-    func deliver(_ batch: [PageTarget], tokens: TokenTable, app: AppClient, priority: Int) async -> PageDelivery {
+    func deliver(_ batch: [PageTarget], tokens: TokenTable, app: AppClient, priority: APNsPriority) async -> PageDelivery {
         let targets = batch.filter { !$0.isUnproven } + batch.filter(\.isUnproven)
         var delivery = PageDelivery()
         delivery.delivered.reserveCapacity(targets.count)
@@ -95,7 +93,7 @@ struct PageSender: Sendable {
                     payload: $0.payload,
                     priority: priority,
                     expiration: $0.expiration,
-                    apnsID: $0.pushID?.uuidString,
+                    apnsID: $0.pushID?.uuid,
                     collapseID: $0.collapseID
                 )
             }

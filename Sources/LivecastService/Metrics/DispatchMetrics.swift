@@ -21,7 +21,7 @@ enum DispatchMetrics {
             }
         }
         for (example, count) in groups.values {
-            let dimensions = [("target", target), ("outcome", example.classification.rawValue), ("reason", example.failureReason)]
+            let dimensions = [("target", target), ("outcome", example.classification.description), ("reason", example.failureReason)]
             Counter(label: "livecast_pushes_total", dimensions: dimensions).increment(by: count)
         }
     }

@@ -10,15 +10,15 @@ struct ActivityVerdict: Sendable {
     var status: OutboxStatus?
     var retryAfter: Double = 0
     var target: String = ""
-    /// `device` or `channel`: what `target` is.
-    var targetKind: String = "device"
+    /// What `target` is.
+    var targetKind: DeliveryTargetKind = .device
     /// The push's `apns-id` (a device push's ``PushID``), kept with a failure.
     var apnsID: String?
     var failure: (status: Int?, reason: String)?
     /// Given up: kept as a dead letter too.
     var deadLetter: DeadLetter?
     /// APNs' verdict on the token, applied after the send locks are released.
-    var invalidation: PageDelivery.Invalidation?
+    var invalidation: TokenInvalidation?
     /// The unproven update token APNs accepted the push to: proven from now on.
     var provenTokenID: Int64?
 
@@ -42,6 +42,27 @@ struct ActivityVerdict: Sendable {
     }
 }
 
+extension ActivityVerdict {
+    /// Writes a claim's fate into its verdict: sent; failed, with the push's failure; due again after a wait; or
+    /// given up as a dead letter, with the failure.
+    /// - Parameter status: APNs' status, if it answered; with the reason, the failure's.
+    mutating func apply(_ outcome: ClaimOutcome, to claim: ActivityClaim, status: Int?, reason: String) {
+        switch outcome {
+        case .release(let released):
+            self.status = released
+            if released == .failed { self.failure = (status, reason) }
+        case .putBack(let delay, _):
+            self.retryAfter = delay.inSeconds
+        case .giveUp(let reason):
+            self.status = .failed
+            self.failure = (status, reason)
+            self.deadLetter = claim.deadLetter(reason: reason)
+        case .hold:
+            break
+        }
+    }
+}
+
 extension QuickLane {
     /// What APNs' outcome means for a claimed update: sent, failed, or put back with backoff while before its
     /// deadline (after it, given up as a dead letter).
@@ -53,30 +74,22 @@ extension QuickLane {
         _ claim: ActivityClaim,
         _ outcome: APNsOutcome,
         target: String,
-        targetKind: String,
+        targetKind: DeliveryTargetKind,
         retryingAnyway: Bool = false,
         pause: Duration? = nil
     ) -> ActivityVerdict {
         var verdict = ActivityVerdict(updateID: claim.updateID, target: target, targetKind: targetKind)
-        if targetKind == "device" {
+        if targetKind == .device {
             verdict.apnsID = PushID(updateID: claim.updateID, targetKind: .activity, targetID: claim.activityID)?.uuidString
         }
-        switch retryingAnyway ? .retryLater : outcome.classification {
-        case .delivered:
-            verdict.status = .sent
-        case .retryLater:
-            let delay = pause?.inSeconds ?? self.tools.recorder.retryPolicy.backoff(afterAttempts: claim.attempts)
-            if Date().timeIntervalSince1970 + delay < claim.deadline {
-                verdict.retryAfter = delay
-            } else {
-                verdict.status = .failed
-                verdict.failure = (outcome.status, outcome.failureReason)
-                verdict.deadLetter = claim.deadLetter(reason: outcome.failureReason)
-            }
-        default:
-            verdict.status = .failed
-            verdict.failure = (outcome.status, outcome.failureReason)
-        }
+        let happening = ClaimOutcome.Happening.answered(
+            retryingAnyway ? .retryLater : outcome.classification,
+            reason: outcome.failureReason,
+            retryIn: pause ?? .seconds(self.tools.recorder.retryPolicy.backoff(afterAttempts: claim.attempts)),
+            now: Date().timeIntervalSince1970,
+            deadline: claim.deadline
+        )
+        verdict.apply(ClaimOutcome(happening), to: claim, status: outcome.status, reason: outcome.failureReason)
         return verdict
     }
 
@@ -86,15 +99,10 @@ extension QuickLane {
         let now = Date().timeIntervalSince1970
         try await self.recordActivityVerdicts(
             claims.map { claim in
-                guard now + RetryPolicy.unusableKeyPause.inSeconds >= claim.deadline else {
-                    return ActivityVerdict(updateID: claim.updateID, retryAfter: RetryPolicy.unusableKeyPause.inSeconds)
-                }
-                return ActivityVerdict(
-                    updateID: claim.updateID,
-                    status: .failed,
-                    failure: (nil, reason),
-                    deadLetter: claim.deadLetter(reason: reason)
-                )
+                var verdict = ActivityVerdict(updateID: claim.updateID)
+                let pastDeadline = now + RetryPolicy.unusableKeyPause.inSeconds >= claim.deadline
+                verdict.apply(ClaimOutcome(.appUnusable(pastDeadline: pastDeadline)), to: claim, status: nil, reason: reason)
+                return verdict
             },
             appID: claims.first?.appID ?? 0
         )

@@ -32,7 +32,7 @@ extension QuickLane {
                 devicePushes.append((claim, token))
             case .channel(let channel):
                 let outcome = try await self.tools.broadcaster.broadcast(claim, to: channel, app: app, on: connection)
-                var verdict = self.verdict(claim, outcome, target: channel.id, targetKind: "channel")
+                var verdict = self.verdict(claim, outcome, target: channel.id, targetKind: .channel)
                 verdict.failure = nil  // the broadcast is recorded already
                 verdicts.append(verdict)
             case nil:
@@ -45,8 +45,8 @@ extension QuickLane {
                     deviceToken: $0.token.token,
                     bundleID: app.bundleID,
                     payload: $0.claim.payload,
-                    priority: $0.claim.priority,
-                    apnsID: PushID(updateID: $0.claim.updateID, targetKind: .activity, targetID: $0.claim.activityID)?.uuidString
+                    priority: APNsPriority(stored: $0.claim.priority),
+                    apnsID: PushID(updateID: $0.claim.updateID, targetKind: .activity, targetID: $0.claim.activityID)?.uuid
                 )
             }
         )
@@ -61,13 +61,13 @@ extension QuickLane {
                 push.claim,
                 outcome,
                 target: push.token.token,
-                targetKind: "device",
+                targetKind: .device,
                 retryingAnyway: held,
                 pause: held && judgement.holdReason == nil ? RetryPolicy.awaitingProofPause : nil
             )
             if outcome.classification == .delivered, push.token.isUnproven { verdict.provenTokenID = push.token.rowID }
             if outcome.classification == .tokenInvalid, !held {
-                verdict.invalidation = PageDelivery.Invalidation(
+                verdict.invalidation = TokenInvalidation(
                     tokenID: push.token.rowID,
                     token: push.token.token,
                     reason: outcome.failureReason,

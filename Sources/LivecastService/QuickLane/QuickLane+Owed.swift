@@ -114,7 +114,7 @@ extension QuickLane {
                 group.map(\.target),
                 tokens: first.table,
                 app: app,
-                priority: first.claim.priority
+                priority: APNsPriority(stored: first.claim.priority)
             )
             results.guardReason = results.guardReason ?? delivery.guardReason
             results.credentialsDoubt = results.credentialsDoubt ?? delivery.credentialsDoubt
@@ -140,9 +140,15 @@ extension QuickLane {
     /// deadline are given up as dead letters with `reason`.
     func holdBack(_ claims: [OwedClaim], reason: String) async throws {
         guard let appID = claims.first?.appID else { return }
-        let expired = claims.filter(\.pastDeadline)
-        let waiting = claims.filter { !$0.pastDeadline }
-        try await self.tools.database.withGuardedConnection { connection in
+        var expired: [OwedClaim] = []
+        var waiting: [OwedClaim] = []
+        for claim in claims {
+            switch ClaimOutcome(.appUnusable(pastDeadline: claim.pastDeadline)) {
+            case .giveUp: expired.append(claim)
+            default: waiting.append(claim)
+            }
+        }
+        try await self.tools.database.withGuardedConnection { [expired, waiting] connection in
             try await self.tools.recorder.deadLetter(expired.map { $0.deadLetter(reason: reason) }, appID: appID, on: connection)
             try await self.tools.outbox.settle(expired, delivered: [], failed: [], on: connection)
             try await self.tools.outbox.putBack(waiting, for: RetryPolicy.unusableKeyPause, on: connection)

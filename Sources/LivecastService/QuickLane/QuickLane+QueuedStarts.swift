@@ -71,20 +71,19 @@ extension QuickLane {
         on connection: PostgresConnection
     ) async throws -> [QueuedStartOutcome] {
         guard !pushes.isEmpty else { return [] }
-        let delivery = await self.tools.sender.deliver(pushes.map(\.target), tokens: .pushToStartTokens, app: app, priority: 10)
-        if let reason = delivery.guardReason { try await self.tools.recorder.holdSending(appID: appID, reason: reason) }
-        if let doubt = delivery.credentialsDoubt { try await self.tools.recorder.doubtCredentials(appID: appID, reason: doubt) }
+        let delivery = await self.tools.sender.deliver(pushes.map(\.target), tokens: .pushToStartTokens, app: app, priority: .immediately)
         let byClaim = Dictionary(uniqueKeysWithValues: pushes.map { ($0.claim.id, $0) })
-        try await self.tools.outbox.recordFailures(
-            delivery.failures.compactMap { failure in
-                byClaim[failure.ownerID].flatMap { push in
-                    (push.claim.updateID ?? push.claim.feed.latestUpdateID).map(failure.failedPush(of:))
-                }
-            },
-            on: connection
-        )
-        try await self.tools.recorder.applyInvalidations(delivery.invalidations, appID: appID, tokens: .pushToStartTokens)
-        try await self.tools.recorder.prove(delivery.proven, tokens: .pushToStartTokens, on: connection)
+        // Recorded as a page's are, in one call; what APNs asks to retry waits as a queued start, not as an owed push.
+        var record = PageRecord()
+        record.failures = delivery.failures.compactMap { failure in
+            byClaim[failure.ownerID].flatMap { push in (push.claim.updateID ?? push.claim.feed.latestUpdateID).map(failure.failedPush(of:)) }
+        }
+        record.invalidations = delivery.invalidations
+        record.proven = delivery.proven
+        record.holdReason = delivery.guardReason
+        record.credentialsDoubt = delivery.credentialsDoubt
+        let recorded = try await self.tools.outbox.record(record, of: nil, appID: appID, tokens: .pushToStartTokens, on: connection)
+        self.tools.recorder.report(record, recorded, appID: appID, tokens: .pushToStartTokens)
         var outcomes: [QueuedStartOutcome] = []
         for claimID in delivery.delivered {
             guard let push = byClaim[claimID] else { continue }

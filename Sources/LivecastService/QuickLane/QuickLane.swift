@@ -45,7 +45,7 @@ struct QuickLane: Sendable {
     private func sendQuickWork(appID: Int64, updates: [ActivityClaim], owed: [OwedClaim], starts: [QueuedStartClaim]) async throws {
         let app: AppClient
         do {
-            app = try await self.tools.client(ofApp: appID)
+            app = try await self.tools.appClients.client(forApp: appID)
         } catch let error as StoreError {
             self.tools.logger.error("cannot send an app's updates", metadata: ["app": "\(appID)", "error": "\(error)"])
             if !updates.isEmpty { try await self.holdBack(updates, reason: AppClients.unusableKeyReason) }

@@ -13,8 +13,9 @@ extension Reaper {
     func retireChannels(_ app: Reaping.App, now: Int) async throws -> (retired: Int, failures: [String]) {
         let channelIDs = try await self.reaping.channelsToRetire(app.id, endedBefore: self.retirementCutoff(now))
         guard !channelIDs.isEmpty else { return (0, []) }
-        let (apns, bundleID) = try await self.clientForApp(app.id)
-        let registry = ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: apns, logger: self.logger)
+        let client = try await self.appClients.client(forApp: app.id)
+        let bundleID = client.bundleID
+        let registry = ChannelRegistry(channels: Channels(client: self.database, logger: self.logger), apns: client.client, logger: self.logger)
         var retired = 0
         var failures: [String] = []
         for channelID in channelIDs {

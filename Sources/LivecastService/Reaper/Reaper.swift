@@ -17,19 +17,20 @@ package struct Reaper: Sendable {
     let database: PostgresClient
     /// The reaper's statements.
     let reaping: Reaping
-    let clientForApp: Dispatcher.ClientForApp
+    /// The apps' APNs clients, asked for only to delete channels.
+    let appClients: any AppClientSource
     let policy: ReaperPolicy
     let logger: Logger
 
     /// - Parameters:
     ///   - database: The store.
-    ///   - clientForApp: An app's APNs client, asked for only to delete channels.
+    ///   - appClients: The apps' APNs clients, asked for only to delete channels.
     ///   - policy: The periods and margins.
     ///   - logger: Logs what failed.
-    package init(database: PostgresClient, clientForApp: @escaping Dispatcher.ClientForApp, policy: ReaperPolicy = ReaperPolicy(), logger: Logger) {
+    package init(database: PostgresClient, appClients: any AppClientSource, policy: ReaperPolicy = ReaperPolicy(), logger: Logger) {
         self.database = database
         self.reaping = Reaping(client: database, logger: logger)
-        self.clientForApp = clientForApp
+        self.appClients = appClients
         self.policy = policy
         self.logger = logger
     }

@@ -62,8 +62,9 @@ package struct ReaperService: Service {
         do {
             for app in try await self.reaper.appsWithChannels() {
                 do {
-                    let (client, bundleID) = try await self.reaper.clientForApp(app.id)
-                    let result = try await ChannelReconciler(database: self.reaper.database, apns: client, logger: self.logger)
+                    let client = try await self.reaper.appClients.client(forApp: app.id)
+                    let bundleID = client.bundleID
+                    let result = try await ChannelReconciler(database: self.reaper.database, apns: client.client, logger: self.logger)
                         .reconcile(appID: app.id, bundleID: bundleID, environment: app.environment, deleteOrphans: false)
                     for finding in result.findings {
                         self.logger.warning("channel reconciliation: \(finding.line)", metadata: ["app": "\(bundleID)"])

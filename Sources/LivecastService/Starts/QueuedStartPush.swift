@@ -56,7 +56,7 @@ struct QueuedStartPush: Sendable {
             ownerID: claim.id,
             pushID: pushID,
             collapseID: Self.collapseID(claim),
-            expiration: claim.kind == .renewal ? now + Self.renewalExpiry : nil,
+            expiration: claim.kind == .renewal ? .timeIntervalSince1970InSeconds(now + Self.renewalExpiry) : .none,
             usesChannelPayload: payload.inputPushChannel != nil,
             isUnproven: token.isUnproven
         )

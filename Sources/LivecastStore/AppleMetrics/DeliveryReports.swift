@@ -107,7 +107,7 @@ package struct DeliveryReports: DatabaseBacked {
             """
             SELECT d.target, to_char((d.attempted_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD'), count(*), count(*) FILTER (WHERE d.status = 200)
             FROM deliveries d JOIN updates u ON u.id = d.update_id
-            WHERE u.app_id = \(appID) AND d.target_kind = 'channel'
+            WHERE u.app_id = \(appID) AND d.target_kind = \(unescaped: DeliveryTargetKind.channel.sql)
               AND d.attempted_at >= (\(from)::date)::timestamp AT TIME ZONE 'UTC'
               AND d.attempted_at < (\(to)::date + 1)::timestamp AT TIME ZONE 'UTC'
             GROUP BY 1, 2
@@ -120,7 +120,7 @@ package struct DeliveryReports: DatabaseBacked {
         let accepted = try await self.client.guardedQuery(
             """
             SELECT to_char((u.created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD'),
-                sum(u.sent_count - (SELECT count(*) FROM deliveries d WHERE d.update_id = u.id AND d.target_kind = 'channel' AND d.status = 200))::bigint
+                sum(u.sent_count - (SELECT count(*) FROM deliveries d WHERE d.update_id = u.id AND d.target_kind = \(unescaped: DeliveryTargetKind.channel.sql) AND d.status = 200))::bigint
             FROM updates u
             WHERE u.app_id = \(appID) AND u.sent_count > 0
               AND u.created_at >= (\(from)::date)::timestamp AT TIME ZONE 'UTC'

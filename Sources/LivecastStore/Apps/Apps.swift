@@ -19,7 +19,7 @@ package struct Apps: Sendable {
     package struct App: Sendable, Hashable, Encodable {
         package var id: Int64
         package var bundleID: String
-        package var environment: String
+        package var environment: APNsEnvironment
         package var teamID: String
         package var keyID: String
         package var priority10HourlyCap: Int?
@@ -110,7 +110,7 @@ package struct Apps: Sendable {
             let rows = try await self.client.guardedQuery(
                 """
                 INSERT INTO apps (bundle_id, environment, team_id, key_id, signing_key_sealed, signing_key_path, priority10_hourly_cap)
-                VALUES (\(bundleID), \(environment.rawValue), \(teamID), \(keyID), \(sealed.map { ByteBuffer(bytes: $0) }), \(path), \(priority10HourlyCap))
+                VALUES (\(bundleID), \(environment), \(teamID), \(keyID), \(sealed.map { ByteBuffer(bytes: $0) }), \(path), \(priority10HourlyCap))
                 RETURNING id
                 """,
                 logger: self.logger
@@ -119,7 +119,7 @@ package struct Apps: Sendable {
                 return App(
                     id: id,
                     bundleID: bundleID,
-                    environment: environment.rawValue,
+                    environment: environment,
                     teamID: teamID,
                     keyID: keyID,
                     priority10HourlyCap: priority10HourlyCap
@@ -233,7 +233,7 @@ package struct Apps: Sendable {
         let rows = try await self.client.guardedQuery(query, logger: self.logger)
         var apps: [App] = []
         for try await (id, bundleID, environment, teamID, keyID, cap, heldSince, heldReason) in rows.decode(
-            (Int64, String, String, String, String, Int?, Int64?, String?).self
+            (Int64, String, APNsEnvironment, String, String, Int?, Int64?, String?).self
         ) {
             var app = App(id: id, bundleID: bundleID, environment: environment, teamID: teamID, keyID: keyID, priority10HourlyCap: cap)
             if let heldSince { app.sendingHeld = SendingHold(since: heldSince, reason: heldReason ?? "") }

@@ -277,7 +277,7 @@ package struct Feeds: DatabaseBacked {
                 WHERE s.feed_id = f.id
                   AND NOT EXISTS (
                       SELECT 1 FROM deliveries d JOIN push_to_start_tokens p ON p.app_id = f.app_id AND p.token = d.target
-                      WHERE d.update_id = s.update_id AND d.target_kind = 'device' AND p.device_id = s.device_id)
+                      WHERE d.update_id = s.update_id AND d.target_kind = \(unescaped: DeliveryTargetKind.device.sql) AND p.device_id = s.device_id)
             ) s ON true
             WHERE f.app_id = \(appID) AND (\(feedKey)::text IS NULL OR f.feed_key = \(feedKey))
               AND (\(after)::text IS NULL OR f.feed_key > \(after))

@@ -14,7 +14,7 @@ extension Reaping {
               AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.feed_id = s.feed_id AND a.device_id = s.device_id)
               AND NOT EXISTS (
                   SELECT 1 FROM deliveries d JOIN push_to_start_tokens p ON p.app_id = f.app_id AND p.token = d.target
-                  WHERE d.update_id = s.update_id AND d.target_kind = 'device' AND p.device_id = s.device_id)
+                  WHERE d.update_id = s.update_id AND d.target_kind = \(unescaped: DeliveryTargetKind.device.sql) AND p.device_id = s.device_id)
             ORDER BY s.started_at LIMIT \(limit ?? Int(Int32.max)) \(unescaped: locking ? "FOR UPDATE OF s SKIP LOCKED" : "")
             """
         } change: { due in

@@ -8,8 +8,8 @@ package struct DeadLetterEntry: Sendable, Hashable, Encodable {
     package var id: Int64
     package var updateID: Int64
     package var event: LiveActivityEvent
-    /// `activity`, `push_to_start`, `channel`, or `feed` for a fan-out given up as a whole.
-    package var targetKind: String
+    /// One target's push, or `feed` for a fan-out given up as a whole.
+    package var targetKind: DeadLetterTargetKind
     /// The activity's id, the device token, the channel id or the feed key, when the target is still known.
     package var target: String?
     package var reason: String
@@ -27,13 +27,13 @@ package struct DeadLetterEntry: Sendable, Hashable, Encodable {
         case event, targetKind, target, reason, attempts, lastTryAt, replayedAt, replayOutcome
     }
 
-    /// As the API shows it: `targetKind` is `pushToStart` where the table says `push_to_start`.
+    /// As the API shows it: `targetKind` is ``DeadLetterTargetKind/apiName``.
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.id, forKey: .id)
         try container.encode(self.updateID, forKey: .updateID)
         try container.encode(self.event, forKey: .event)
-        try container.encode(self.targetKind == "push_to_start" ? "pushToStart" : self.targetKind, forKey: .targetKind)
+        try container.encode(self.targetKind.apiName, forKey: .targetKind)
         try container.encodeIfPresent(self.target, forKey: .target)
         try container.encode(self.reason, forKey: .reason)
         try container.encode(self.attempts, forKey: .attempts)
@@ -67,7 +67,7 @@ package struct DeadLetterEntry: Sendable, Hashable, Encodable {
                     id: try cells[0].decode(Int64.self),
                     updateID: try cells[1].decode(Int64.self),
                     event: try cells[2].decode(LiveActivityEvent.self),
-                    targetKind: try cells[3].decode(String.self),
+                    targetKind: try cells[3].decode(DeadLetterTargetKind.self),
                     target: try cells[4].decode(String?.self),
                     reason: try cells[5].decode(String.self),
                     attempts: try cells[6].decode(Int.self),

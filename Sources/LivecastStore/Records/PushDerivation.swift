@@ -53,7 +53,7 @@ struct PushDerivation {
             LEFT JOIN LATERAL (
                 SELECT l.target_kind, l.reason, l.attempts, l.last_try_at FROM dead_letters l
                 WHERE l.update_id = c.update_id
-                  AND ((l.target_kind = c.kind AND l.target_id = c.target_id) OR l.target_kind = 'feed')
+                  AND ((l.target_kind = c.kind AND l.target_id = c.target_id) OR l.target_kind = \(unescaped: DeadLetterTargetKind.feed.sql))
                 ORDER BY l.id DESC LIMIT 1
             ) l ON true
             ORDER BY c.n

@@ -1,5 +1,5 @@
 import Logging
-package import PostgresNIO
+import PostgresNIO
 
 /// What every client key request passes, counted in PostgreSQL so that it holds across every instance
 /// (`client_gate`, migration `0043`): a request from its device's bucket and from its address's, and, for a

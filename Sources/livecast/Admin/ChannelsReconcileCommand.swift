@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LivecastCore
 import LivecastService
 import LivecastStore
 import PostgresNIO
@@ -44,7 +45,12 @@ extension ChannelsCommand {
                     do {
                         let apns = try await clients.client(forApp: app.id)
                         let result = try await ChannelReconciler(database: client, apns: apns.client, logger: .disabled)
-                            .reconcile(appID: app.id, bundleID: app.bundleID, environment: app.environment, deleteOrphans: self.deleteOrphans)
+                            .reconcile(
+                                appID: app.id,
+                                bundleID: app.bundleID,
+                                environment: app.environment.rawValue,
+                                deleteOrphans: self.deleteOrphans
+                            )
                         for finding in result.findings { print(finding.line) }
                         print(result.summary)
                     } catch {
@@ -61,7 +67,9 @@ extension ChannelsCommand {
 
         private func apps(_ apps: Apps) async throws -> [Apps.App] {
             if let bundleId {
-                let matching = try await apps.apps(bundleID: bundleId).filter { self.environment == nil || $0.environment == self.environment }
+                let matching = try await apps.apps(bundleID: bundleId).filter {
+                    self.environment == nil || $0.environment.rawValue == self.environment
+                }
                 guard !matching.isEmpty else { throw ValidationError("no app \(bundleId)\(self.environment.map { " in \($0)" } ?? "")") }
                 return matching
             }

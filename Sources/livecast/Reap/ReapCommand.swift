@@ -34,10 +34,7 @@ struct ReapCommand: AsyncParsableCommand {
             let clients = AppClients(apps: Apps(client: client, masterKey: masterKey, logger: .disabled), overrides: overrides, logger: .disabled)
             let reaper = Reaper(
                 database: client,
-                clientForApp: { appID in
-                    let app = try await clients.client(forApp: appID)
-                    return (app.client, app.bundleID)
-                },
+                appClients: clients,
                 policy: policy,
                 logger: .disabled
             )

@@ -51,9 +51,16 @@ package struct WebDriverSession: Sendable {
     ///   - description: What is awaited, for the failure message.
     ///   - condition: The check.
     /// - Throws: ``TestFailure`` with `description` when the condition does not hold in time.
-    package func waitUntil(timeout: Duration = .seconds(10), _ description: String, _ condition: () async throws -> Bool) async throws {
-        let held = try await self.poll(timeout: timeout) { try await condition() ? true : nil }
-        if held == nil { throw TestFailure("waited \(timeout) in vain until \(description)") }
+    package func waitUntil(
+        timeout: Duration = .seconds(10),
+        _ description: String,
+        _ condition: @escaping @Sendable () async throws -> Bool
+    ) async throws {
+        do {
+            try await eventually(within: timeout, every: .milliseconds(100), description, condition)
+        } catch let timedOut as WaitTimedOut {
+            throw TestFailure(timedOut.description)
+        }
     }
 
     /// Runs `script` in the page as the body of a function, and returns what it returns.

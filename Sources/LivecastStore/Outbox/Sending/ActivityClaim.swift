@@ -17,7 +17,7 @@ package struct ActivityClaim: Sendable {
     package func deadLetter(reason: String) -> DeadLetter {
         DeadLetter(
             updateID: self.updateID,
-            targetKind: OwedTarget.Kind.activity.rawValue,
+            targetKind: .activity,
             targetID: self.activityID,
             reason: reason,
             attempts: self.attempts

@@ -56,8 +56,8 @@ package struct DeadLetterReplay: Sendable {
                 """,
                 logger: self.logger
             )
-            var letter: (updateID: Int64, kind: String, targetID: Int64, replayed: Outcome?)?
-            for try await row in rows.decode((Int64, String, Int64, Outcome?).self) { letter = row }
+            var letter: (updateID: Int64, kind: DeadLetterTargetKind, targetID: Int64, replayed: Outcome?)?
+            for try await row in rows.decode((Int64, DeadLetterTargetKind, Int64, Outcome?).self) { letter = row }
             guard let letter else { return nil }
             if let replayed = letter.replayed { return .failure(.alreadyReplayed(replayed)) }
             let outcome = try await self.outcome(of: letter.updateID, kind: letter.kind, targetID: letter.targetID, on: connection)
@@ -74,7 +74,7 @@ package struct DeadLetterReplay: Sendable {
     }
 
     /// Whether the target is still there and no newer update has been accepted for it.
-    private func outcome(of updateID: Int64, kind: String, targetID: Int64, on connection: PostgresConnection) async throws -> Outcome {
+    private func outcome(of updateID: Int64, kind: DeadLetterTargetKind, targetID: Int64, on connection: PostgresConnection) async throws -> Outcome {
         let newer = "u2.id > u.id AND u2.status <> \(OutboxStatus.superseded.sql) AND u2.event <> \(LiveActivityEvent.start.sql)"
         let rows = try await connection.query(
             PostgresQuery(
@@ -113,18 +113,18 @@ package struct DeadLetterReplay: Sendable {
         return .targetGone
     }
 
-    private static func binds(_ updateID: Int64, _ kind: String, _ targetID: Int64) throws -> PostgresBindings {
+    private static func binds(_ updateID: Int64, _ kind: DeadLetterTargetKind, _ targetID: Int64) throws -> PostgresBindings {
         var binds = PostgresBindings()
         binds.append(updateID)
-        binds.append(kind)
+        binds.append(kind.rawValue)
         binds.append(targetID)
         return binds
     }
 
     /// Owes the push again, due now, with a new deadline; a fan-out given up as a whole (or a slice of it) goes back
     /// to the outbox, from its checkpoint, with its tries counted afresh. The update no longer counts it as failed.
-    private func requeue(_ updateID: Int64, kind: String, targetID: Int64, on connection: PostgresConnection) async throws {
-        if kind == "feed" {
+    private func requeue(_ updateID: Int64, kind: DeadLetterTargetKind, targetID: Int64, on connection: PostgresConnection) async throws {
+        if kind == .feed {
             // A split fan-out goes on from its slices given up; its update stays theirs (`dispatching`, unclaimed).
             try await connection.query(
                 """

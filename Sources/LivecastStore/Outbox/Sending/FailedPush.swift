@@ -1,8 +1,8 @@
 /// A push that did not get through, kept as a `deliveries` row.
 package struct FailedPush: Sendable {
     package var updateID: Int64
-    /// `device` or `channel`: what `target` is.
-    package var targetKind: String
+    /// What `target` is.
+    package var targetKind: DeliveryTargetKind
     /// The device token or the channel id.
     package var target: String
     package var status: Int?
@@ -10,7 +10,7 @@ package struct FailedPush: Sendable {
     /// The push's `apns-id`, when Livecast set it.
     package var apnsID: String?
 
-    package init(updateID: Int64, targetKind: String = "device", target: String, status: Int?, reason: String, apnsID: String?) {
+    package init(updateID: Int64, targetKind: DeliveryTargetKind = .device, target: String, status: Int?, reason: String, apnsID: String?) {
         self.updateID = updateID
         self.targetKind = targetKind
         self.target = target

@@ -37,7 +37,7 @@ package struct FanOutClaim: Sendable {
 
     /// The whole fan-out given up for `reason`.
     package func deadLetter(reason: String) -> DeadLetter {
-        DeadLetter(updateID: self.updateID, targetKind: "feed", targetID: self.feedID, reason: reason, attempts: self.attempts)
+        DeadLetter(updateID: self.updateID, targetKind: .feed, targetID: self.feedID, reason: reason, attempts: self.attempts)
     }
 }
 

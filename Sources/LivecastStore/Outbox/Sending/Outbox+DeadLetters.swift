@@ -8,7 +8,7 @@ extension Outbox {
             """
             INSERT INTO dead_letters (app_id, update_id, target_kind, target_id, reason, attempts)
             SELECT \(appID), update_id, kind, target_id, reason, attempts
-            FROM unnest(\(letters.map(\.updateID))::bigint[], \(letters.map(\.targetKind))::text[], \(letters.map(\.targetID))::bigint[],
+            FROM unnest(\(letters.map(\.updateID))::bigint[], \(letters.map(\.targetKind.rawValue))::text[], \(letters.map(\.targetID))::bigint[],
                         \(letters.map(\.reason))::text[], \(letters.map(\.attempts))::int[]) AS l(update_id, kind, target_id, reason, attempts)
             """,
             logger: self.logger

@@ -8,7 +8,7 @@ extension Outbox {
             """
             INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
             SELECT update_id, kind, target, nullif(status, 0), reason, nullif(apns_id, '')
-            FROM unnest(\(failures.map(\.updateID))::bigint[], \(failures.map(\.targetKind))::text[], \(failures.map(\.target))::text[],
+            FROM unnest(\(failures.map(\.updateID))::bigint[], \(failures.map(\.targetKind.rawValue))::text[], \(failures.map(\.target))::text[],
                         \(failures.map { $0.status ?? 0 })::int[], \(failures.map(\.reason))::text[], \(failures.map { $0.apnsID ?? "" })::text[])
                 AS failure(update_id, kind, target, status, reason, apns_id)
             """,
@@ -32,7 +32,7 @@ extension Outbox {
         try await connection.query(
             """
             INSERT INTO deliveries (update_id, target_kind, target, status, reason, apns_id)
-            VALUES (\(updateID), 'channel', \(channelID), \(status), \(failureReason), \(requestID))
+            VALUES (\(updateID), \(unescaped: DeliveryTargetKind.channel.sql), \(channelID), \(status), \(failureReason), \(requestID))
             """,
             logger: self.logger
         )
@@ -44,6 +44,19 @@ extension Outbox {
         }
     }
 
+    /// Records a broadcast as a delivery (``recordBroadcast(updateID:channelID:status:failureReason:requestID:channelGone:on:)``).
+    package func recordBroadcast(_ delivery: BroadcastDelivery, on connection: PostgresConnection) async throws {
+        try await self.recordBroadcast(
+            updateID: delivery.updateID,
+            channelID: delivery.channelID,
+            status: delivery.status,
+            failureReason: delivery.failureReason,
+            requestID: delivery.requestID,
+            channelGone: delivery.channelGone,
+            on: connection
+        )
+    }
+
     /// Runs `body` holding the send locks of these targets shared on `connection` (see ``SendLocks``), and
     /// releases them whatever happens, so the pooled connection never goes back holding one.
     package func withSendLocks<Result>(
@@ -52,19 +65,26 @@ extension Outbox {
         on connection: PostgresConnection,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        let keys = ids.map(SendLocks.key)
-        try await connection.query("SELECT pg_advisory_lock_shared(\(namespace), key) FROM unnest(\(keys)::int[]) AS k(key)", logger: self.logger)
+        try await self.lockShared(namespace, ids, on: connection)
         do {
             let result = try await body()
-            try await self.unlock(namespace, keys, on: connection)
+            try await self.unlockShared(namespace, ids, on: connection)
             return result
         } catch {
-            try? await self.unlock(namespace, keys, on: connection)
+            try? await self.unlockShared(namespace, ids, on: connection)
             throw error
         }
     }
 
-    private func unlock(_ namespace: Int32, _ keys: [Int32], on connection: PostgresConnection) async throws {
+    /// Takes the send locks of these targets shared on `connection`; ``unlockShared(_:_:on:)`` releases them.
+    func lockShared(_ namespace: Int32, _ ids: [Int64], on connection: PostgresConnection) async throws {
+        let keys = ids.map(SendLocks.key)
+        try await connection.query("SELECT pg_advisory_lock_shared(\(namespace), key) FROM unnest(\(keys)::int[]) AS k(key)", logger: self.logger)
+    }
+
+    /// Releases the send locks ``lockShared(_:_:on:)`` took.
+    func unlockShared(_ namespace: Int32, _ ids: [Int64], on connection: PostgresConnection) async throws {
+        let keys = ids.map(SendLocks.key)
         try await connection.query("SELECT pg_advisory_unlock_shared(\(namespace), key) FROM unnest(\(keys)::int[]) AS k(key)", logger: self.logger)
     }
 }

@@ -22,7 +22,13 @@ package struct OwedClaim: Sendable {
 
     /// This push given up for `reason`.
     package func deadLetter(reason: String) -> DeadLetter {
-        DeadLetter(updateID: self.updateID, targetKind: self.kind.rawValue, targetID: self.targetID, reason: reason, attempts: self.attempts)
+        DeadLetter(
+            updateID: self.updateID,
+            targetKind: DeadLetterTargetKind(self.kind),
+            targetID: self.targetID,
+            reason: reason,
+            attempts: self.attempts
+        )
     }
 }
 
