@@ -154,13 +154,16 @@ tm_fanout() { # INSTANCES LABEL: one update of the feed through INSTANCES server
     [[ $count -ge $tm_followers ]] || { echo "scripts/bench.sh: the sink counted $count of $tm_followers pushes ($label)" >&2; exit 1; }
     [[ $count -eq $tm_followers ]] || echo "  ($label: the sink counted $((count - tm_followers)) pushes more than the followers: re-sends)"
 }
+tm_targets() { # the last update's own counts of its targets (GET …/updates/{updateId})
+    echo "    its targets: $(sed -n 's/.*"targets":\({[^{}]*\({[^{}]*}\)\{0,1\}[^{}]*}\).*/\1/p' <<<"$tm_last_status")"
+}
 echo "  One update to every follower (APNs connections: $tm_connections per instance; h2load: as many connections, 100 streams each)"
 printf '  %-22s %9s %11s %9s %10s %10s %7s  %-12s %6s\n' run instances connections "wall s" pushes/s h2load/s ratio "peak MiB" lost
 tm_fanout 1 "first after the import"
-echo "    its counts: $(sed -n 's/.*"counts":\({[^}]*}\).*/\1/p' <<<"$tm_last_status")"
+tm_targets
 tm_fanout 1 "the next, one instance"
 tm_fanout 3 "three instances"
-echo "    its counts: $(sed -n 's/.*"counts":\({[^}]*}\).*/\1/p' <<<"$tm_last_status")"
+tm_targets
 
 # The operator's paths at this size, each timed from outside (curl's total time), on one instance.
 tm_serve 0 "$tm_connections"

@@ -90,7 +90,7 @@ scale_followers=300000 scale_instances=1,2,3 scale_connections=1 scale_compare_c
 # with, the fan-out's followers, broadcasts (at a rate, over feeds), imported rows (in batches).
 api_seconds=10 api_register_connections="16 64" api_register_rounds=3 api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
 api_feeds=40 api_broadcast_warm_up=10 api_import_rows=100000 api_import_batch=10000
-baseline_ref= ten_million=false
+baseline_ref=
 while (($# > 0)); do
     option=$1
     shift
