@@ -7,14 +7,23 @@
 #                               (CI runs it)
 #   scripts/bench.sh --fanout   the fan-out figures alone
 #   scripts/bench.sh --api      the HTTP API figures alone (with --smoke: their small version)
+#   scripts/bench.sh --api --baseline REF
+#                               the front door's figures (registrations beside pgbench, updates at 1,000/s and
+#                               5,000/s, the max) on this checkout and on REF, built in a git worktree under
+#                               .build-baseline/ (kept for the next run, never committed), in rounds that alternate the
+#                               two; prints each side's median and their ratio (about twenty minutes after the builds)
 #   scripts/bench.sh --emulator the emulator against nghttpd alone
 #   scripts/bench.sh --gamenight  the brownout, the game nights and the renewal game alone, full size (about ten
 #                               minutes after the build; with --smoke: the small game night and the small renewal game,
 #                               about three minutes)
-#   scripts/bench.sh --scale    one feed update's fan-out through 1, 2 and 3 instances, and 1 with 6 connections,
-#                               full size (over a quarter of an hour after the build: 2 connections of 100 streams
-#                               answered after 40 ms carry at most 5,000 pushes/s, so 1,000,000 followers take 200 s
-#                               on one instance; with --smoke: the small run, about a minute)
+#   scripts/bench.sh --scale    one feed update's fan-out to 300,000 followers through 1, 2 and 3 instances of one
+#                               APNs connection each, and 1 with 3 connections (about eight minutes after the build:
+#                               one connection of 100 streams answered after 40 ms carries at most 2,500 pushes/s, so
+#                               one instance takes 120 s; with --smoke: the small run, about a minute)
+#   scripts/bench.sh --ten-million  ten million token followers of one feed on one PostgreSQL primary, imported through
+#                               the API, fanned out by one and by three instances to nginx, and the operator's paths
+#                               timed at that size (scripts/bench-ten-million.sh says what it runs; on demand, never
+#                               in CI; about a quarter of an hour after the build)
 #
 # Any section fails the run (exit 1) when its requests fail; the game night and the scale run also when the wire
 # breaks a rule.
@@ -78,31 +87,42 @@ cd "$(dirname "$0")/.."
 
 configuration=release requests=200000 rounds=3 followers=1000000 sections="client emulator fanout api" section_given=false
 gamenight_preset=full
-# The scale section's sizes: followers per run, the instance counts (2 APNs connections each), the connection counts
-# run on one instance too, and the followers per fan-out slice (empty: the server's default).
-scale_followers=1000000 scale_instances=1,2,3 scale_compare_connections=6 scale_slice=
+# The scale section's sizes: followers per run, the instance counts, the APNs connections of each instance (1 of 100
+# streams at 40 ms: 2,500 pushes/s an instance, 7,500/s for three, under what two cores can judge at the wire), the
+# connection counts run on one instance too, and the followers per fan-out slice (empty: the server's default).
+scale_followers=300000 scale_instances=1,2,3 scale_connections=1 scale_compare_connections=3 scale_slice=
 # The API section's sizes: seconds of load, the registrations' connections (each count beside as many pgbench
 # clients), activities, the update rate offered, the sustained rate and the connections it and the max rate load
 # with, the fan-out's followers, broadcasts (at a rate, over feeds), imported rows (in batches).
 api_seconds=10 api_register_connections="16 64" api_register_rounds=3 api_warm_up=2 api_activities=1000 api_rate=1000 api_sustained_rate=5000 api_load_connections=128 api_followers=10000 api_broadcasts=200 api_broadcast_rate=20
 api_feeds=40 api_broadcast_warm_up=10 api_import_rows=100000 api_import_batch=10000
-for option in "$@"; do
+baseline_ref=
+while (($# > 0)); do
+    option=$1
+    shift
     case $option in
+    --baseline)
+        (($# > 0)) || { echo "scripts/bench.sh: --baseline needs a commit" >&2; exit 2; }
+        baseline_ref=$1
+        shift
+        ;;
     --smoke)
         configuration=debug requests=3000 rounds=1 followers=20000
         api_seconds=2 api_register_connections="4 16" api_register_rounds=1 api_warm_up=0.5 api_activities=50 api_rate=50 api_sustained_rate=100 api_load_connections=16 api_followers=200 api_broadcasts=10 api_broadcast_rate=5
         api_feeds=10 api_broadcast_warm_up=2 api_import_rows=2000 api_import_batch=1000
         gamenight_preset=smoke
-        scale_followers=10000 scale_instances=1,2 scale_compare_connections=none scale_slice=2500
+        scale_followers=10000 scale_instances=1,2 scale_connections=2 scale_compare_connections=none scale_slice=2500
         ;;
     --fanout) sections=fanout section_given=true ;;
     --api) sections=api section_given=true ;;
     --emulator) sections=emulator section_given=true ;;
     --gamenight) sections=gamenight section_given=true ;;
     --scale) sections=scale section_given=true ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api | --emulator | --gamenight | --scale]" >&2; exit 2 ;;
+    --ten-million) sections=ten-million section_given=true ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--fanout | --api [--baseline REF] | --emulator | --gamenight | --scale | --ten-million]" >&2; exit 2 ;;
     esac
 done
+if [[ -n $baseline_ref && $sections != api ]]; then echo "scripts/bench.sh: --baseline goes with --api" >&2; exit 2; fi
 # The small game night and the small scale run are part of the smoke run (CI's chaos scenario, and the fan-out across
 # instances judged); the full ones run only when asked for.
 if [[ $gamenight_preset == smoke && $section_given == false ]]; then sections+=" gamenight scale"; fi
@@ -114,8 +134,8 @@ export LIVECAST_BENCHMARKS=1
 swift build -c "$configuration" --product livecast >&2
 # The sections that need the APNs sinks (nghttpd, the emulator under h2load) and their benchmarks.
 sinks=false
-if [[ $sections == *client* || $sections == *emulator* || $sections == *fanout* ]]; then sinks=true; fi
-if [[ $sinks == true ]]; then
+if [[ $sections == *client* || $sections == *emulator* || $sections == *fanout* || $sections == *ten-million* ]]; then sinks=true; fi
+if [[ $sections == *client* || $sections == *emulator* || $sections == *fanout* ]]; then
     swift build -c "$configuration" --product livecast-client-benchmark >&2
     swift build -c "$configuration" --product livecast-fanout-benchmark >&2
 fi
@@ -124,6 +144,21 @@ if [[ $sections == *api* || $sections == *gamenight* || $sections == *scale* ]];
 fi
 bin="$(swift build -c "$configuration" --show-bin-path)"
 livecast="$bin/livecast"
+# --baseline REF: REF's own CLI and API benchmark, built in a git worktree of their own under .build-baseline/ (kept
+# between runs, so a second run builds nothing; never committed).
+if [[ -n $baseline_ref ]]; then
+    baseline_commit=$(git rev-parse --verify --quiet "$baseline_ref^{commit}") ||
+        { echo "scripts/bench.sh: $baseline_ref names no commit" >&2; exit 2; }
+    baseline_tree=$PWD/.build-baseline/$baseline_commit
+    if [[ ! -f $baseline_tree/Package.swift ]]; then
+        rm -rf "$baseline_tree"
+        git worktree prune
+        git worktree add --detach "$baseline_tree" "$baseline_commit" >&2
+    fi
+    (cd "$baseline_tree" && swift build -c "$configuration" --product livecast >&2 &&
+        swift build -c "$configuration" --product livecast-api-benchmark >&2)
+    baseline_bin=$(cd "$baseline_tree" && swift build -c "$configuration" --show-bin-path)
+fi
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; } # LINE KEY -> value (of a summary line)
@@ -133,9 +168,11 @@ pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     # The API benchmark's `livecast serve`, should the benchmark have died without stopping it.
-    if [[ -f $work/serve.pid ]]; then kill "$(cat "$work/serve.pid")" 2>/dev/null || true; fi
+    for pid_file in "$work"/*/serve.pid; do
+        if [[ -f $pid_file ]]; then kill "$(cat "$pid_file")" 2>/dev/null || true; fi
+    done
     # The game nights', the renewal games' and the scale run's servers and PostgreSQL, likewise.
-    for pid_file in "$work"/gamenight-*/*.pid "$work"/renewal-*/*.pid "$work"/scale/*.pid; do
+    for pid_file in "$work"/gamenight-*/*.pid "$work"/renewal-*/*.pid "$work"/scale/*.pid "$work"/ten-million/*.pid; do
         if [[ -f $pid_file ]]; then kill "$(cat "$pid_file")" 2>/dev/null || true; fi
     done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -169,6 +206,33 @@ h2load_rate() { # URL [CONNECTIONS] -> requests per second
         awk '/^finished in/ { gsub(",", "", $4); print int($4) } /^status codes:/ { if ($3 + 0 != '"$requests"') bad = 1 } END { if (bad) exit 1 }'
 }
 fi
+
+# nginx answering `return 200` to any path, as a second, faster sink (it answers before reading the body). With
+# --ten-million it also counts what it answers: a byte and a newline a request in count.log.
+start_nginx() {
+nginx_port=$((20000 + RANDOM % 20000))
+mkdir -p "$work/nginx"
+local access_log="access_log off;"
+if [[ $sections == *ten-million* ]]; then
+    access_log="log_format count '1'; access_log $work/nginx/count.log count buffer=64k flush=50ms;"
+    : >"$work/nginx/count.log"
+fi
+cat >"$work/nginx/nginx.conf" <<NGINX
+daemon off; master_process off; worker_processes 1; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log;
+events { worker_connections 256; }
+http {
+    $access_log client_body_temp_path $work/nginx/body; keepalive_requests 100000000;
+    server {
+        listen 127.0.0.1:$nginx_port ssl http2;
+        ssl_certificate $work/nghttpd-cert.pem; ssl_certificate_key $work/nghttpd-key.pem;
+        location / { return 200; }
+    }
+}
+NGINX
+nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+pids+=($!)
+sleep 0.5
+}
 
 client_rate() { # CONNECTIONS -> requests per second
     "$bin/livecast-client-benchmark" --url "https://localhost:$nghttpd_port" --ca "$work/nghttpd-cert.pem" \
@@ -217,24 +281,7 @@ pids+=($!)
 sleep 0.5
 
 fanout_connections=2
-# nginx answering `return 200` to any path, as a second, faster sink (it answers before reading the body).
-nginx_port=$((20000 + RANDOM % 20000))
-mkdir -p "$work/nginx"
-cat >"$work/nginx/nginx.conf" <<NGINX
-daemon off; master_process off; worker_processes 1; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log;
-events { worker_connections 256; }
-http {
-    access_log off; client_body_temp_path $work/nginx/body; keepalive_requests 100000000;
-    server {
-        listen 127.0.0.1:$nginx_port ssl http2;
-        ssl_certificate $work/nghttpd-cert.pem; ssl_certificate_key $work/nghttpd-key.pem;
-        location / { return 200; }
-    }
-}
-NGINX
-nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-pids+=($!)
-sleep 0.5
+start_nginx
 [[ ${FANOUT_SINKS:-} ]] || FANOUT_SINKS="nghttpd nginx"
 
 echo "Fan-out of one feed update to $followers stored token followers ($configuration build; $fanout_connections connections)"
@@ -258,22 +305,40 @@ fi
 if [[ $sections == *api* ]]; then
 [[ $sections == api ]] || echo
 bundle=com.example.bench
-"$livecast" postgres >"$work/postgres.out" 2>"$work/postgres.err" &
-pids+=($!)
-for _ in $(seq 600); do grep -q '^postgres://' "$work/postgres.out" 2>/dev/null && break; sleep 0.1; done
-export DATABASE_URL LIVECAST_MASTER_KEY_FILE="$work/master.key"
-DATABASE_URL=$(head -1 "$work/postgres.out")
-[[ $DATABASE_URL == postgres://* ]] || { echo "scripts/bench.sh: livecast postgres did not start:" >&2; cat "$work/postgres.err" >&2; exit 1; }
+export LIVECAST_MASTER_KEY_FILE="$work/master.key"
 head -c 32 /dev/urandom | base64 >"$LIVECAST_MASTER_KEY_FILE"
-"$livecast" migrate >&2
-"$livecast" apps add --bundle-id "$bundle" --environment sandbox --team-id BENCHTEAM1 --key-id BENCHKEY01 --key-file "$work/key.p8" >&2
-api_key=$("$livecast" keys create --bundle-id "$bundle" --role operator | tail -1)
-app_id=$(psql "$DATABASE_URL" -Atc "SELECT id FROM apps WHERE bundle_id = '$bundle'")
+# Each side (this checkout, `head`, and with --baseline REF that build, `base`) has its own binaries, its own throwaway
+# PostgreSQL migrated by its own CLI, its app and its operator key, and its own work directory.
+declare -A side_bin side_url side_key side_app
+api_provision() { # SIDE BIN_DIR
+    local side=$1 dir=$2 url
+    mkdir -p "$work/$side"
+    "$dir/livecast" postgres >"$work/$side/postgres.out" 2>"$work/$side/postgres.err" &
+    pids+=($!)
+    for _ in $(seq 600); do grep -q '^postgres://' "$work/$side/postgres.out" 2>/dev/null && break; sleep 0.1; done
+    url=$(head -1 "$work/$side/postgres.out")
+    [[ $url == postgres://* ]] || { echo "scripts/bench.sh: livecast postgres ($side) did not start:" >&2; cat "$work/$side/postgres.err" >&2; exit 1; }
+    DATABASE_URL=$url "$dir/livecast" migrate >&2
+    DATABASE_URL=$url "$dir/livecast" apps add --bundle-id "$bundle" --environment sandbox --team-id BENCHTEAM1 \
+        --key-id BENCHKEY01 --key-file "$work/key.p8" >&2
+    side_key[$side]=$(DATABASE_URL=$url "$dir/livecast" keys create --bundle-id "$bundle" --role operator | tail -1)
+    side_app[$side]=$(psql "$url" -Atc "SELECT id FROM apps WHERE bundle_id = '$bundle'")
+    side_bin[$side]=$dir
+    side_url[$side]=$url
+}
+api_sides=head
+api_provision head "$bin"
+if [[ -n $baseline_ref ]]; then
+    api_sides="head base"
+    api_provision base "$baseline_bin"
+fi
 
-api() { # MODE [OPTIONS...] -> the mode's summary line
-    "$bin/livecast-api-benchmark" "$1" --livecast "$livecast" --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" \
-        --bundle-id "$bundle" --api-key "$api_key" --work "$work" "${@:2}" | tail -1 ||
-        { echo "scripts/bench.sh: livecast-api-benchmark $1 failed; the server's last words:" >&2; tail -20 "$work/serve.err" >&2; exit 1; }
+api() { # SIDE MODE [OPTIONS...] -> the mode's summary line
+    local side=$1
+    DATABASE_URL=${side_url[$side]} "${side_bin[$side]}/livecast-api-benchmark" "$2" --livecast "${side_bin[$side]}/livecast" \
+        --signing-key "BENCHTEAM1:BENCHKEY01:$work/key.p8" --bundle-id "$bundle" --api-key "${side_key[$side]}" \
+        --work "$work/$side" "${@:3}" | tail -1 ||
+        { echo "scripts/bench.sh: livecast-api-benchmark $2 ($side) failed; the server's last words:" >&2; tail -20 "$work/$side/serve.err" >&2; exit 1; }
 }
 succeeded() { # LINE: stops the run unless the mode's summary line counts no error
     [[ $1 == *" errors=0" ]] || { echo "scripts/bench.sh: API requests failed: $1 (the first error is above)" >&2; exit 1; }
@@ -290,56 +355,110 @@ DO UPDATE SET token = excluded.token, user_id = excluded.user_id, os_version = e
 SQL
 # The tables just grew by tens of thousands of rows: the statistics autovacuum would gather within a minute, now, so
 # that the planner does not take them for empty.
-analyze() { psql -q "$DATABASE_URL" -c ANALYZE; }
+analyze() { psql -q "${side_url[$1]}" -c ANALYZE; }
 # Rounds of pgbench (in each protocol) and of Livecast alternate, so that all see the same moods of a shared machine;
-# each side's median is compared. For each size: the rounds' rates, and the summary line of Livecast's median round.
+# each side's median is compared. For each side and size: the rounds' rates, and the summary line of Livecast's median
+# round. With a baseline, each round runs on this checkout, then on the baseline.
 pgbench_protocols="simple prepared"
 declare -A pgbench_rounds register_rounds register
 for _ in $(seq "$api_register_rounds"); do
     for clients in $api_register_connections; do
-        for protocol in $pgbench_protocols; do
-            tps=$(pgbench -n -M "$protocol" -c "$clients" -j 2 -T "${api_seconds%.*}" -D app="$app_id" -f "$work/register.sql" \
-                "$DATABASE_URL" 2>"$work/pgbench.err" | sed -n 's/^tps = \([0-9]*\).*/\1/p')
-            [[ -n $tps ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
-            pgbench_rounds[$clients,$protocol]+="$tps "
+        for side in $api_sides; do
+            for protocol in $pgbench_protocols; do
+                tps=$(pgbench -n -M "$protocol" -c "$clients" -j 2 -T "${api_seconds%.*}" -D app="${side_app[$side]}" \
+                    -f "$work/register.sql" "${side_url[$side]}" 2>"$work/pgbench.err" | sed -n 's/^tps = \([0-9]*\).*/\1/p')
+                [[ -n $tps ]] || { echo "scripts/bench.sh: pgbench failed:" >&2; cat "$work/pgbench.err" >&2; exit 1; }
+                pgbench_rounds[$side,$clients,$protocol]+="$tps "
+            done
+            analyze "$side"
+            line=$(api "$side" register --connections "$clients" --seconds "$api_seconds")
+            succeeded "$line"
+            register_rounds[$side,$clients]+="$(field "$line" rate) "
+            register[$side,$clients,$(field "$line" rate)]=$line
         done
-        analyze
-        line=$(api register --connections "$clients" --seconds "$api_seconds")
-        succeeded "$line"
-        register_rounds[$clients]+="$(field "$line" rate) "
-        register[$clients,$(field "$line" rate)]=$line
     done
 done
-activities=$(api activities --count "$api_activities")
-analyze
-updates=$(api updates --rate "$api_rate" --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
-sustained=$(api updates --rate "$api_sustained_rate" --connections "$api_load_connections" --seconds "$api_seconds" \
+rounds_median() { printf '%s\n' $1 | median; } # "ROUND ROUND…" -> their median
+if [[ -n $baseline_ref ]]; then
+# The update figures in rounds as well, alternating the sides; then every figure beside the baseline's.
+declare -A update_rounds
+for side in $api_sides; do
+    succeeded "$(api "$side" activities --count "$api_activities")"
+    analyze "$side"
+done
+for _ in $(seq "$api_register_rounds"); do
+    for side in $api_sides; do
+        line=$(api "$side" updates --rate "$api_rate" --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
+        succeeded "$line"
+        update_rounds[$side,p50]+="$(field "$line" p50_ms) " update_rounds[$side,p99]+="$(field "$line" p99_ms) "
+        line=$(api "$side" updates --rate "$api_sustained_rate" --connections "$api_load_connections" --seconds "$api_seconds" \
+            --warm-up "$api_warm_up" --activities "$api_activities")
+        succeeded "$line"
+        update_rounds[$side,sustained]+="$(field "$line" rate) "
+        line=$(api "$side" max-updates --connections "$api_load_connections" --seconds "$api_seconds" --warm-up "$api_warm_up" \
+            --activities "$api_activities")
+        succeeded "$line"
+        update_rounds[$side,max]+="$(field "$line" rate) "
+    done
+done
+echo "HTTP API, this checkout (HEAD $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources sql Package.swift || echo ', changed')) against $baseline_ref ($configuration builds; rounds alternate, medians of $api_register_rounds)"
+compare() { # LABEL HEAD_ROUNDS BASE_ROUNDS TARGET
+    local head base
+    head=$(rounds_median "$2") base=$(rounds_median "$3")
+    printf '  %-52s %10s %10s %8s   %-9s rounds: %s| %s\n' "$1" "$head" "$base" \
+        "$(awk -v h="$head" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", h / b; else print "-" }')" "$4" "$2" "$3"
+}
+ratio_rounds() { # SIDE CLIENTS PROTOCOL -> each round's registrations / pgbench
+    local rates tps
+    read -ra rates <<<"${register_rounds[$1,$2]}"
+    read -ra tps <<<"${pgbench_rounds[$1,$2,$3]}"
+    for i in "${!rates[@]}"; do awk -v r="${rates[$i]}" -v p="${tps[$i]}" 'BEGIN { printf "%.2f ", r / p }'; done
+}
+printf '  %-52s %10s %10s %8s   %-9s\n' figure HEAD "${baseline_ref:0:10}" ratio target
+for clients in $api_register_connections; do
+    compare "registrations, $clients connections, req/s" "${register_rounds[head,$clients]}" "${register_rounds[base,$clients]}" ""
+    for protocol in $pgbench_protocols; do
+        compare "pgbench -M $protocol, $clients clients, tps" "${pgbench_rounds[head,$clients,$protocol]}" \
+            "${pgbench_rounds[base,$clients,$protocol]}" ""
+    done
+    compare "registrations / pgbench -M simple, $clients (per round)" "$(ratio_rounds head "$clients" simple)" \
+        "$(ratio_rounds base "$clients" simple)" "$([[ $clients == 16 ]] && echo '>= 0.60' || echo '>= 1.00')"
+done
+compare "updates at $api_rate/s offered: p50 ms" "${update_rounds[head,p50]}" "${update_rounds[base,p50]}" ""
+compare "updates at $api_rate/s offered: p99 ms" "${update_rounds[head,p99]}" "${update_rounds[base,p99]}" "<= 10"
+compare "updates at $api_sustained_rate/s offered: accepted/s" "${update_rounds[head,sustained]}" "${update_rounds[base,sustained]}" ">= 5000"
+compare "updates, max, $api_load_connections connections: /s" "${update_rounds[head,max]}" "${update_rounds[base,max]}" ">= 5000"
+else
+activities=$(api head activities --count "$api_activities")
+analyze head
+updates=$(api head updates --rate "$api_rate" --seconds "$api_seconds" --warm-up "$api_warm_up" --activities "$api_activities")
+sustained=$(api head updates --rate "$api_sustained_rate" --connections "$api_load_connections" --seconds "$api_seconds" \
     --warm-up "$api_warm_up" --activities "$api_activities")
-max_updates=$(api max-updates --connections "$api_load_connections" --seconds "$api_seconds" --warm-up "$api_warm_up" \
+max_updates=$(api head max-updates --connections "$api_load_connections" --seconds "$api_seconds" --warm-up "$api_warm_up" \
     --activities "$api_activities")
-broadcast=$(api broadcast-latency --count "$api_broadcasts" --rate "$api_broadcast_rate" --feeds "$api_feeds" \
+broadcast=$(api head broadcast-latency --count "$api_broadcasts" --rate "$api_broadcast_rate" --feeds "$api_feeds" \
     --warm-up "$api_broadcast_warm_up")
-fanout=$(api fanout-latency --followers "$api_followers")
-import=$(api import --rows "$api_import_rows" --batch "$api_import_batch")
+fanout=$(api head fanout-latency --followers "$api_followers")
+import=$(api head import --rows "$api_import_rows" --batch "$api_import_batch")
 # The max rate at priority 10, as a sports app's alerts ask (each update spends the app's hourly budget), and with an
 # Idempotency-Key on each, as a backend that retries safely sends: last, so that the outbox they leave behind does
 # not delay the broadcasts' and the fan-out's pushes.
-max_priority10=$(api max-updates --priority 10 --connections "$api_load_connections" --seconds "$api_seconds" \
+max_priority10=$(api head max-updates --priority 10 --connections "$api_load_connections" --seconds "$api_seconds" \
     --warm-up "$api_warm_up" --activities "$api_activities")
-max_keyed=$(api max-updates --idempotency-keys --connections "$api_load_connections" --seconds "$api_seconds" \
+max_keyed=$(api head max-updates --idempotency-keys --connections "$api_load_connections" --seconds "$api_seconds" \
     --warm-up "$api_warm_up" --activities "$api_activities")
 
 echo "HTTP API ($configuration build; one livecast serve per line, its pushes to the APNs emulator in the benchmark's process)"
 row() { printf '  %-62s %-56s %s\n' "$@"; }
 row "" measured "target (issue #12)"
 for connections in $api_register_connections; do
-    read -ra rates <<<"${register_rounds[$connections]}"
+    read -ra rates <<<"${register_rounds[head,$connections]}"
     rate=$(printf '%s\n' "${rates[@]}" | median)
-    line=${register[$connections,$rate]}
+    line=${register[head,$connections,$rate]}
     row "registrations: $connections connections, closed loop, ${api_seconds} s" \
         "$rate req/s (p50 $(field "$line" p50_ms), p99 $(field "$line" p99_ms) ms); rounds: ${rates[*]}" ""
     for protocol in $pgbench_protocols; do
-        read -ra tps_rounds <<<"${pgbench_rounds[$connections,$protocol]}"
+        read -ra tps_rounds <<<"${pgbench_rounds[head,$connections,$protocol]}"
         tps=$(printf '%s\n' "${tps_rounds[@]}" | median)
         row "pgbench -M $protocol: the same upsert, $connections clients" "$tps tps; rounds: ${tps_rounds[*]}" ""
         row "registrations / pgbench -M $protocol, $connections each (medians of $api_register_rounds)" \
@@ -369,6 +488,7 @@ else
     row "import" "n/a (endpoint not available)" ">= 50000 rows/s"
 fi
 for line in "$activities" "$updates" "$sustained" "$max_updates" "$max_priority10" "$max_keyed" "$broadcast" "$fanout" "$import"; do succeeded "$line"; done
+fi
 fi
 
 gamenight() { # PRESET TITLE [OPTIONS...]: runs one game night and prints its figures
@@ -444,7 +564,8 @@ fi
 
 if [[ $sections == *scale* ]]; then
 [[ $sections == scale ]] || echo
-scale_options=(--followers "$scale_followers" --instances "$scale_instances" --compare-connections "$scale_compare_connections")
+scale_options=(--followers "$scale_followers" --instances "$scale_instances" --connections "$scale_connections"
+    --compare-connections "$scale_compare_connections")
 if [[ -n $scale_slice ]]; then scale_options+=(--slice "$scale_slice"); fi
 status=0
 # Its notes (the import, each run's figures and anything counted against it) go to standard error as it goes.
@@ -453,11 +574,16 @@ table=$("$bin/livecast-api-benchmark" scale --livecast "$livecast" --signing-key
 slice_label="the server's default"
 if [[ -n $scale_slice ]]; then slice_label="$scale_slice followers"; fi
 echo "Fan-out across instances: one feed update to $scale_followers token followers per run ($configuration build;"
-echo "emulator: 40 ms, 100 streams per connection; slice: $slice_label; judged at the wire)"
+echo "emulator: 40 ms, 100 streams per connection; $scale_connections APNs connections an instance; slice: $slice_label; judged at the wire)"
 sed 's/^/  /' <<<"$table"
 if [[ $status != 0 ]]; then
     echo "scripts/bench.sh: the scale run failed (a follower lost, a violation, or the reason above); its servers' last words:" >&2
     for err in "$work/scale"/scale-serve-*.err; do [[ -f $err ]] && tail -10 "$err" >&2; done
     exit 1
 fi
+fi
+
+if [[ $sections == *ten-million* ]]; then
+start_nginx
+source scripts/bench-ten-million.sh
 fi

@@ -46,8 +46,9 @@ extension APNsClient {
         public var managementEndpoint: Endpoint
         /// PEM files of extra certificates to trust (for an emulator or a proxy). Defaults to none.
         public var additionalTrustRootFiles: [String]
-        /// The most connections per endpoint: one opens at first use, another while every stream of those open is
-        /// busy. Defaults to ``defaultConnectionsPerEndpoint``.
+        /// The most connections per endpoint: one opens at first use, all of them at the first batch of a hundred
+        /// pushes or more, and another while every stream of those open is busy. Defaults to
+        /// ``defaultConnectionsPerEndpoint``.
         public var connectionsPerEndpoint: Int
         /// The connections per endpoint a configuration starts with: `2`.
         public static let defaultConnectionsPerEndpoint = 2

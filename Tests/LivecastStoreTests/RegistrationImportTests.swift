@@ -216,6 +216,26 @@ import Testing
         }
     }
 
+    /// An import of activities into a new database analyzes their tables too once a chunk has filled them: a feed's
+    /// first fan-out after 20,000 followers were imported read each page on plans made for empty tables, 43.6 s in all
+    /// against 2.8 s once analyzed.
+    @Test func anActivityImportIntoANewDatabaseAnalyzesItsTables() async throws {
+        try await StoreFixture.with("import_activities_unanalyzed") { fixture in
+            // The import's own ANALYZE is what is tested: autovacuum's could come meanwhile.
+            try await fixture.client.query("ALTER TABLE activities SET (autovacuum_enabled = false)")
+            try await fixture.client.query("ALTER TABLE activity_tokens SET (autovacuum_enabled = false)")
+            let count = RegistrationImport.chunkSize * 2
+            let outcomes = try await Activities(client: fixture.client, logger: fixture.logger).importRegistrations(
+                (0..<count).map {
+                    .init(appID: fixture.appID, activityKey: "new-\($0)", attributesType: "GameAttributes", pushToken: String(format: "%08x", $0))
+                }
+            )
+            #expect(outcomes.allSatisfy { $0 == .registered(.created) })
+            #expect(try await fixture.timesAnalyzed("activities") == 1, "analyzed after the first chunk only")
+            #expect(try await fixture.timesAnalyzed("activity_tokens") == 1, "analyzed after the first chunk only")
+        }
+    }
+
     /// The rows each table has had read (by sequential scans and fetched through indexes) and inserted, by
     /// PostgreSQL's statistics, once `reported` holds for every table (a backend reports its counts a moment after it
     /// ends), or after ten seconds.

@@ -7,11 +7,12 @@ import NIOSSL
 
 /// Up to a set number of HTTP/2 connections to one host and port, sharing one `authorization` source.
 ///
-/// The first request opens one connection; another opens whenever every stream the server allows on a connection
-/// is busy and requests wait, up to the set number, so a quiet app holds one connection and a busy one as many as
-/// it may. Batches are spread over the connections in one hop per connection. A connection that drains (GOAWAY) or drops
-/// is replaced at once (or after a growing, jittered delay while connecting keeps failing), and the requests it
-/// hands back move to the new one.
+/// The first request opens one connection. A batch of ``busyBatch`` requests or more opens every connection the pool
+/// may have before it is spread over them, and another opens whenever every stream the server allows on a connection
+/// is busy and requests wait, up to the set number: a quiet app holds one connection, and a busy one as many as it
+/// may from its first fan-out page on. Batches are spread over the connections in one hop per connection. A
+/// connection that drains (GOAWAY) or drops is replaced at once (or after a growing, jittered delay while connecting
+/// keeps failing), and the requests it hands back move to the new one.
 final class HTTP2ConnectionPool: Sendable {
     private struct Slot {
         var handler: NIOLoopBoundBox<HTTP2ConnectionHandler>
@@ -58,6 +59,13 @@ final class HTTP2ConnectionPool: Sendable {
         self.connections = max(connections, 1)
     }
 
+    /// The fewest requests handed over at once that open every connection the pool may have: a busy app's (a fan-out
+    /// page, a full batch of the quick lane), not a quiet one's few. Waiting for a connection's streams to fill instead
+    /// left the first fan-out on one connection with the whole first window queued on it, and a server that allows
+    /// a thousand streams (APNs) never filled one, so a dropped connection stalled every request in flight
+    /// (docs/PERFORMANCE.md).
+    static let busyBatch = 100
+
     /// Sends exchanges, spread evenly over the connections.
     func submit(_ exchanges: [HTTP2Exchange]) {
         guard !exchanges.isEmpty else { return }
@@ -65,6 +73,9 @@ final class HTTP2ConnectionPool: Sendable {
             if state.slots.isEmpty, !state.isShutDown {
                 // The first connection is made on first use.
                 state.slots = [self.makeSlot(failures: 0, previousError: nil)]
+            }
+            if exchanges.count >= Self.busyBatch, !state.isShutDown {
+                while state.slots.count < self.connections { state.slots.append(self.makeSlot(failures: 0, previousError: nil)) }
             }
             let start = state.next
             state.next &+= 1

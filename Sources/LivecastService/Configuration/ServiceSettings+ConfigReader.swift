@@ -82,8 +82,10 @@ extension AppClients.Overrides {
     ///     names Apple's APNs hosts (the emulator's) is refused unless both URLs above are on loopback: trusted for
     ///     Apple's hosts, it would let whoever holds its key answer as APNs.
     ///   - `apns-connections` (whole number, 1 to 64, default 2): the most HTTP/2 connections per app and APNs host
-    ///     on this instance; one opens at first use, another while every stream of those open is busy. Pushes in flight are at most connections × APNs' streams per connection, and pushes a second
-    ///     about that over APNs' latency (docs/PERFORMANCE.md).
+    ///     on this instance; one opens at first use, all of them at the first batch of a hundred pushes or more (a
+    ///     fan-out page), and another while every stream of those open is busy. Pushes in flight are at most
+    ///     connections × APNs' streams per connection, and pushes a second about that over APNs' latency
+    ///     (docs/PERFORMANCE.md).
     /// - Throws: ``InvalidSetting`` for a URL that is not `https://HOST:PORT`, a connection count out of range, or a
     ///   CA file that is unreadable or names Apple's hosts while APNs may be reached beyond this machine.
     package init(reader: ConfigReader) throws {
