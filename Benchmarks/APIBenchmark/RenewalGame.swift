@@ -74,7 +74,7 @@ final class RenewalGame: Sendable {
             }
             for update in 1...(self.sizes.seconds / 2) {
                 try await clock.sleep(until: start + .seconds(update * 2))
-                try? await self.call(.POST, "feeds/\(self.feedKey)/updates", #"{"contentState":{"home":\#(update)}}"#, what: "updating the feed")
+                _ = try? await self.call(.POST, "feeds/\(self.feedKey)/updates", #"{"contentState":{"home":\#(update)}}"#, what: "updating the feed")
             }
             try await self.call(.POST, "feeds/\(self.feedKey)/end", #"{"contentState":{"home":-1}}"#, what: "ending the feed")
             try await Task.sleep(for: .seconds(2))
@@ -145,9 +145,9 @@ final class RenewalGame: Sendable {
                 switch phone.role {
                 case .dismissing:
                     _ = self.stack.emulator.loseActivity(deviceID: phone.deviceID, activityID: activity.id)
-                    try? await self.call(.POST, "activities/\(activity.id)/dismissed", nil, what: "reporting a dismissal")
+                    _ = try? await self.call(.POST, "activities/\(activity.id)/dismissed", nil, what: "reporting a dismissal")
                 case .tokenless:
-                    try? await self.call(
+                    _ = try? await self.call(
                         .DELETE,
                         "push-to-start-tokens/\(phone.deviceID)/\(BenchmarkStack.attributesType)",
                         nil,

@@ -59,7 +59,7 @@ struct ClientBenchmark: AsyncParsableCommand {
             credentials: try APNsCredentials(teamID: "BENCHTEAM1", keyID: "BENCHKEY01", p8File: self.key),
             eventLoopGroup: group
         )
-        let push = DevicePush(deviceToken: self.token, bundleID: "com.example.bench", payload: Array(payload), priority: 5)
+        let push = DevicePush(deviceToken: self.token, bundleID: "com.example.bench", payload: Array(payload), priority: .consideringDevicePower)
         let warmUp = await client.send(Array(repeating: push, count: 1_000))
         guard warmUp.allSatisfy({ $0.isSuccess }) else {
             throw ValidationError("warm-up failed: \(warmUp.first { !$0.isSuccess }!)")
