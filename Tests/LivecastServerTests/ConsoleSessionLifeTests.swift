@@ -84,20 +84,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func theLiveProgressStreamStopsWhenItsKeyIsRevoked() async throws {
         try await APIFixture.with("console_stream_revoked") { fixture, client in
-            let feed = try await client.send(
-                .put,
-                "/v1/apps/com.example.game/feeds/game-1",
-                key: fixture.key(.operator),
-                body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
-            )
-            #expect(feed.status == .created)
-            let update = try await client.send(
-                .post,
-                "/v1/apps/com.example.game/feeds/game-1/updates",
-                key: fixture.key(.backend),
-                body: #"{"contentState": {"home": 1}}"#
-            )
-            let updateID = try #require(update.json["updateId"]?.intValue)
+            let updateID = try await fixture.pendingUpdate(client)
             var user = ConsoleUser(client: client)
             #expect(try await user.signIn(key: fixture.key(.operator)).status == .seeOther)
             // No dispatcher runs here: the update stays pending, and its stream would go on until the key is revoked.

@@ -15,7 +15,7 @@ import Testing
 @Suite struct ConsoleStreamTests {
     @Test(.timeLimit(.minutes(3))) func aLiveStreamEndsWhenItsSessionSignsOut() async throws {
         try await APIFixture.with("console_stream_sign_out") { fixture, client in
-            let updateID = try await Self.pendingUpdate(fixture, client)
+            let updateID = try await fixture.pendingUpdate(client)
             var user = ConsoleUser(client: client)
             #expect(try await user.signIn(key: fixture.key(.operator)).status == .seeOther)
             _ = try await user.get("/console")
@@ -34,7 +34,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(3))) func aLiveStreamEndsWhenItsSessionExpiresOrGoesIdle() async throws {
         try await APIFixture.with("console_stream_expiry") { fixture, client in
-            let updateID = try await Self.pendingUpdate(fixture, client)
+            let updateID = try await fixture.pendingUpdate(client)
             for expiry in ["expires_at = now() - interval '1 second'", "last_used_at = now() - interval '31 minutes'"] {
                 var user = ConsoleUser(client: client)
                 #expect(try await user.signIn(key: fixture.key(.operator)).status == .seeOther)
@@ -55,7 +55,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(3))) func oneSessionHasAtMostFourStreamsOpen() async throws {
         try await APIFixture.with("console_stream_limit") { fixture, client in
-            let updateID = try await Self.pendingUpdate(fixture, client)
+            let updateID = try await fixture.pendingUpdate(client)
             var user = ConsoleUser(client: client)
             #expect(try await user.signIn(key: fixture.key(.operator)).status == .seeOther)
             let watcher = user
@@ -91,23 +91,5 @@ import Testing
             let again = try await user.get("/console/updates/\(updateID)/progress")
             #expect(again.status == .ok && again.text.contains(#""done":true"#), "\(again.status)")
         }
-    }
-
-    /// An update of a new feed, left pending: no dispatcher sends it.
-    private static func pendingUpdate(_ fixture: APIFixture, _ client: any TestClientProtocol) async throws -> Int {
-        let feed = try await client.send(
-            .put,
-            "/v1/apps/com.example.game/feeds/game-1",
-            key: fixture.key(.operator),
-            body: #"{"attributesType": "GameAttributes", "attributes": {}}"#
-        )
-        #expect(feed.status == .created)
-        let update = try await client.send(
-            .post,
-            "/v1/apps/com.example.game/feeds/game-1/updates",
-            key: fixture.key(.backend),
-            body: #"{"contentState": {"home": 1}}"#
-        )
-        return try #require(update.json["updateId"]?.intValue)
     }
 }
