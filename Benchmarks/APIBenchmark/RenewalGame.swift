@@ -77,7 +77,11 @@ final class RenewalGame: Sendable {
                 _ = try? await self.call(.POST, "feeds/\(self.feedKey)/updates", #"{"contentState":{"home":\#(update)}}"#, what: "updating the feed")
             }
             try await self.call(.POST, "feeds/\(self.feedKey)/end", #"{"contentState":{"home":-1}}"#, what: "ending the feed")
+            // The apps go on reporting, as they would: a renewal that reached an iPhone just before the end is
+            // reported after it, and must show the end too.
             try await Task.sleep(for: .seconds(2))
+            let deadline = clock.now + .seconds(15)
+            while self.unreportedActivities() > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(500)) }
             group.cancelAll()
             try await group.waitForAll()
         }
@@ -157,6 +161,15 @@ final class RenewalGame: Sendable {
                     break
                 }
             }
+        }
+    }
+
+    /// How many activities the iPhones show that their apps have not reported yet.
+    private func unreportedActivities() -> Int {
+        let reported = self.reportedAt.withLock { Set($0.keys) }
+        return self.phones.withLock { $0 }.reduce(0) { count, phone in
+            let shown = self.stack.emulator.device(id: phone.deviceID)?.activities ?? []
+            return count + shown.count { $0.state == .active && !reported.contains($0.id) }
         }
     }
 

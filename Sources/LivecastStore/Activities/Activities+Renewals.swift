@@ -1,13 +1,23 @@
 import PostgresNIO
 
 extension Activities {
+    /// What a new follower's registration found sent to its device for the feed.
+    enum Adoption {
+        /// Nothing: the app started the activity itself.
+        case none
+        /// The feed's start, which it confirms.
+        case start
+        /// A renewal, whose activity it replaces.
+        case renewal
+    }
+
     /// A new follower of a feed on a device, in its registration's transaction: confirms the feed's start to the
     /// device, and adopts the renewal sent to the device for the feed, if one waits for its successor. The renewed
     /// activity is linked to it, a user's dismissal of it is taken back (the renewal replaced it, the user did not
     /// swipe it away), and, on the feed's channel, it ends at once (`renewal`): ending it by broadcast would end its
     /// successor too, and LivecastKit ends it on the device. The successor's activity began when its push went out.
-    /// - Returns: Whether it adopted a renewal.
-    func adopt(_ activityID: Int64, feedID: Int64, deviceID: String, appID: Int64, on connection: PostgresConnection) async throws -> Bool {
+    /// - Returns: What it adopted.
+    func adopt(_ activityID: Int64, feedID: Int64, deviceID: String, appID: Int64, on connection: PostgresConnection) async throws -> Adoption {
         let ending = "o.channel_id IS NOT NULL AND o.state IN \(ActivityState.runningSQL)"
         let rows = try await connection.query(
             """
@@ -41,8 +51,8 @@ extension Activities {
             """,
             logger: self.logger
         )
-        for try await isRenewal in rows.decode(Bool.self) { return isRenewal }
-        return false
+        for try await isRenewal in rows.decode(Bool.self) { return isRenewal ? .renewal : .start }
+        return .none
     }
 
     /// The activity a renewal replaced by this one, when its end is due: this one has a live update token, and the

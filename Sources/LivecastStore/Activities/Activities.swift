@@ -81,13 +81,16 @@ package struct Activities: DatabaseBacked {
     /// Registers an activity or records its new update token, in one transaction. A new follower of a feed confirms
     /// the feed's start to its device (`feed_starts.confirmed_at`), and adopts the renewal sent to its device for the
     /// feed, if one is waiting for it: the two are linked (`renewed_from`, `renewed_to`, `activity.renewed`), and a
-    /// renewed activity on the feed's channel ends at once (ending it by broadcast would end its successor too).
+    /// renewed activity on the feed's channel ends at once (ending it by broadcast would end its successor too). A
+    /// start or renewal sent before its feed ended may be reported after: its activity is taken in and ended at once
+    /// with the feed's last content state (``endAfterItsFeed(_:activityID:key:appID:on:)``), so it shows the end too.
     /// - Parameter device: The device the caller is held to (a client key's): the activity must be that device's,
     ///   and a new one must fit under the device's cap.
     /// - Throws: ``StoreError``: `invalid` for a malformed token or both a token and a channel; `notFound` for an
     ///   unknown feed or channel, or an activity of another device than `device`'s; `conflict` for an ended
-    ///   activity, a retired channel, a token another activity holds, or an attributes type that differs from the
-    ///   activity's or the feed's; `deviceLimitReached` for a new activity past `device`'s cap.
+    ///   activity, an ended feed (but for a new activity it started), a retired channel, a token another activity
+    ///   holds, or an attributes type that differs from the activity's or the feed's; `deviceLimitReached` for a new
+    ///   activity past `device`'s cap.
     package func record(_ registration: Registration, device: DeviceScope? = nil) async throws -> Registered {
         let token = registration.pushToken.flatMap(DeviceToken.normalized)
         if registration.pushToken != nil, token == nil {
@@ -116,7 +119,8 @@ package struct Activities: DatabaseBacked {
         on connection: PostgresConnection
     ) async throws -> Registered {
         let appID = registration.appID
-        let feedID = try await self.feedID(registration, hidingWhy: device != nil, on: connection)
+        let feed = try await self.followedFeed(registration, hidingWhy: device != nil, on: connection)
+        let feedID = feed?.id
         let channelRowID = try await self.channelRowID(registration, on: connection)
         var result = Result.unchanged
         let existing = try await connection.query(
@@ -135,6 +139,7 @@ package struct Activities: DatabaseBacked {
             if let device, activity.deviceID != device.deviceID {
                 throw StoreError(.notFound, "no activity \(registration.activityKey) on this device", field: "activityId")
             }
+            if let feed, feed.hasEnded { throw feed.endedError(hidingWhy: device != nil) }
             guard activity.state.isRunning else {
                 throw StoreError(.conflict, "the activity has ended", field: "activityId")
             }
@@ -166,8 +171,14 @@ package struct Activities: DatabaseBacked {
             for try await value in inserted.decode(Int64.self) { id = value }
             activityID = id
             result = .created
+            var adoption = Adoption.none
             if let feedID, let deviceID = registration.deviceID {
-                isRenewal = try await self.adopt(activityID, feedID: feedID, deviceID: deviceID, appID: appID, on: connection)
+                adoption = try await self.adopt(activityID, feedID: feedID, deviceID: deviceID, appID: appID, on: connection)
+            }
+            isRenewal = adoption == .renewal
+            if let feed, feed.hasEnded, adoption == .none || token == nil && channelRowID == nil || registration.isPending {
+                // Only a start or renewal sent before the end is taken in, and only once it can show the end.
+                throw feed.endedError(hidingWhy: device != nil)
             }
         }
         if let token {
@@ -185,6 +196,9 @@ package struct Activities: DatabaseBacked {
                 "UPDATE activities SET state = \(unescaped: ActivityState.active.sql) WHERE id = \(activityID) AND state = \(unescaped: ActivityState.starting.sql)",
                 logger: self.logger
             )
+        }
+        if let feed, feed.hasEnded {
+            try await self.endAfterItsFeed(feed, activityID: activityID, key: registration.activityKey, appID: appID, on: connection)
         }
         let renewedToEnd = isRenewal && result != .unchanged ? try await self.renewedActivityToEnd(by: activityID, on: connection) : nil
         return Registered(result: result, renewedActivityToEnd: renewedToEnd)
@@ -259,28 +273,23 @@ package struct Activities: DatabaseBacked {
         return didReplace ? .replaced : .added
     }
 
-    /// The row of the feed the activity follows, if it names one.
+    /// The feed the activity follows, if it names one.
     /// - Parameter hidingWhy: Answer every refusal alike (a client key's request): a published key must not learn
     ///   which feed keys exist, nor their attributes types or states.
-    private func feedID(_ registration: Registration, hidingWhy: Bool, on connection: PostgresConnection) async throws -> Int64? {
+    private func followedFeed(_ registration: Registration, hidingWhy: Bool, on connection: PostgresConnection) async throws -> FollowedFeed? {
         guard let feedKey = registration.feedKey else { return nil }
         let rows = try await connection.query(
             "SELECT id, attributes_type, state FROM feeds WHERE app_id = \(registration.appID) AND feed_key = \(feedKey)",
             logger: self.logger
         )
-        let unfollowable = StoreError(.notFound, "no feed \(feedKey) that an activity of this type can follow", field: "feed")
         for try await (id, attributesType, state) in rows.decode((Int64, String, FeedState).self) {
             guard attributesType == registration.attributesType else {
-                if hidingWhy { throw unfollowable }
+                if hidingWhy { throw FollowedFeed.unfollowable(feedKey) }
                 throw StoreError(.conflict, "the feed's attributes type is \(attributesType)", field: "attributesType")
             }
-            guard state != .ended else {
-                if hidingWhy { throw unfollowable }
-                throw StoreError(.conflict, "the feed has ended", field: "feed")
-            }
-            return id
+            return FollowedFeed(id: id, key: feedKey, hasEnded: state == .ended)
         }
-        throw hidingWhy ? unfollowable : StoreError(.notFound, "no feed \(feedKey)", field: "feed")
+        throw hidingWhy ? FollowedFeed.unfollowable(feedKey) : StoreError(.notFound, "no feed \(feedKey)", field: "feed")
     }
 
     private func channelRowID(_ registration: Registration, on connection: PostgresConnection) async throws -> Int64? {

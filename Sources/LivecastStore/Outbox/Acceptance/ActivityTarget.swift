@@ -14,14 +14,17 @@ struct ActivityTarget: ContentTarget {
     var feedContentState: String?
 
     /// Locks and reads an activity that takes an update of its own.
-    /// - Parameter asFollower: Whether it must follow a feed (ended alone) or must not (a standalone activity).
+    /// - Parameters:
+    ///   - asFollower: Whether it must follow a feed (ended alone) or must not (a standalone activity).
+    ///   - afterItsFeed: Whether a follower takes its end after its feed's (one reported after the feed ended).
     /// - Throws: ``StoreError``: `notFound`; `conflict` when it follows a feed and `asFollower` is not set (or the
-    ///   other way round), or is a channel-based follower; `activityEnded` when it or its feed has ended;
-    ///   `channelRetired` when its channel is no longer active.
+    ///   other way round), or is a channel-based follower; `activityEnded` when it has ended, or its feed has and
+    ///   `afterItsFeed` is not set; `channelRetired` when its channel is no longer active.
     static func lock(
         appID: Int64,
         activityKey: String,
         asFollower: Bool,
+        afterItsFeed: Bool = false,
         on connection: PostgresConnection,
         logger: Logger
     ) async throws -> ActivityTarget {
@@ -44,7 +47,7 @@ struct ActivityTarget: ContentTarget {
                 logger: logger
             )
             for try await row in feeds.decode((FeedState, Int?, String?).self) { feed = row }
-            guard feed?.state != .ended else {
+            guard feed?.state != .ended || afterItsFeed else {
                 throw StoreError(.activityEnded, "the activity's feed has ended", field: "activityId")
             }
         }

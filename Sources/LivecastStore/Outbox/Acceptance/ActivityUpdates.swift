@@ -52,4 +52,33 @@ package struct ActivityUpdates: DatabaseBacked {
             return try await ActivityTarget.lock(appID: appID, activityKey: activityKey, asFollower: true, on: connection, logger: logger)
         }
     }
+
+    /// Ends, in the caller's transaction, a token-based follower reported after its feed ended: a start or renewal
+    /// sent before the end whose activity the device reported only later. It gets the feed's last content state, on
+    /// its own token, so it shows the end as the other followers do.
+    /// - Parameter dismissalDate: UNIX seconds; at most 4 hours after the end (clamped).
+    /// - Throws: what ``endFollower(appID:activityKey:dismissalDate:by:)`` throws, but for the feed's end.
+    static func endAfterItsFeed(
+        appID: Int64,
+        activityKey: String,
+        dismissalDate: Int?,
+        on connection: PostgresConnection,
+        logger: Logger
+    )
+        async throws -> AcceptedUpdate
+    {
+        var request = Request(appID: appID, activityKey: activityKey, event: .end)
+        request.content.dismissalDate = dismissalDate
+        let writes = SingleTargetWrites<ActivityUpdates, ActivityTarget> { connection in
+            try await ActivityTarget.lock(
+                appID: appID,
+                activityKey: activityKey,
+                asFollower: true,
+                afterItsFeed: true,
+                on: connection,
+                logger: logger
+            )
+        }
+        return try await UpdateAcceptance.apply([request], writes: writes, on: connection, logger: logger).results[0].get()
+    }
 }
