@@ -78,8 +78,14 @@ tm_import_worker() { # KIND ROUTE FIRST END WORKER: every second batch of [FIRST
     local kind=$1 route=$2 first=$3 end=$4 worker=$5 answer
     for ((start = first + worker * tm_batch; start < end; start += 2 * tm_batch)); do
         tm_rows "$kind" "$start" "$((end - start < tm_batch ? end - start : tm_batch))" >"$tm/rows-$worker.ndjson"
-        answer=$(tm_curl POST "$route" -H 'content-type: application/x-ndjson' --data-binary "@$tm/rows-$worker.ndjson") ||
-            { echo "scripts/bench.sh: an import batch failed: ${answer:0:300}" >&2; return 1; }
+        # A batch answered 503 (the database busy) is sent again, as the answer asks: an import is idempotent.
+        for try in 1 2 3 4 5; do
+            answer=$(tm_curl POST "$route" -H 'content-type: application/x-ndjson' --data-binary "@$tm/rows-$worker.ndjson") && break
+            [[ $answer == *database_unavailable* && $try -lt 5 ]] ||
+                { echo "scripts/bench.sh: an import batch failed: ${answer:0:300}" >&2; return 1; }
+            echo "scripts/bench.sh: an import batch was answered 503 (try $try); sending it again" >&2
+            sleep 2
+        done
         [[ $answer == *'"failed":0'* ]] || { echo "scripts/bench.sh: an import batch refused rows: ${answer:0:300}" >&2; return 1; }
     done
 }
