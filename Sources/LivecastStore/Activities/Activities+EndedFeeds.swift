@@ -25,15 +25,21 @@ extension Activities {
     /// a renewal started it before: the feed's end never reached it. A token-based one gets the end on its own token,
     /// with the feed's last content state and its end's dismissal date; a channel-based one heard the end on the
     /// channel, if it was there for it, and is only recorded as ended (a second broadcast would reach every follower).
-    func endAfterItsFeed(_ feed: FollowedFeed, activityID: Int64, key: String, appID: Int64, on connection: PostgresConnection) async throws {
-        let channelBased = try await connection.query(
-            """
-            UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now()
-            WHERE id = \(activityID) AND channel_id IS NOT NULL RETURNING id
-            """,
-            logger: self.logger
-        )
-        for try await _ in channelBased.decode(Int64.self) { return }
+    func endAfterItsFeed(
+        _ feed: FollowedFeed,
+        activityID: Int64,
+        key: String,
+        appID: Int64,
+        channelBased: Bool,
+        on connection: PostgresConnection
+    ) async throws {
+        if channelBased {
+            try await connection.query(
+                "UPDATE activities SET state = \(unescaped: ActivityState.ended.sql), ended_at = now() WHERE id = \(activityID)",
+                logger: self.logger
+            )
+            return
+        }
         let ends = try await connection.query(
             """
             SELECT dismissal_date FROM updates

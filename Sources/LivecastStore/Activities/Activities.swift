@@ -83,7 +83,8 @@ package struct Activities: DatabaseBacked {
     /// feed, if one is waiting for it: the two are linked (`renewed_from`, `renewed_to`, `activity.renewed`), and a
     /// renewed activity on the feed's channel ends at once (ending it by broadcast would end its successor too). A
     /// start or renewal sent before its feed ended may be reported after: its activity is taken in and ended at once
-    /// with the feed's last content state (``endAfterItsFeed(_:activityID:key:appID:on:)``), so it shows the end too.
+    /// with the feed's last content state, so it shows the end too
+    /// (``endAfterItsFeed(_:activityID:key:appID:channelBased:on:)``).
     /// - Parameter device: The device the caller is held to (a client key's): the activity must be that device's,
     ///   and a new one must fit under the device's cap.
     /// - Throws: ``StoreError``: `invalid` for a malformed token or both a token and a channel; `notFound` for an
@@ -123,6 +124,8 @@ package struct Activities: DatabaseBacked {
         let feedID = feed?.id
         let channelRowID = try await self.channelRowID(registration, on: connection)
         var result = Result.unchanged
+        // A new activity without an address yet, or one the app scheduled, waits in `starting`.
+        let isStarting = token == nil && channelRowID == nil || registration.isPending
         let existing = try await connection.query(
             """
             SELECT id, state, attributes_type, device_id, renewed_from IS NOT NULL FROM activities
@@ -162,7 +165,7 @@ package struct Activities: DatabaseBacked {
                 INSERT INTO activities (app_id, activity_key, attributes_type, feed_id, channel_id, device_id, user_id, os_version, state)
                 VALUES (\(appID), \(registration.activityKey), \(registration.attributesType), \(feedID), \(channelRowID),
                         \(registration.deviceID), \(registration.userID), \(registration.osVersion),
-                        \(token == nil && channelRowID == nil || registration.isPending ? ActivityState.starting : ActivityState.active))
+                        \(isStarting ? ActivityState.starting : ActivityState.active))
                 RETURNING id
                 """,
                 logger: self.logger
@@ -176,7 +179,7 @@ package struct Activities: DatabaseBacked {
                 adoption = try await self.adopt(activityID, feedID: feedID, deviceID: deviceID, appID: appID, on: connection)
             }
             isRenewal = adoption == .renewal
-            if let feed, feed.hasEnded, adoption == .none || token == nil && channelRowID == nil || registration.isPending {
+            if let feed, feed.hasEnded, adoption == .none || isStarting {
                 // Only a start or renewal sent before the end is taken in, and only once it can show the end.
                 throw feed.endedError(hidingWhy: device != nil)
             }
@@ -198,7 +201,14 @@ package struct Activities: DatabaseBacked {
             )
         }
         if let feed, feed.hasEnded {
-            try await self.endAfterItsFeed(feed, activityID: activityID, key: registration.activityKey, appID: appID, on: connection)
+            try await self.endAfterItsFeed(
+                feed,
+                activityID: activityID,
+                key: registration.activityKey,
+                appID: appID,
+                channelBased: channelRowID != nil,
+                on: connection
+            )
         }
         let renewedToEnd = isRenewal && result != .unchanged ? try await self.renewedActivityToEnd(by: activityID, on: connection) : nil
         return Registered(result: result, renewedActivityToEnd: renewedToEnd)

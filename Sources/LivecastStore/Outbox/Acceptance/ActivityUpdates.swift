@@ -69,7 +69,7 @@ package struct ActivityUpdates: DatabaseBacked {
     {
         var request = Request(appID: appID, activityKey: activityKey, event: .end)
         request.content.dismissalDate = dismissalDate
-        let writes = SingleTargetWrites<ActivityUpdates, ActivityTarget> { connection in
+        return try await UpdateAcceptance.accept(request, on: connection, logger: logger) { connection in
             try await ActivityTarget.lock(
                 appID: appID,
                 activityKey: activityKey,
@@ -79,6 +79,5 @@ package struct ActivityUpdates: DatabaseBacked {
                 logger: logger
             )
         }
-        return try await UpdateAcceptance.apply([request], writes: writes, on: connection, logger: logger).results[0].get()
     }
 }

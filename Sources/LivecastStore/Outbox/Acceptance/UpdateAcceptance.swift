@@ -26,8 +26,20 @@ enum UpdateAcceptance {
     ) async throws -> AcceptedUpdate {
         try await OutboxStatements.transaction(client, logger: logger, ifCommitLost: LostCommit.keptUpdate(client: client, logger: logger)) {
             connection in
-            try await Self.apply([request], writes: SingleTargetWrites(lockTarget: lock), on: connection, logger: logger).results[0].get()
+            try await Self.accept(request, on: connection, logger: logger, lock: lock)
         }
+    }
+
+    /// Accepts one request for the target that `lock` reads and locks, in the caller's transaction: what
+    /// ``accept(_:client:logger:lock:)`` runs in a transaction of its own.
+    /// - Throws: what that throws. Nothing is written when it throws, if the caller's transaction is undone.
+    static func accept<Kind, Target: UpdateTarget>(
+        _ request: UpdateRequest<Kind>,
+        on connection: PostgresConnection,
+        logger: Logger,
+        lock: @escaping @Sendable (PostgresConnection) async throws -> Target
+    ) async throws -> AcceptedUpdate {
+        try await Self.apply([request], writes: SingleTargetWrites(lockTarget: lock), on: connection, logger: logger).results[0].get()
     }
 
     /// Applies the rules to `requests` (to distinct targets) in the caller's transaction, in this order:
